@@ -1,0 +1,56 @@
+# The book's two commands: `make book` and `make test`. Both set up everything they need.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export TF_CPP_MIN_LOG_LEVEL := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with chapters/nbval_sanitize.cfg
+XDIST := -n 2 --dist loadfile
+
+.PHONY: book test check-chapters lab export chapter chapters sysdeps venv clean
+
+book: check-chapters ## check that every chapter runs and matches its stored outputs
+	@echo "Every chapter ran and matched its stored outputs. (The HTML renderer comes in a later issue.)"
+
+test: venv sysdeps ## run every test: the package, the chapters (nbval), the exporter and the pairs
+	$(PY) -m pytest $(XDIST) tests $(NBVAL) $$($(PY) -m book.manifest)
+
+check-chapters: venv sysdeps
+	$(PY) -m book.export --check
+	$(PY) -m pytest $(XDIST) -p no:cacheprovider $(NBVAL) $$($(PY) -m book.manifest)
+
+lab: venv sysdeps ## open the chapters in JupyterLab
+	$(VENV)/bin/jupyter lab chapters
+
+export: venv ## write autodidax/*.py from the chapters' `#| export` cells
+	$(PY) -m book.export
+
+chapter: venv sysdeps ## CH=01: sync the notebook with its markdown, export, re-execute and store outputs
+	@test -n "$(CH)" || { echo "say which chapter: make chapter CH=01"; exit 1; }
+	$(PY) -m book.run $(CH)
+
+chapters: venv sysdeps ## re-execute every chapter
+	$(PY) -m book.run all
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "autodidax needs Python 3.11 or newer"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q -e . --no-deps
+	@touch $@
+
+sysdeps: ## graphviz's `dot` draws the book's diagrams
+	@command -v dot >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing graphviz (Debian's package) for its dot command"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	  else \
+	    echo "The book draws diagrams with graphviz's dot, which is missing: install it (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew install graphviz)"; exit 1; \
+	  fi; }
+
+clean:
+	rm -rf $(VENV) _build .pytest_cache .hypothesis

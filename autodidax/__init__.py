@@ -1,0 +1,26 @@
+"""autodidax: JAX's core, rebuilt from scratch in the chapters of the book.
+
+`import autodidax as jax` and `import autodidax.numpy as jnp` run JAX programs of the covered
+subset. This file is the public API; every other module is generated from a chapter.
+"""
+import os
+
+# jaxlib's C++ logging prints to stderr when a client is made; keep it to warnings and errors.
+# This must happen before jaxlib is first imported.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+from autodidax import core, lax, numpy  # noqa: E402,F401  (chapter 01)
+from autodidax import tree_util  # noqa: E402  (chapter 02)
+from autodidax.core import Array  # noqa: E402,F401
+
+# `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...
+tree = _types.ModuleType("autodidax.tree", "Short names for autodidax.tree_util, as jax.tree.")
+for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
+                      ("structure", "tree_structure"), ("flatten", "tree_flatten"),
+                      ("unflatten", "tree_unflatten"), ("all", "tree_all"),
+                      ("reduce", "tree_reduce")]:
+    setattr(tree, _short, getattr(tree_util, _long))
+_sys.modules["autodidax.tree"] = tree

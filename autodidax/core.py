@@ -1,0 +1,317 @@
+# Generated from chapters/01_primitives.md by `make export`: edit the chapter, not this file.
+
+
+"""The core: abstract values, primitives and `bind`, traces and tracers, eager evaluation."""
+from __future__ import annotations
+
+import numpy as np
+
+_CANONICAL = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32"),
+              np.dtype("uint64"): np.dtype("uint32")}
+_SHORT_NAMES = {"float32": "f32", "float16": "f16", "int32": "i32", "int16": "i16",
+                "int8": "i8", "uint32": "u32", "uint8": "u8", "bool": "bool"}
+SUPPORTED_DTYPES = frozenset(np.dtype(name) for name in _SHORT_NAMES)
+
+
+def canonicalize_dtype(dtype) -> np.dtype:
+    """The dtype JAX uses for `dtype` with 64-bit mode off; an error for the unsupported ones."""
+    dtype = np.dtype(dtype)
+    dtype = _CANONICAL.get(dtype, dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        names = ", ".join(sorted(d.name for d in SUPPORTED_DTYPES))
+        raise TypeError(f"autodidax does not support dtype {dtype.name}; it supports {names}")
+    return dtype
+
+
+class ShapedArray:
+    """The type of an array: its shape and dtype, and whether the dtype is weak."""
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    def str_short(self) -> str:
+        return f"{_SHORT_NAMES[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+
+impl_rules: dict = {}           # primitive -> function on NumPy arrays
+abstract_eval_rules: dict = {}  # primitive -> function on avals, giving the output aval(s)
+
+
+class Primitive:
+    """An operation the system knows about. Its meanings live in the rule tables."""
+    multiple_results = False
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        # The current trace handles the primitive. While it does, the current trace is the
+        # evaluation trace, so a rule that binds primitives without saying where they go
+        # cannot loop back into the trace that is running it.
+        trace = trace_ctx.trace
+        trace_ctx.trace = eval_trace
+        try:
+            return trace.process_primitive(self, args, params)
+        finally:
+            trace_ctx.trace = trace
+
+
+class TraceContext:
+    """The current trace: which interpreter `bind` hands primitives to."""
+    __slots__ = ("trace",)
+
+
+trace_ctx = TraceContext()
+
+
+class set_current_trace:
+    """`with set_current_trace(t):` makes `t` the current trace inside the block."""
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = trace_ctx.trace
+        trace_ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        trace_ctx.trace = self.prev
+
+
+class take_current_trace:
+    """`with take_current_trace() as t:` takes the current trace, leaving evaluation in its place."""
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = trace_ctx.trace
+        trace_ctx.trace = eval_trace
+        return self.prev
+
+    def __exit__(self, *exc):
+        trace_ctx.trace = self.prev
+
+
+class Trace:
+    """An interpreter: gives primitives a meaning through `process_primitive`."""
+
+    def process_primitive(self, primitive, args, params):
+        raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
+
+
+class ConcretizationTypeError(TypeError):
+    """A tracer's value was needed (by `bool`, `int`, `float`, ...) but is not known."""
+
+
+class TracerArrayConversionError(TypeError):
+    """A tracer was converted to a NumPy array."""
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer was used after the transformation that made it had finished."""
+
+
+class Tracer:
+    """A value being interpreted by a trace. Subclasses hold what their trace needs."""
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000   # NumPy defers to our operators: np_array * tracer -> tracer
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError(f"{type(self).__name__} must define aval")
+
+    def to_concrete_value(self):
+        """The NumPy value this tracer stands for, if known; None otherwise."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object: a 0-d tracer has no length")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def _concrete(self, conversion: str):
+        value = self.to_concrete_value()
+        if value is None:
+            raise ConcretizationTypeError(
+                f"{conversion} needs a concrete value, but this is an abstract tracer "
+                f"({self.aval.str_short()}) of {type(self._trace).__name__}: while a function is "
+                "traced, its arguments' values are not known, only their shapes and dtypes. "
+                "Python control flow such as `if x > 0:` cannot depend on them. Mark the argument "
+                "static (jit's static_argnums), or use structured control flow such as lax.cond.")
+        return value
+
+    def __bool__(self):
+        return bool(self._concrete(f"bool() of a {self.aval.str_short()} value"))
+
+    def __int__(self):
+        return int(self._concrete(f"int() of a {self.aval.str_short()} value"))
+
+    def __float__(self):
+        return float(self._concrete(f"float() of a {self.aval.str_short()} value"))
+
+    def __index__(self):
+        return int(self._concrete(f"using a {self.aval.str_short()} value as an index"))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracerArrayConversionError(
+            f"a tracer ({self.aval.str_short()}) was converted to a NumPy array. NumPy functions "
+            "cannot see inside a traced function: use autodidax.numpy instead of numpy on traced "
+            "values.")
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: a tracer ({self.aval.str_short()}); arrays are not "
+                        "hashable, and a static argument must not be an array")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+class Array:
+    """A concrete array: a read-only NumPy array and a weak-type flag."""
+    __slots__ = ("_value", "weak_type")
+    __array_priority__ = 100
+
+    def __init__(self, value, weak_type=False):
+        value = np.asarray(value)
+        value.flags.writeable = False
+        self._value = value
+        self.weak_type = weak_type
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+
+    shape = property(lambda self: self._value.shape)
+    dtype = property(lambda self: self._value.dtype)
+    ndim = property(lambda self: self._value.ndim)
+    size = property(lambda self: self._value.size)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._value, dtype=dtype)
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def block_until_ready(self):
+        return self
+
+    def item(self):
+        return self._value.item()
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __index__(self):
+        return self._value.__index__()
+
+    def __len__(self):
+        return len(self._value)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array'")
+
+    def __str__(self):
+        return str(self._value)
+
+    def __repr__(self):
+        prefix = "Array("
+        suffix = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "") + ")"
+        if self.size == 0 and self.shape != (0,):
+            suffix = f"shape={self.shape}, {suffix}"
+        width = np.get_printoptions()["linewidth"]
+        body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
+                               max_line_width=width)
+        last_line = len(body) - body.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line + len(suffix) + 1 > width else " "
+        return f"{prefix}{body},{sep}{suffix}"
+
+
+_PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of anything that may be passed to a primitive."""
+    if isinstance(x, (Tracer, Array)):
+        return x.aval
+    if type(x) in _PYTHON_SCALARS:
+        return ShapedArray((), _PYTHON_SCALARS[type(x)], weak_type=type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
+    raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type: "
+                    "pass arrays, NumPy arrays or Python scalars")
+
+
+def to_numpy(x) -> np.ndarray:
+    """The NumPy value of a concrete input, in its canonical dtype."""
+    if isinstance(x, Array):
+        return x._value
+    value = np.asarray(x)
+    dtype = get_aval(x).dtype
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
+class EvalTrace(Trace):
+    """Evaluates primitives on concrete values with their NumPy implementations."""
+
+    def process_primitive(self, primitive, args, params):
+        for x in args:
+            if isinstance(x, Tracer):
+                raise UnexpectedTracerError(
+                    f"{primitive} was applied to a tracer of {type(x._trace).__name__} "
+                    f"({x.aval.str_short()}) outside of that transformation: a tracer escaped, "
+                    "for example by being stored in a global or a list while the function was "
+                    "transformed. Return the value from the function instead.")
+        out_avals = abstract_eval_rules[primitive](*map(get_aval, args), **params)
+        out = impl_rules[primitive](*map(to_numpy, args), **params)
+        if primitive.multiple_results:
+            return [Array(o, a.weak_type) for o, a in zip(out, out_avals)]
+        return Array(out, out_avals.weak_type)
+
+
+eval_trace = EvalTrace()
+trace_ctx.trace = eval_trace

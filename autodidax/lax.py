@@ -1,0 +1,416 @@
+# Generated from chapters/01_primitives.md by `make export`: edit the chapter, not this file.
+
+
+"""The primitives, named as in `jax.lax`, with their evaluation and abstract evaluation rules."""
+from __future__ import annotations
+
+import builtins
+import string
+
+import numpy as np
+
+from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules,
+                            canonicalize_dtype, get_aval, impl_rules)
+
+
+_FLOAT, _INT, _BOOL = frozenset("f"), frozenset("iu"), frozenset("b")
+_NUM = _FLOAT | _INT
+_ANY = _NUM | _BOOL
+_KIND_NAMES = {"f": "floating", "i": "signedinteger", "u": "unsignedinteger", "b": "bool"}
+
+
+def _check_dtype(name, dtype, kinds):
+    if dtype.kind not in kinds:
+        accepted = ", ".join(sorted({_KIND_NAMES[k] for k in kinds}))
+        raise TypeError(f"{name} does not accept dtype {dtype.name}. "
+                        f"Accepted dtypes are subtypes of {accepted}.")
+
+
+def _unop(name, impl, kinds):
+    prim = Primitive(name)
+    impl_rules[prim] = impl
+
+    def abstract_eval(x):
+        _check_dtype(name, x.dtype, kinds)
+        return x
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+neg_p = _unop("neg", np.negative, _NUM)
+sin_p = _unop("sin", np.sin, _FLOAT)
+cos_p = _unop("cos", np.cos, _FLOAT)
+exp_p = _unop("exp", np.exp, _FLOAT)
+log_p = _unop("log", np.log, _FLOAT)
+tanh_p = _unop("tanh", np.tanh, _FLOAT)
+sqrt_p = _unop("sqrt", np.sqrt, _FLOAT)
+abs_p = _unop("abs", np.abs, _NUM)
+sign_p = _unop("sign", np.sign, _NUM)
+
+
+def broadcasting_shape(name, *shapes):
+    """The shape of an elementwise result; an error naming the operation when shapes disagree."""
+    arrays = [s for s in shapes if s]
+    if not arrays:
+        return ()
+    rank = len(arrays[0])
+    out = []
+    for dims in zip(*arrays):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1 or any(len(s) != rank for s in arrays):
+            break
+        out.append(sizes.pop() if sizes else 1)
+    if len(out) != rank or any(len(s) != rank for s in arrays):
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(map(str, shapes))}.")
+    return tuple(out)
+
+
+def _binop(name, impl, kinds, out_dtype=None):
+    prim = Primitive(name)
+    impl_rules[prim] = impl
+
+    def abstract_eval(x, y):
+        if x.dtype != y.dtype:
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{x.dtype.name}, {y.dtype.name}. (autodidax.numpy's functions "
+                            "promote their inputs to a common dtype first.)")
+        _check_dtype(name, x.dtype, kinds)
+        shape = broadcasting_shape(name, x.shape, y.shape)
+        return ShapedArray(shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+def _div_impl(x, y):
+    if x.dtype.kind == "f":
+        return np.divide(x, y)
+    quotient = np.abs(x) // np.abs(y)          # lax.div rounds integers toward zero, like C
+    return np.where((x < 0) != (y < 0), -quotient, quotient).astype(x.dtype)
+
+
+add_p = _binop("add", np.add, _NUM)
+sub_p = _binop("sub", np.subtract, _NUM)
+mul_p = _binop("mul", np.multiply, _NUM)
+div_p = _binop("div", _div_impl, _NUM)
+max_p = _binop("max", np.maximum, _ANY)
+min_p = _binop("min", np.minimum, _ANY)
+pow_p = _binop("pow", np.power, _NUM)
+_BOOL_DTYPE = np.dtype("bool")
+gt_p = _binop("gt", np.greater, _ANY, _BOOL_DTYPE)
+lt_p = _binop("lt", np.less, _ANY, _BOOL_DTYPE)
+ge_p = _binop("ge", np.greater_equal, _ANY, _BOOL_DTYPE)
+le_p = _binop("le", np.less_equal, _ANY, _BOOL_DTYPE)
+eq_p = _binop("eq", np.equal, _ANY, _BOOL_DTYPE)
+ne_p = _binop("ne", np.not_equal, _ANY, _BOOL_DTYPE)
+
+
+integer_pow_p = Primitive("integer_pow")
+impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y).astype(x.dtype)
+
+
+def _integer_pow_abstract(x, *, y):
+    _check_dtype("integer_pow", x.dtype, _NUM)
+    if not isinstance(y, int):
+        raise TypeError(f"integer_pow needs a Python int exponent, got {y!r}")
+    return x
+
+
+abstract_eval_rules[integer_pow_p] = _integer_pow_abstract
+
+select_n_p = Primitive("select_n")
+impl_rules[select_n_p] = lambda which, *cases: np.choose(which.astype(np.int32), cases)
+
+
+def _select_n_abstract(which, *cases):
+    if not cases:
+        raise TypeError("select_n needs at least one case")
+    if which.dtype.kind not in "bi":
+        raise TypeError(f"select_n's first argument must be bool or int32, got {which.dtype.name}")
+    if any(c.shape != cases[0].shape or c.dtype != cases[0].dtype for c in cases):
+        raise TypeError("select_n cases must have the same shape and dtype, got "
+                        + ", ".join(c.str_short() for c in cases))
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(f"select_n's predicate must be a scalar or have the cases' shape "
+                        f"{cases[0].shape}, got {which.shape}")
+    return cases[0].update(weak_type=all(c.weak_type for c in cases))
+
+
+abstract_eval_rules[select_n_p] = _select_n_abstract
+
+convert_element_type_p = Primitive("convert_element_type")
+impl_rules[convert_element_type_p] = lambda x, *, new_dtype, weak_type: x.astype(new_dtype)
+abstract_eval_rules[convert_element_type_p] = (
+    lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
+
+
+def _check_axes(name, axes, ndim):
+    if any(not isinstance(a, int) or not 0 <= a < ndim for a in axes) or len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: axes {axes} are not distinct axes of an array of rank {ndim}")
+
+
+def _reduce(name, impl, kinds):
+    prim = Primitive(name)
+    impl_rules[prim] = lambda x, *, axes: np.asarray(impl(x, axis=axes)).astype(x.dtype)
+
+    def abstract_eval(x, *, axes):
+        _check_dtype(name, x.dtype, kinds)
+        _check_axes(name, axes, x.ndim)
+        return x.update(shape=tuple(d for i, d in enumerate(x.shape) if i not in axes))
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+reduce_sum_p = _reduce("reduce_sum", np.sum, _NUM)
+reduce_max_p = _reduce("reduce_max", np.max, _ANY)
+reduce_min_p = _reduce("reduce_min", np.min, _ANY)
+
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, x.shape):
+        expanded[d] = size
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+    bdims = broadcast_dimensions
+    if (len(bdims) != x.ndim or list(bdims) != sorted(set(bdims))
+            or any(not 0 <= d < len(shape) for d in bdims)
+            or any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(bdims))):
+        raise TypeError(f"broadcast_in_dim cannot place an operand of shape {x.shape} at "
+                        f"dimensions {bdims} of shape {tuple(shape)}")
+    return x.update(shape=shape)
+
+
+impl_rules[broadcast_in_dim_p] = _broadcast_in_dim_impl
+abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract
+
+reshape_p = Primitive("reshape")
+
+
+def _reshape_impl(x, *, new_sizes, dimensions):
+    return (x if dimensions is None else x.transpose(dimensions)).reshape(new_sizes)
+
+
+def _reshape_abstract(x, *, new_sizes, dimensions):
+    if int(np.prod(new_sizes)) != x.size:
+        raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
+                        f"{tuple(new_sizes)} (size {int(np.prod(new_sizes))})")
+    return x.update(shape=new_sizes)
+
+
+impl_rules[reshape_p] = _reshape_impl
+abstract_eval_rules[reshape_p] = _reshape_abstract
+
+transpose_p = Primitive("transpose")
+impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+
+
+def _transpose_abstract(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {tuple(permutation)} for operand shape {x.shape}.")
+    return x.update(shape=tuple(x.shape[p] for p in permutation))
+
+
+abstract_eval_rules[transpose_p] = _transpose_abstract
+
+squeeze_p = Primitive("squeeze")
+impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
+
+
+def _squeeze_abstract(x, *, dimensions):
+    if any(not 0 <= d < x.ndim or x.shape[d] != 1 for d in dimensions):
+        raise ValueError(f"cannot squeeze dimensions {dimensions} of shape {x.shape}: "
+                         "each must exist and have size 1")
+    return x.update(shape=tuple(s for i, s in enumerate(x.shape) if i not in dimensions))
+
+
+abstract_eval_rules[squeeze_p] = _squeeze_abstract
+
+
+slice_p = Primitive("slice")
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(map(builtins.slice, start_indices, limit_indices, strides))]
+
+
+def _slice_abstract(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    if not (len(start_indices) == len(limit_indices) == len(strides) == x.ndim) or any(
+            not 0 <= s <= l <= d or st < 1
+            for s, l, st, d in zip(start_indices, limit_indices, strides, x.shape)):
+        raise TypeError(f"slice of an array of shape {x.shape} got start_indices "
+                        f"{start_indices}, limit_indices {limit_indices}, strides {strides}")
+    return x.update(shape=tuple((l - s + st - 1) // st
+                                for s, l, st in zip(start_indices, limit_indices, strides)))
+
+
+impl_rules[slice_p] = _slice_impl
+abstract_eval_rules[slice_p] = _slice_abstract
+
+rev_p = Primitive("rev")
+impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+
+
+def _rev_abstract(x, *, dimensions):
+    _check_axes("rev", dimensions, x.ndim)
+    return x
+
+
+abstract_eval_rules[rev_p] = _rev_abstract
+
+concatenate_p = Primitive("concatenate")
+impl_rules[concatenate_p] = lambda *xs, dimension: np.concatenate(xs, dimension)
+
+
+def _concatenate_abstract(*xs, dimension):
+    first = xs[0]
+    if any(x.dtype != first.dtype for x in xs):
+        raise TypeError("concatenate needs operands of one dtype, got "
+                        + ", ".join(x.dtype.name for x in xs))
+    if not 0 <= dimension < first.ndim or any(
+            x.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, first.shape))
+                                        if i != dimension) for x in xs):
+        raise TypeError(f"concatenate along dimension {dimension} needs shapes equal elsewhere, "
+                        "got " + ", ".join(str(x.shape) for x in xs))
+    size = sum(x.shape[dimension] for x in xs)
+    return first.update(shape=first.shape[:dimension] + (size,) + first.shape[dimension + 1:],
+                        weak_type=all(x.weak_type for x in xs))
+
+
+abstract_eval_rules[concatenate_p] = _concatenate_abstract
+
+
+dot_general_p = Primitive("dot_general")
+
+
+def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    letters = iter(string.ascii_letters)
+    x_names, y_names = [None] * x.ndim, [None] * y.ndim
+    for i, j in zip(x_batch + x_contract, y_batch + y_contract):
+        x_names[i] = y_names[j] = next(letters)
+    x_names = [n or next(letters) for n in x_names]
+    y_names = [n or next(letters) for n in y_names]
+    out = ([x_names[i] for i in x_batch]
+           + [n for i, n in enumerate(x_names) if i not in x_batch + x_contract]
+           + [n for j, n in enumerate(y_names) if j not in y_batch + y_contract])
+    spec = f"{''.join(x_names)},{''.join(y_names)}->{''.join(out)}"
+    return np.einsum(spec, x, y, optimize=True).astype(preferred_element_type or x.dtype)
+
+
+def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    if x.dtype != y.dtype:
+        raise TypeError(f"dot_general requires operands of the same dtype, got "
+                        f"{x.dtype.name}, {y.dtype.name}")
+    _check_dtype("dot_general", x.dtype, _NUM)
+    _check_axes("dot_general", x_contract + x_batch, x.ndim)
+    _check_axes("dot_general", y_contract + y_batch, y.ndim)
+    for name, xs, ys in (("contracting", x_contract, y_contract), ("batch", x_batch, y_batch)):
+        x_sizes = tuple(x.shape[i] for i in xs)
+        y_sizes = tuple(y.shape[i] for i in ys)
+        if x_sizes != y_sizes:
+            raise TypeError(f"dot_general requires {name} dimensions to have the same shape, "
+                            f"got {x_sizes} and {y_sizes}.")
+    shape = (tuple(x.shape[i] for i in x_batch)
+             + tuple(d for i, d in enumerate(x.shape) if i not in x_batch + x_contract)
+             + tuple(d for j, d in enumerate(y.shape) if j not in y_batch + y_contract))
+    return ShapedArray(shape, preferred_element_type or x.dtype, x.weak_type and y.weak_type)
+
+
+impl_rules[dot_general_p] = _dot_general_impl
+abstract_eval_rules[dot_general_p] = _dot_general_abstract
+
+
+_PYTHON_SCALARS = (bool, int, float)
+
+
+def _lift_scalars(x, y):
+    """Give a Python scalar operand the dtype of the other operand, weakly typed."""
+    if type(x) in _PYTHON_SCALARS and type(y) not in _PYTHON_SCALARS:
+        x = Array(np.asarray(x, get_aval(y).dtype), weak_type=True)
+    elif type(y) in _PYTHON_SCALARS and type(x) not in _PYTHON_SCALARS:
+        y = Array(np.asarray(y, get_aval(x).dtype), weak_type=True)
+    return x, y
+
+
+def neg(x): return neg_p.bind(x)
+def sin(x): return sin_p.bind(x)
+def cos(x): return cos_p.bind(x)
+def exp(x): return exp_p.bind(x)
+def log(x): return log_p.bind(x)
+def tanh(x): return tanh_p.bind(x)
+def sqrt(x): return sqrt_p.bind(x)
+def abs(x): return abs_p.bind(x)
+def sign(x): return sign_p.bind(x)
+def add(x, y): return add_p.bind(*_lift_scalars(x, y))
+def sub(x, y): return sub_p.bind(*_lift_scalars(x, y))
+def mul(x, y): return mul_p.bind(*_lift_scalars(x, y))
+def div(x, y): return div_p.bind(*_lift_scalars(x, y))
+def max(x, y): return max_p.bind(*_lift_scalars(x, y))
+def min(x, y): return min_p.bind(*_lift_scalars(x, y))
+def pow(x, y): return pow_p.bind(*_lift_scalars(x, y))
+def gt(x, y): return gt_p.bind(*_lift_scalars(x, y))
+def lt(x, y): return lt_p.bind(*_lift_scalars(x, y))
+def ge(x, y): return ge_p.bind(*_lift_scalars(x, y))
+def le(x, y): return le_p.bind(*_lift_scalars(x, y))
+def eq(x, y): return eq_p.bind(*_lift_scalars(x, y))
+def ne(x, y): return ne_p.bind(*_lift_scalars(x, y))
+def integer_pow(x, y): return integer_pow_p.bind(x, y=y)
+def select_n(which, *cases): return select_n_p.bind(which, *cases)
+
+
+def convert_element_type(x, new_dtype, weak_type=False):
+    return convert_element_type_p.bind(x, new_dtype=canonicalize_dtype(new_dtype),
+                                       weak_type=weak_type)
+
+
+def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes))
+def reduce_max(x, axes): return reduce_max_p.bind(x, axes=tuple(axes))
+def reduce_min(x, axes): return reduce_min_p.bind(x, axes=tuple(axes))
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def reshape(x, new_sizes, dimensions=None):
+    return reshape_p.bind(x, new_sizes=tuple(new_sizes),
+                          dimensions=None if dimensions is None else tuple(dimensions))
+
+
+def transpose(x, permutation): return transpose_p.bind(x, permutation=tuple(permutation))
+def squeeze(x, dimensions): return squeeze_p.bind(x, dimensions=tuple(dimensions))
+def rev(x, dimensions): return rev_p.bind(x, dimensions=tuple(dimensions))
+def concatenate(xs, dimension): return concatenate_p.bind(*xs, dimension=dimension)
+
+
+def slice(x, start_indices, limit_indices, strides=None):
+    return slice_p.bind(x, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices),
+                        strides=None if strides is None else tuple(strides))
+
+
+def expand_dims(x, dimensions):
+    """Insert dimensions of size 1: a `broadcast_in_dim`, as in JAX."""
+    shape = list(get_aval(x).shape)
+    for d in sorted(dimensions):
+        shape.insert(d, 1)
+    kept = [d for d in range(len(shape)) if d not in dimensions]
+    return broadcast_in_dim(x, shape, kept)
+
+
+def dot_general(x, y, dimension_numbers, preferred_element_type=None):
+    (xc, yc), (xb, yb) = dimension_numbers
+    dims = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
+    dtype = None if preferred_element_type is None else canonicalize_dtype(preferred_element_type)
+    return dot_general_p.bind(x, y, dimension_numbers=dims, preferred_element_type=dtype)

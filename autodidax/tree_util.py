@@ -1,0 +1,330 @@
+# Generated from chapters/02_pytrees.md by `make export`: edit the chapter, not this file.
+
+
+"""Pytrees: nested containers flattened to a list of leaves and a tree definition, and back."""
+from __future__ import annotations
+
+import collections
+import functools
+from typing import Any, Callable, Iterable
+
+
+class NodeType:
+    """How to take one type of pytree node apart, and how to build it again."""
+    __slots__ = ("type", "flatten", "unflatten")
+
+    def __init__(self, type_: type, flatten: Callable, unflatten: Callable):
+        self.type, self.flatten, self.unflatten = type_, flatten, unflatten
+
+    def __repr__(self):
+        return f"NodeType({self.type.__name__})"
+
+
+node_types: dict[type, NodeType] = {}
+
+
+def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
+    """Make `nodetype` a pytree node. `flatten_func(x)` returns `(children, aux_data)`, with
+    `aux_data` hashable; `unflatten_func(aux_data, children)` builds the node again."""
+    if nodetype in node_types:
+        raise ValueError(f"{nodetype.__qualname__} is already registered as a pytree node; "
+                         f"a type can be registered only once.")
+    node_types[nodetype] = NodeType(nodetype, flatten_func, unflatten_func)
+
+
+def _sorted_keys(d: dict) -> tuple:
+    try:
+        return tuple(sorted(d))
+    except TypeError:
+        raise ValueError(f"a dict in a pytree needs keys that can be sorted, as its children are "
+                         f"its values in sorted key order; these cannot be: {list(d)}") from None
+
+
+def _flatten_dict(d):
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], keys
+
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, children: children)
+register_pytree_node(list, lambda l: (l, None), lambda _, children: list(children))
+register_pytree_node(dict, _flatten_dict, lambda keys, children: dict(zip(keys, children)))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, __: None)
+
+
+_namedtuple_node_types: dict[type, NodeType] = {}
+
+
+def _namedtuple_node_type(cls: type) -> NodeType:
+    node_type = _namedtuple_node_types.get(cls)
+    if node_type is None:
+        node_type = NodeType(cls, lambda t: (t, None), lambda _, children: cls(*children))
+        _namedtuple_node_types[cls] = node_type
+    return node_type
+
+
+def _node_type_of(x) -> NodeType | None:
+    """The node type of `x`, or None when `x` is a leaf."""
+    node_type = node_types.get(type(x))
+    if node_type is None and isinstance(x, tuple) and hasattr(x, "_fields"):
+        return _namedtuple_node_type(type(x))
+    return node_type
+
+
+class PyTreeDef:
+    """The structure of a pytree: a node type (None for a leaf), its aux data and the
+    tree definitions of its children."""
+    __slots__ = ("node_type", "node_data", "child_treedefs", "num_leaves", "num_nodes", "_hash")
+
+    def __init__(self, node_type: NodeType | None, node_data: Any,
+                 child_treedefs: tuple[PyTreeDef, ...]):
+        self.node_type, self.node_data, self.child_treedefs = node_type, node_data, child_treedefs
+        num_leaves, num_nodes = (1, 1) if node_type is None else (0, 1)
+        for t in child_treedefs:
+            num_leaves, num_nodes = num_leaves + t.num_leaves, num_nodes + t.num_nodes
+        self.num_leaves, self.num_nodes, self._hash = num_leaves, num_nodes, None
+
+    def children(self) -> list[PyTreeDef]:
+        return list(self.child_treedefs)
+
+    def unflatten(self, leaves: Iterable) -> Any:
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list:
+        return _flatten_up_to(self, tree, "the tree", "the structure")
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef):
+            return NotImplemented
+        return (self.node_type is other.node_type and self.num_nodes == other.num_nodes
+                and self.node_data == other.node_data
+                and self.child_treedefs == other.child_treedefs)
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.node_type, self.node_data, self.child_treedefs))
+        return self._hash
+
+    def __repr__(self):
+        return f"PyTreeDef({_treedef_str(self)})"
+
+
+LEAF = PyTreeDef(None, None, ())
+
+
+def _treedef_str(t: PyTreeDef) -> str:
+    if t.node_type is None:
+        return "*"
+    kids = [_treedef_str(c) for c in t.child_treedefs]
+    kind = t.node_type.type
+    if kind is tuple:
+        return f"({kids[0]},)" if len(kids) == 1 else f"({', '.join(kids)})"
+    if kind is list:
+        return f"[{', '.join(kids)}]"
+    if kind is dict:
+        return "{" + ", ".join(f"{k!r}: {s}" for k, s in zip(t.node_data, kids)) + "}"
+    if kind is type(None):
+        return "None"
+    if t.node_type is _namedtuple_node_types.get(kind):
+        return f"CustomNode(namedtuple[{kind.__name__}], [{', '.join(kids)}])"
+    return f"CustomNode({kind.__name__}[{t.node_data}], [{', '.join(kids)}])"
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list, PyTreeDef]:
+    """The leaves of `tree`, left to right, and its structure."""
+    leaves = []
+    return leaves, _flatten(tree, is_leaf, leaves)
+
+
+def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
+    node_type = _node_type_of(x)
+    if node_type is None or (is_leaf is not None and is_leaf(x)):
+        leaves.append(x)
+        return LEAF
+    children, node_data = _take_apart(node_type, x)
+    return PyTreeDef(node_type, node_data, tuple([_flatten(c, is_leaf, leaves) for c in children]))
+
+
+def _take_apart(node_type: NodeType, x) -> tuple[tuple | list, Any]:
+    result = node_type.flatten(x)
+    try:
+        children, node_data = result
+        if not isinstance(children, (tuple, list)):
+            children = tuple(children)
+    except (TypeError, ValueError):
+        raise ValueError(f"the flatten function registered for {node_type.type.__qualname__} "
+                         f"must return a pair (children, aux_data) whose children can be "
+                         f"iterated; it returned {result!r}") from None
+    return children, node_data
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
+    """The pytree of structure `treedef` whose leaves, left to right, are `leaves`."""
+    if not isinstance(leaves, (list, tuple)):
+        leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"tree_unflatten got {len(leaves)} leaves for a structure with "
+                         f"{treedef.num_leaves}: {treedef}")
+    return _unflatten(treedef, iter(leaves))
+
+
+def _unflatten(treedef: PyTreeDef, leaves) -> Any:
+    if treedef.node_type is None:
+        return next(leaves)
+    children = tuple([_unflatten(t, leaves) for t in treedef.child_treedefs])
+    return treedef.node_type.unflatten(treedef.node_data, children)
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: register `cls` with its `tree_flatten` method and its
+    `tree_unflatten(aux_data, children)` class method."""
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def _flatten_defaultdict(d):
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], (d.default_factory, keys)
+
+
+register_pytree_node(
+    collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
+    lambda keys, children: collections.OrderedDict(zip(keys, children)))
+register_pytree_node(
+    collections.defaultdict, _flatten_defaultdict,
+    lambda aux, children: collections.defaultdict(aux[0], zip(aux[1], children)))
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of `tree`, left to right."""
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The structure of `tree`."""
+    return tree_flatten(tree, is_leaf)[1]
+
+
+class _Mismatch(Exception):
+    def __init__(self, ours: str, theirs: str):
+        self.ours, self.theirs, self.path = ours, theirs, []
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree: Any, theirs: str, ours: str) -> list:
+    leaves = []
+    try:
+        _match(treedef, tree, leaves)
+    except _Mismatch as e:
+        where = "".join(reversed(e.path)) or "the root"
+        width = max(len(ours), len(theirs)) + 1
+        raise ValueError(f"{theirs} does not match {ours} at {where}: {ours} has {e.ours} "
+                         f"there, {theirs} has {e.theirs}.\n"
+                         f"  {ours + ':':{width}} {treedef}\n"
+                         f"  {theirs + ':':{width}} {tree_structure(tree)}") from None
+    return leaves
+
+
+def _match(treedef: PyTreeDef, x: Any, leaves: list) -> None:
+    if treedef.node_type is None:
+        leaves.append(x)
+        return
+    node_type = _node_type_of(x)
+    if node_type is None:
+        raise _Mismatch(_describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs)),
+                        f"a leaf of type {type(x).__name__}")
+    children, node_data = _take_apart(node_type, x)
+    if (node_type is not treedef.node_type or node_data != treedef.node_data
+            or len(children) != len(treedef.child_treedefs)):
+        raise _Mismatch(_describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs)),
+                        _describe(node_type, node_data, len(children)))
+    for i, (t, child) in enumerate(zip(treedef.child_treedefs, children)):
+        try:
+            _match(t, child, leaves)
+        except _Mismatch as e:
+            e.path.append(_key_str(treedef, i))
+            raise
+
+
+def _describe(node_type: NodeType, node_data: Any, n: int) -> str:
+    kind = node_type.type
+    if kind is dict:
+        return f"a dict with keys {list(node_data)}"
+    if kind is type(None):
+        return "None"
+    children = f"{n} child" if n == 1 else f"{n} children"
+    if node_type is _namedtuple_node_types.get(kind):
+        return f"a namedtuple {kind.__name__} of {children}"
+    data = "" if kind in (tuple, list) else f" and aux data {node_data!r}"
+    return f"a {kind.__name__} of {children}{data}"
+
+
+def _key_str(treedef: PyTreeDef, i: int) -> str:
+    kind = treedef.node_type.type
+    if kind in (tuple, list):
+        return f"[{i}]"
+    if kind is dict:
+        return f"[{treedef.node_data[i]!r}]"
+    if treedef.node_type is _namedtuple_node_types.get(kind):
+        return f".{kind._fields[i]}"
+    return f"[<flat index {i}>]"
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Apply `f` to the leaves of `tree` (and to the matching subtrees of `rest`)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    if not rest:
+        return treedef.unflatten([f(x) for x in leaves])
+    columns = [leaves] + [_flatten_up_to(treedef, r, f"tree {i}", "the first tree")
+                          for i, r in enumerate(rest, start=2)]
+    return treedef.unflatten([f(*xs) for xs in zip(*columns)])
+
+
+_NO_INITIALIZER = object()
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every leaf of `tree` is true."""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIALIZER,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Fold the leaves of `tree`, left to right, with `function(accumulated, leaf)`."""
+    if initializer is _NO_INITIALIZER:
+        return functools.reduce(function, tree_leaves(tree, is_leaf))
+    return functools.reduce(function, tree_leaves(tree, is_leaf), initializer)
+
+
+class Store:
+    """A box for a value known only after a function has run, like the output's structure."""
+    __slots__ = ("what", "_value")
+    _EMPTY = object()
+
+    def __init__(self, what: str):
+        self.what, self._value = what, Store._EMPTY
+
+    def store(self, value: Any) -> None:
+        self._value = value
+
+    def __call__(self) -> Any:
+        if self._value is Store._EMPTY:
+            raise RuntimeError(f"{self.what} is not known yet: it is stored when the flattened "
+                               f"function runs, so call that function first.")
+        return self._value
+
+
+def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Store]:
+    """`flat_f(*flat_args)` unflattens its arguments with `in_tree` (the structure of the tuple
+    of `f`'s positional arguments), calls `f` and returns the leaves of its output, whose
+    structure `out_tree()` gives once `flat_f` has run."""
+    out_tree = Store(f"the output structure of {getattr(f, '__name__', 'the function')}")
+
+    def flat_f(*flat_args):
+        out_leaves, tree = tree_flatten(f(*tree_unflatten(in_tree, flat_args)))
+        out_tree.store(tree)
+        return out_leaves
+
+    return flat_f, out_tree

@@ -1,0 +1,11 @@
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+# The machine is small and shared: no deadlines, a moderate number of examples.
+settings.register_profile("book", deadline=None, max_examples=60,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("book")

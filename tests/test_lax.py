@@ -1,0 +1,121 @@
+"""autodidax/lax.py: every primitive evaluates as JAX's does, and as its abstract rule says."""
+import jax
+import jax.lax as jlax
+import numpy as np
+import pytest
+
+from autodidax import core, lax
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((2, 3)).astype(np.float32)
+B = rng.standard_normal((2, 3)).astype(np.float32)
+P = (np.abs(A) + 0.5).astype(np.float32)
+M = rng.standard_normal((3, 4)).astype(np.float32)
+BATCH = rng.standard_normal((5, 2, 3)).astype(np.float32)
+I = np.array([[-7, 3, 0], [5, -2, 9]], np.int32)
+J = np.array([[2, -2, 4], [3, 3, -4]], np.int32)
+MASK = A > 0
+
+# (name, args, params): each is called as lax.NAME(*args, **params) in both libraries.
+CASES = [
+    ("neg", (A,), {}), ("sin", (A,), {}), ("cos", (A,), {}), ("exp", (A,), {}),
+    ("log", (P,), {}), ("tanh", (A,), {}), ("sqrt", (P,), {}), ("abs", (A,), {}),
+    ("sign", (A,), {}), ("neg", (I,), {}), ("abs", (I,), {}),
+    ("add", (A, B), {}), ("sub", (A, B), {}), ("mul", (A, B), {}), ("div", (A, B), {}),
+    ("div", (I, J), {}), ("max", (A, B), {}), ("min", (A, B), {}), ("pow", (P, B), {}),
+    ("add", (A, np.float32(2.0)), {}), ("mul", (A, A[:1]), {}),
+    ("gt", (A, B), {}), ("lt", (A, B), {}), ("ge", (I, J), {}), ("le", (I, J), {}),
+    ("eq", (I, J), {}), ("ne", (A, B), {}),
+    ("integer_pow", (A,), {"y": 3}), ("integer_pow", (P,), {"y": -2}),
+    ("select_n", (MASK, A, B), {}),
+    ("convert_element_type", (A,), {"new_dtype": np.int32}),
+    ("convert_element_type", (I,), {"new_dtype": np.float32}),
+    ("reduce_sum", (A,), {"axes": (1,)}), ("reduce_sum", (BATCH,), {"axes": (0, 2)}),
+    ("reduce_max", (A,), {"axes": (0,)}), ("reduce_min", (I,), {"axes": (0, 1)}),
+    ("broadcast_in_dim", (A[0],), {"shape": (4, 3), "broadcast_dimensions": (1,)}),
+    ("broadcast_in_dim", (np.float32(1.5),), {"shape": (2, 2), "broadcast_dimensions": ()}),
+    ("reshape", (BATCH,), {"new_sizes": (6, 5)}),
+    ("transpose", (BATCH,), {"permutation": (2, 0, 1)}),
+    ("squeeze", (A[:1],), {"dimensions": (0,)}),
+    ("expand_dims", (A,), {"dimensions": (0, 3)}),
+    ("slice", (BATCH,), {"start_indices": (1, 0, 1), "limit_indices": (5, 2, 3),
+                         "strides": (2, 1, 1)}),
+    ("rev", (A,), {"dimensions": (1,)}),
+    ("concatenate", ([A, B],), {"dimension": 0}),
+    ("dot_general", (A, M), {"dimension_numbers": (((1,), (0,)), ((), ()))}),
+    ("dot_general", (BATCH, BATCH), {"dimension_numbers": (((2,), (2,)), ((0,), (0,)))}),
+    ("dot_general", (A, B), {"dimension_numbers": (((), ()), ((), ()))}),
+]
+
+
+@pytest.mark.parametrize("name,args,params", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_primitive_agrees_with_jax(name, args, params):
+    ours = getattr(lax, name)(*args, **params)
+    theirs = getattr(jlax, name)(*args, **params)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    tol = 1e-6 if ours.dtype.kind == "f" else 0
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=tol, atol=tol)
+
+
+PRIMITIVES = [(name, args, params) for name, args, params in CASES if name != "expand_dims"]
+
+
+@pytest.mark.parametrize("name,args,params", PRIMITIVES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(PRIMITIVES)])
+def test_evaluation_agrees_with_abstract_evaluation(name, args, params):
+    prim = getattr(lax, f"{name}_p")
+    flat = list(args[0]) if name == "concatenate" else list(args)
+    out = getattr(lax, name)(*args, **params)
+    bound = {k: v for k, v in out_params(name, params).items()}
+    aval = core.abstract_eval_rules[prim](*map(core.get_aval, flat), **bound)
+    assert (out.shape, out.dtype) == (aval.shape, aval.dtype)
+    raw = core.impl_rules[prim](*map(core.to_numpy, flat), **bound)
+    assert np.shape(raw) == aval.shape and np.asarray(raw).dtype == aval.dtype, \
+        f"the NumPy rule of {name} gives {np.asarray(raw).dtype}{np.shape(raw)}, " \
+        f"its abstract rule {aval.str_short()}"
+
+
+def out_params(name, params):
+    """The params as the lax wrapper binds them."""
+    defaults = {"reshape": {"dimensions": None}, "slice": {"strides": None},
+                "dot_general": {"preferred_element_type": None},
+                "convert_element_type": {"weak_type": False}}
+    bound = {**defaults.get(name, {}), **params}
+    if name == "convert_element_type":
+        bound["new_dtype"] = np.dtype(bound["new_dtype"])
+    return bound
+
+
+def test_every_primitive_of_the_chapter_is_covered():
+    prims = {v.name for v in vars(lax).values() if isinstance(v, core.Primitive)}
+    assert prims <= {name for name, _, _ in CASES}, prims - {name for name, _, _ in CASES}
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: lax.add(np.ones(3, np.float32), np.ones(4, np.float32)),
+     r"add got incompatible shapes for broadcasting: \(3,\), \(4,\)\."),
+    (lambda: lax.mul(np.ones(3, np.float32), np.ones(3, np.int32)),
+     "lax.mul requires arguments to have the same dtypes, got float32, int32"),
+    (lambda: lax.sin(np.arange(3)), "sin does not accept dtype int32"),
+    (lambda: lax.reduce_sum(np.ones((2, 3)), axes=(2,)), r"axes \(2,\).*rank 2"),
+    (lambda: lax.reshape(np.ones(6), (4,)), r"cannot reshape array of shape \(6,\)"),
+    (lambda: lax.transpose(np.ones((2, 3)), (0,)), "isn't a permutation"),
+    (lambda: lax.dot_general(np.ones(3), np.ones(4), (((0,), (0,)), ((), ()))),
+     r"contracting dimensions to have the same shape, got \(3,\) and \(4,\)"),
+    (lambda: lax.squeeze(np.ones((2, 3)), (0,)), "cannot squeeze dimensions"),
+    (lambda: lax.broadcast_in_dim(np.ones(3), (4, 2), (1,)), "cannot place an operand"),
+    (lambda: lax.select_n(np.ones(3), np.ones(3)), "bool or int32"),
+])
+def test_bad_input_gets_a_sentence(call, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        call()
+
+
+def test_python_scalars_take_the_array_dtype_weakly():
+    x = np.ones(3, np.float16)
+    out = lax.add(x, 2.0)
+    assert out.dtype == np.float16 and not out.weak_type
+    both = lax.add(1.0, 2.0)
+    assert both.dtype == np.float32 and both.weak_type
+    assert repr(jax.lax.add(1.0, 2.0)) == repr(both)

@@ -1,0 +1,401 @@
+"""autodidax.tree_util against the real jax.tree_util: leaves, structures, reprs, maps, errors."""
+import collections
+import typing
+
+import jax
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from autodidax import tree_util as tu
+
+jtu = jax.tree_util
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Typed(typing.NamedTuple):
+    a: int
+    b: typing.Any
+
+
+class Box:
+    """A custom node registered in both libraries: children and a hashable label."""
+
+    def __init__(self, children, label):
+        self.children, self.label = tuple(children), label
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and (self.children, self.label) == (other.children, other.label)
+
+    def __repr__(self):
+        return f"Box({self.children!r}, {self.label!r})"
+
+
+def _box_flatten(b):
+    return b.children, b.label
+
+
+def _box_unflatten(label, children):
+    return Box(children, label)
+
+
+tu.register_pytree_node(Box, _box_flatten, _box_unflatten)
+jtu.register_pytree_node(Box, _box_flatten, _box_unflatten)
+
+
+EXAMPLES = [
+    1,
+    None,
+    (),
+    [],
+    {},
+    (1,),
+    [None],
+    (1, {"a": 2, "b": [3, None]}),
+    {"b": 1, "a": (2, 3), "c": {}},
+    [Point(1, (2, 3)), Typed(4, [5])],
+    Box([1, (2, 3)], "hi"),
+    Box([], None),
+    Box([1], ("x", 2)),
+    [Box([None, {"k": 1}], [1, 2])],
+    collections.OrderedDict(b=1, a=[2, 3]),
+    collections.defaultdict(list, b=1, a=2),
+    {1: "one", 2: "two"},
+    ["abc", b"xy", {3, 4}, np.arange(3), 2.5],
+    (tuple.__new__(type("T", (tuple,), {}), (1, 2)), [[[]]]),
+]
+
+
+def _same_leaves(ours, theirs):
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a is b
+
+
+@pytest.mark.parametrize("tree", EXAMPLES, ids=repr)
+def test_flatten_matches_jax(tree):
+    leaves, treedef = tu.tree_flatten(tree)
+    jleaves, jtreedef = jtu.tree_flatten(tree)
+    _same_leaves(leaves, jleaves)
+    assert repr(treedef) == repr(jtreedef)
+    assert str(treedef) == str(jtreedef)
+    assert treedef.num_leaves == jtreedef.num_leaves
+    assert treedef.num_nodes == jtreedef.num_nodes
+    assert [repr(c) for c in treedef.children()] == [repr(c) for c in jtreedef.children()]
+    assert repr(tu.tree_structure(tree)) == repr(jtu.tree_structure(tree))
+    _same_leaves(tu.tree_leaves(tree), jtu.tree_leaves(tree))
+
+
+@pytest.mark.parametrize("tree", EXAMPLES, ids=repr)
+def test_round_trip_and_map_match_jax(tree):
+    leaves, treedef = tu.tree_flatten(tree)
+    rebuilt = tu.tree_unflatten(treedef, leaves)
+    jrebuilt = jtu.tree_unflatten(jtu.tree_structure(tree), leaves)
+    assert type(rebuilt) is type(jrebuilt)
+    assert repr(rebuilt) == repr(jrebuilt)
+    assert repr(treedef.unflatten(iter(leaves))) == repr(jrebuilt)
+    f = lambda x: ("leaf", repr(x))
+    assert repr(tu.tree_map(f, tree)) == repr(jtu.tree_map(f, tree))
+
+
+def test_dict_order_and_kinds_of_rebuilt_nodes():
+    tree = {"b": [1, 2], "a": (Point(3, 4),)}
+    out = tu.tree_map(lambda x: x * 10, tree)
+    assert out == {"a": (Point(30, 40),), "b": [10, 20]}
+    assert list(out) == ["a", "b"]  # sorted, as in JAX
+    assert type(out["a"][0]) is Point
+    od = tu.tree_map(lambda x: x, collections.OrderedDict(b=1, a=2))
+    assert type(od) is collections.OrderedDict and list(od) == ["b", "a"]
+    dd = tu.tree_map(lambda x: x, collections.defaultdict(list, b=1))
+    assert type(dd) is collections.defaultdict and dd.default_factory is list
+
+
+def test_unregistered_types_and_subclasses_are_leaves():
+    class MyList(list):
+        pass
+
+    for x in [MyList([1, 2]), "abc", np.ones(2), {1, 2}, object, 3 + 4j]:
+        leaves, treedef = tu.tree_flatten(x)
+        assert leaves == [x] or leaves[0] is x
+        assert repr(treedef) == "PyTreeDef(*)"
+        assert treedef == tu.tree_structure(0)
+
+
+@pytest.mark.parametrize("is_leaf", [lambda x: x is None, lambda x: isinstance(x, Point),
+                                     lambda x: isinstance(x, list) and len(x) == 2])
+def test_is_leaf_matches_jax(is_leaf):
+    tree = [None, Point(1, [2, 3]), {"a": [4, None], "b": (5, [6, 7])}]
+    leaves, treedef = tu.tree_flatten(tree, is_leaf=is_leaf)
+    jleaves, jtreedef = jtu.tree_flatten(tree, is_leaf=is_leaf)
+    _same_leaves(leaves, jleaves)
+    assert repr(treedef) == repr(jtreedef)
+    assert tu.tree_unflatten(treedef, leaves) == tree
+    f = lambda x: [x]
+    assert tu.tree_map(f, tree, is_leaf=is_leaf) == jtu.tree_map(f, tree, is_leaf=is_leaf)
+
+
+# Random trees, built with nodes both libraries know.
+
+LEAVES = st.one_of(st.integers(-5, 5), st.sampled_from(["u", "v"]))
+KEYS = st.sampled_from(["a", "b", "c", "d"])
+
+
+def _extend(children):
+    return st.one_of(
+        st.lists(children, max_size=3).map(tuple),
+        st.lists(children, max_size=3),
+        st.dictionaries(KEYS, children, max_size=3),
+        st.builds(Point, children, children),
+        st.builds(Box, st.lists(children, max_size=2), st.sampled_from(["p", "q", None])),
+    )
+
+
+TREES = st.recursive(st.one_of(LEAVES, st.none()), _extend, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TREES)
+def test_random_trees_match_jax(tree):
+    leaves, treedef = tu.tree_flatten(tree)
+    jleaves, jtreedef = jtu.tree_flatten(tree)
+    assert leaves == jleaves
+    assert repr(treedef) == repr(jtreedef)
+    assert (treedef.num_leaves, treedef.num_nodes) == (jtreedef.num_leaves, jtreedef.num_nodes)
+    assert tu.tree_unflatten(treedef, leaves) == tree
+    new = [("new", i) for i in range(len(leaves))]
+    assert tu.tree_unflatten(treedef, new) == jtu.tree_unflatten(jtreedef, new)
+    f = lambda x: (x, x)
+    assert tu.tree_map(f, tree) == jtu.tree_map(f, tree)
+    assert tu.tree_map(lambda x, y: (x, y), tree, tree) == jtu.tree_map(lambda x, y: (x, y), tree, tree)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TREES, TREES)
+def test_equality_and_hash_match_jax(a, b):
+    ta, tb = tu.tree_structure(a), tu.tree_structure(b)
+    ja, jb = jtu.tree_structure(a), jtu.tree_structure(b)
+    assert (ta == tb) == (ja == jb)
+    assert (ta != tb) == (ja != jb)
+    if ta == tb:
+        assert hash(ta) == hash(tb)
+    assert ta == tu.tree_structure(a) and hash(ta) == hash(tu.tree_structure(a))
+
+
+@settings(max_examples=200, deadline=None)
+@given(TREES, st.data())
+def test_prefix_tree_map_matches_jax(tree, data):
+    # Replace some subtrees of `tree` by leaves to get a prefix of it.
+    def prefix(t):
+        if data.draw(st.booleans()):
+            return "cut"
+        if tu.tree_structure(t) == tu.tree_structure(0):
+            return t
+        children, one_level = tu.tree_flatten(t, is_leaf=lambda y: y is not t)
+        return tu.tree_unflatten(one_level, [prefix(c) for c in children])
+    p = prefix(tree)
+    f = lambda x, y: (x, y)
+    assert tu.tree_map(f, p, tree) == jtu.tree_map(f, p, tree)
+    assert tu.tree_structure(p).flatten_up_to(tree) == jtu.tree_structure(p).flatten_up_to(tree)
+
+
+def test_equality_details():
+    s = tu.tree_structure
+    assert s((1, [2, 3])) == s(("a", [np.ones(2), "b"]))
+    assert s((1, 2)) != s([1, 2])
+    assert s({"a": 1}) != s({"b": 1})
+    assert s(Box([1], "x")) != s(Box([1], "y"))
+    assert s([1, None]) != s([1, 2])
+    assert s(Point(1, 2)) != s((1, 2))
+    assert (s((1,)) == "not a treedef") is False
+    cache = {s((1, {"a": 2})): "hit"}
+    assert cache[s((np.ones(3), {"a": "x"}))] == "hit"
+
+
+def test_flatten_up_to_matches_jax_and_prefix_leaves_get_subtrees():
+    treedef = tu.tree_structure((1, {"a": 2, "b": 3}))
+    jtreedef = jtu.tree_structure((1, {"a": 2, "b": 3}))
+    full = ([1, 2], {"a": (3,), "b": None})
+    assert treedef.flatten_up_to(full) == jtreedef.flatten_up_to(full)
+    assert tu.tree_map(lambda x, y: (x, y), (1, 2), ([10, 20], 30)) == ((1, [10, 20]), (2, 30))
+
+
+def test_tree_all_and_reduce_match_jax():
+    for tree in [(True, [1, 2.0]), [1, (0, 2)], [], {"a": None}]:
+        assert tu.tree_all(tree) == jtu.tree_all(tree)
+    add = lambda a, b: a + b
+    assert tu.tree_reduce(add, {"x": 1, "y": [2, 3]}) == jtu.tree_reduce(add, {"x": 1, "y": [2, 3]})
+    assert tu.tree_reduce(add, [], 7) == jtu.tree_reduce(add, [], 7) == 7
+    assert tu.tree_reduce(add, [None], 0) == 0
+    assert tu.tree_all([None, 0], is_leaf=lambda x: x is None) is False
+    with pytest.raises(TypeError):
+        tu.tree_reduce(add, [])
+
+
+def test_register_pytree_node_class_matches_jax():
+    def make():
+        class Interval:
+            def __init__(self, lo, hi):
+                self.lo, self.hi = lo, hi
+
+            def tree_flatten(self):
+                return (self.lo, self.hi), "closed"
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+        return Interval
+
+    Ours, Theirs = tu.register_pytree_node_class(make()), jtu.register_pytree_node_class(make())
+    leaves, treedef = tu.tree_flatten({"r": Ours(0, 1)})
+    jleaves, jtreedef = jtu.tree_flatten({"r": Theirs(0, 1)})
+    assert leaves == jleaves == [0, 1]
+    assert repr(treedef) == repr(jtreedef) == "PyTreeDef({'r': CustomNode(Interval[closed], [*, *])})"
+    out = tu.tree_unflatten(treedef, [5, 6])["r"]
+    assert isinstance(out, Ours) and (out.lo, out.hi) == (5, 6)
+
+
+def test_custom_node_children_arrive_as_a_tuple():
+    seen = []
+
+    class C:
+        pass
+
+    tu.register_pytree_node(C, lambda c: ([1, 2], None), lambda aux, ch: seen.append(ch) or C())
+    tu.tree_map(lambda x: x, C())
+    assert seen == [(1, 2)]
+
+
+def test_deep_trees():
+    tree = 0
+    for i in range(150):
+        tree = [tree, {"k": (i,)}]
+    leaves, treedef = tu.tree_flatten(tree)
+    assert len(leaves) == 151 and tu.tree_unflatten(treedef, leaves) == tree
+    assert repr(treedef) == repr(jtu.tree_structure(tree))
+
+
+def test_treedef_is_reusable_and_hash_is_cached():
+    treedef = tu.tree_structure(({"a": 1}, [2]))
+    h = hash(treedef)
+    assert treedef._hash == h and hash(treedef) == h
+    assert treedef.unflatten([1, 2]) == ({"a": 1}, [2])
+    assert treedef.unflatten((3, 4)) == ({"a": 3}, [4])
+
+
+# Errors a reader can hit.
+
+def test_unflatten_with_the_wrong_number_of_leaves_says_both_counts():
+    treedef = tu.tree_structure((1, {"a": 2, "b": [3, None]}))
+    for n in (2, 4):
+        with pytest.raises(ValueError) as e:
+            tu.tree_unflatten(treedef, list(range(n)))
+        msg = str(e.value)
+        assert f"got {n} leaves" in msg and "with 3" in msg, msg
+        assert "PyTreeDef((*, {'a': *, 'b': [*, None]}))" in msg
+
+
+def test_tree_map_mismatch_names_both_structures_and_where():
+    with pytest.raises(ValueError) as e:
+        tu.tree_map(lambda x, y: x, (1, {"a": 2, "b": [3, 4]}), (1, {"a": 2, "b": (3, 4, 5)}))
+    msg = str(e.value)
+    assert "[1]['b']" in msg, msg
+    assert "a list of 2 children" in msg and "a tuple of 3 children" in msg, msg
+    assert "PyTreeDef((*, {'a': *, 'b': [*, *]}))" in msg, msg
+    assert "PyTreeDef((*, {'a': *, 'b': (*, *, *)}))" in msg, msg
+    assert "tree 2" in msg
+
+
+@pytest.mark.parametrize("first, other, words", [
+    ((1, 2), [1, 2], ["the root", "a tuple of 2 children", "a list of 2 children"]),
+    ({"a": 1}, {"b": 1}, ["['a']", "['b']", "the root"]),
+    ([None], [1], ["[0]", "None", "a leaf of type int"]),
+    ([Point(1, [2])], [Point(1, 2)], ["[0].y", "a list of 1 child", "a leaf of type int"]),
+    (Box([1], "x"), Box([1], "y"), ["aux data 'x'", "aux data 'y'"]),
+    (Box([(1, 2)], "x"), Box([(1,)], "x"), ["[<flat index 0>]"]),
+])
+def test_tree_map_mismatch_messages(first, other, words):
+    with pytest.raises(ValueError) as e:
+        tu.tree_map(lambda *xs: xs, first, first, other)
+    msg = str(e.value)
+    assert "tree 3 does not match the first tree" in msg, msg
+    for w in words:
+        assert w in msg, (w, msg)
+    # jax agrees that these do not match
+    with pytest.raises(ValueError):
+        jtu.tree_map(lambda *xs: xs, first, other)
+
+
+def test_flatten_up_to_error():
+    with pytest.raises(ValueError, match="the tree does not match the structure at"):
+        tu.tree_structure((1, 2)).flatten_up_to((1, 2, 3))
+
+
+def test_registering_twice_names_the_type():
+    class Twice:
+        pass
+
+    tu.register_pytree_node(Twice, lambda t: ((), None), lambda a, c: Twice())
+    with pytest.raises(ValueError, match="Twice is already registered"):
+        tu.register_pytree_node(Twice, lambda t: ((), None), lambda a, c: Twice())
+    with pytest.raises(ValueError, match="tuple is already registered"):
+        tu.register_pytree_node(tuple, lambda t: (t, None), lambda a, c: tuple(c))
+
+
+@pytest.mark.parametrize("flatten", [lambda x: 5, lambda x: (1, 2), lambda x: (1, 2, 3),
+                                     lambda x: [(1, 2)]])
+def test_bad_flatten_function_is_named(flatten):
+    class Bad:
+        pass
+
+    tu.register_pytree_node(Bad, flatten, lambda a, c: Bad())
+    with pytest.raises(ValueError) as e:
+        tu.tree_flatten([Bad()])
+    msg = str(e.value)
+    assert "flatten function registered for" in msg and "Bad" in msg, msg
+    assert "(children, aux_data)" in msg and repr(flatten(None)) in msg, msg
+
+
+def test_unsortable_dict_keys():
+    with pytest.raises(ValueError, match="keys that can be sorted"):
+        tu.tree_flatten({1: 2, "a": 3})
+
+
+# flatten_fun
+
+def test_flatten_fun_returning_a_dict():
+    def f(params, scale):
+        return {"loss": scale * params["w"], "aux": [params["b"], None]}
+
+    args = ({"w": 3.0, "b": 1.0}, 2.0)
+    flat_args, in_tree = tu.tree_flatten(args)
+    flat_f, out_tree = tu.flatten_fun(f, in_tree)
+    assert flat_args == [1.0, 3.0, 2.0]
+    out = flat_f(*flat_args)
+    assert out == [1.0, 6.0]
+    assert repr(out_tree()) == repr(jtu.tree_structure(f(*args)))
+    assert tu.tree_unflatten(out_tree(), out) == f(*args)
+    out = flat_f(10.0, 20.0, 30.0)
+    assert out == [10.0, 600.0]
+
+
+def test_flatten_fun_out_tree_before_the_call():
+    flat_f, out_tree = tu.flatten_fun(lambda x: x, tu.tree_structure((1,)))
+    with pytest.raises(RuntimeError, match="not known yet"):
+        out_tree()
+    assert flat_f(5) == [5]
+    assert out_tree() == tu.tree_structure(0)
+
+
+def test_flatten_fun_checks_the_number_of_arguments():
+    flat_f, _ = tu.flatten_fun(lambda x, y: x, tu.tree_structure((1, 2)))
+    with pytest.raises(ValueError, match="got 3 leaves for a structure with 2"):
+        flat_f(1, 2, 3)
+
+
+def test_flatten_fun_output_structure_follows_the_last_call():
+    flat_f, out_tree = tu.flatten_fun(lambda x: [x] * int(x), tu.tree_structure((1,)))
+    flat_f(2)
+    assert repr(out_tree()) == "PyTreeDef([*, *])"
+    flat_f(3)
+    assert repr(out_tree()) == "PyTreeDef([*, *, *])"
