@@ -15,6 +15,11 @@ import types as _types  # noqa: E402
 from autodidax import core, lax, numpy  # noqa: E402,F401  (chapter 01)
 from autodidax import tree_util  # noqa: E402  (chapter 02)
 from autodidax.core import Array  # noqa: E402,F401
+from autodidax.jvp import jvp  # noqa: E402,F401  (chapter 03)
+from autodidax.batching import jacfwd, vmap  # noqa: E402,F401  (chapter 04: jacfwd as vmap of jvp)
+from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401  (chapter 05)
+from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
+                                value_and_grad, vjp)
 
 # `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...
 tree = _types.ModuleType("autodidax.tree", "Short names for autodidax.tree_util, as jax.tree.")

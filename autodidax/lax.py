@@ -46,6 +46,7 @@ tanh_p = _unop("tanh", np.tanh, _FLOAT)
 sqrt_p = _unop("sqrt", np.sqrt, _FLOAT)
 abs_p = _unop("abs", np.abs, _NUM)
 sign_p = _unop("sign", np.sign, _NUM)
+square_p = _unop("square", np.square, _NUM)
 
 
 def broadcasting_shape(name, *shapes):
@@ -53,6 +54,8 @@ def broadcasting_shape(name, *shapes):
     arrays = [s for s in shapes if s]
     if not arrays:
         return ()
+    if all(s == arrays[0] for s in arrays):    # the common case, checked first
+        return arrays[0]
     rank = len(arrays[0])
     out = []
     for dims in zip(*arrays):
@@ -151,9 +154,10 @@ def _check_axes(name, axes, ndim):
 
 def _reduce(name, impl, kinds):
     prim = Primitive(name)
-    impl_rules[prim] = lambda x, *, axes: np.asarray(impl(x, axis=axes)).astype(x.dtype)
+    impl_rules[prim] = (lambda x, *, axes, out_sharding=None:
+                        np.asarray(impl(x, axis=axes)).astype(x.dtype))
 
-    def abstract_eval(x, *, axes):
+    def abstract_eval(x, *, axes, out_sharding=None):
         _check_dtype(name, x.dtype, kinds)
         _check_axes(name, axes, x.ndim)
         return x.update(shape=tuple(d for i, d in enumerate(x.shape) if i not in axes))
@@ -192,11 +196,11 @@ abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract
 reshape_p = Primitive("reshape")
 
 
-def _reshape_impl(x, *, new_sizes, dimensions):
+def _reshape_impl(x, *, new_sizes, dimensions, sharding=None):
     return (x if dimensions is None else x.transpose(dimensions)).reshape(new_sizes)
 
 
-def _reshape_abstract(x, *, new_sizes, dimensions):
+def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
     if int(np.prod(new_sizes)) != x.size:
         raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
                         f"{tuple(new_sizes)} (size {int(np.prod(new_sizes))})")
@@ -351,6 +355,7 @@ def tanh(x): return tanh_p.bind(x)
 def sqrt(x): return sqrt_p.bind(x)
 def abs(x): return abs_p.bind(x)
 def sign(x): return sign_p.bind(x)
+def square(x): return square_p.bind(x)
 def add(x, y): return add_p.bind(*_lift_scalars(x, y))
 def sub(x, y): return sub_p.bind(*_lift_scalars(x, y))
 def mul(x, y): return mul_p.bind(*_lift_scalars(x, y))
@@ -373,7 +378,7 @@ def convert_element_type(x, new_dtype, weak_type=False):
                                        weak_type=weak_type)
 
 
-def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes))
+def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)
 def reduce_max(x, axes): return reduce_max_p.bind(x, axes=tuple(axes))
 def reduce_min(x, axes): return reduce_min_p.bind(x, axes=tuple(axes))
 
@@ -385,7 +390,8 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 def reshape(x, new_sizes, dimensions=None):
     return reshape_p.bind(x, new_sizes=tuple(new_sizes),
-                          dimensions=None if dimensions is None else tuple(dimensions))
+                          dimensions=None if dimensions is None else tuple(dimensions),
+                          sharding=None)
 
 
 def transpose(x, permutation): return transpose_p.bind(x, permutation=tuple(permutation))

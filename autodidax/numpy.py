@@ -79,12 +79,20 @@ def array(a, dtype=None):
 
 
 def _promote_dtypes(*args):
-    """Convert the arguments to their common dtype."""
+    """Convert the arguments to their common dtype (and weak type, as JAX does)."""
     args = [a if _is_array(a) else asarray(a) for a in args]
     avals = [a.aval for a in args]
     dtype, weak = result_type(*avals)
-    return [a if v.dtype == dtype else lax.convert_element_type(a, dtype, weak_type=weak)
+    return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, dtype, weak)
             for a, v in zip(args, avals)]
+
+
+def _convert(a, dtype, weak):
+    """Convert a concrete array on the spot (it stays a constant); bind the primitive for a
+    tracer, whose value is not known yet."""
+    if isinstance(a, Array):
+        return Array(a._value.astype(dtype), weak_type=weak)
+    return lax.convert_element_type(a, dtype, weak_type=weak)
 
 
 def _promote(name, *args):
@@ -125,7 +133,7 @@ def sqrt(x): return lax.sqrt(_to_float(x))
 def negative(x): return lax.neg(asarray(x))
 def abs(x): return lax.abs(asarray(x))
 def sign(x): return lax.sign(asarray(x))
-def square(x): return lax.integer_pow(asarray(x), 2)
+def square(x): return lax.square(asarray(x))
 def add(x, y): return lax.add(*_promote("add", x, y))
 def subtract(x, y): return lax.sub(*_promote("sub", x, y))
 def multiply(x, y): return lax.mul(*_promote("mul", x, y))

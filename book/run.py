@@ -42,7 +42,7 @@ def _scrub_addresses(nb):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if "text/plain" in data and len(data) > 1:
-                data["text/plain"] = _ADDRESS.sub("0x...", data["text/plain"])
+                data["text/plain"] = _ADDRESS.sub("0xADDRESS", data["text/plain"])
 
 
 def run(ch: Chapter) -> bool:
@@ -51,6 +51,7 @@ def run(ch: Chapter) -> bool:
     export.main([], only=ch.modules)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     client = NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
+                            coalesce_streams=True,
                             resources={"metadata": {"path": str(ch.notebook.parent)}})
     ok = True
     try:

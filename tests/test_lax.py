@@ -20,7 +20,7 @@ MASK = A > 0
 CASES = [
     ("neg", (A,), {}), ("sin", (A,), {}), ("cos", (A,), {}), ("exp", (A,), {}),
     ("log", (P,), {}), ("tanh", (A,), {}), ("sqrt", (P,), {}), ("abs", (A,), {}),
-    ("sign", (A,), {}), ("neg", (I,), {}), ("abs", (I,), {}),
+    ("sign", (A,), {}), ("square", (A,), {}), ("neg", (I,), {}), ("abs", (I,), {}),
     ("add", (A, B), {}), ("sub", (A, B), {}), ("mul", (A, B), {}), ("div", (A, B), {}),
     ("div", (I, J), {}), ("max", (A, B), {}), ("min", (A, B), {}), ("pow", (P, B), {}),
     ("add", (A, np.float32(2.0)), {}), ("mul", (A, A[:1]), {}),
@@ -78,7 +78,8 @@ def test_evaluation_agrees_with_abstract_evaluation(name, args, params):
 
 def out_params(name, params):
     """The params as the lax wrapper binds them."""
-    defaults = {"reshape": {"dimensions": None}, "slice": {"strides": None},
+    defaults = {"reshape": {"dimensions": None, "sharding": None}, "slice": {"strides": None},
+                "reduce_sum": {"out_sharding": None},
                 "dot_general": {"preferred_element_type": None},
                 "convert_element_type": {"weak_type": False}}
     bound = {**defaults.get(name, {}), **params}

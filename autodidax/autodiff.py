@@ -1,0 +1,502 @@
+# Generated from chapters/09_autodiff.md by `make export`: edit the chapter, not this file.
+
+
+"""Reverse-mode autodiff: partial evaluation, linearize, transposition, `vjp` and `grad`."""
+from __future__ import annotations
+
+import numpy as np
+
+from autodidax import lax
+from autodidax import numpy as jnp
+from autodidax.batching import batching_rules, jacfwd, vmap
+from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, get_aval,
+                            impl_rules, set_current_trace, take_current_trace)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
+                             eval_jaxpr)
+from autodidax.jvp import (JVPTrace, TraceTag, Zero, deflinear, float0, instantiate_zeros,
+                           maybe_jvp_tracer, tangent_aval)
+from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
+
+
+partial_eval_rules: dict = {}   # primitive -> rule(trace, args, params), for higher-order ones
+
+
+class PartialEvalTrace(JaxprTrace):
+    """Computes, on the parent trace, what depends only on known values; stages into a jaxpr
+    what depends on its own tracers, the unknown values."""
+
+    def __init__(self, parent_trace):
+        super().__init__()
+        self.parent_trace = parent_trace
+
+    def is_unknown(self, x) -> bool:
+        return type(x) is JaxprTracer and x._trace is self
+
+    def process_primitive(self, primitive, args, params):
+        if not any(map(self.is_unknown, args)):
+            with set_current_trace(self.parent_trace):
+                return primitive.bind(*args, **params)
+        rule = partial_eval_rules.get(primitive)
+        if rule is not None:
+            return rule(self, args, params)
+        return super().process_primitive(primitive, args, params)
+
+
+def linearize_flat(flat_fun, primals):
+    """Evaluate `flat_fun` at `primals` and stage its derivative there into a jaxpr. Returns
+    the outputs, and a ClosedJaxpr from the tangents of the floating-point inputs to those of
+    the floating-point outputs (integers and booleans have no derivative)."""
+    with take_current_trace() as parent:
+        pe = PartialEvalTrace(parent)
+        jvp_trace = JVPTrace(pe, TraceTag())
+        tangents_in, tracers = [], []
+        for p in primals:
+            aval = tangent_aval(get_aval(p))
+            t = pe.new_arg(aval) if is_float(p) else Zero(aval)
+            if is_float(p):
+                tangents_in.append(t)
+            tracers.append(maybe_jvp_tracer(jvp_trace, p, t))
+        with set_current_trace(jvp_trace):
+            outs = flat_fun(*tracers)
+        pairs = [jvp_trace.to_primal_tangent_pair(o) for o in outs]
+        with set_current_trace(pe):
+            tangents_out = [instantiate_zeros(t) for p, t in pairs if is_float(p)]
+        linear = pe.to_jaxpr(tangents_in, tangents_out)
+    return [p for p, _ in pairs], linear
+
+
+def is_float(x) -> bool:
+    return get_aval(x).dtype.kind == "f"
+
+
+def _fill(values, floats, avals):
+    """Put `values` at the floating-point positions; float0 zeros elsewhere."""
+    values = iter(values)
+    return [next(values) if f else Zero(tangent_aval(a)).instantiate()
+            for f, a in zip(floats, avals)]
+
+
+def linearize(fun, *primals):
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` applies the derivative at `primals`."""
+    primals_flat, in_tree = tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    out_flat, linear = linearize_flat(flat_fun, primals_flat)
+    out_tree = out_tree()
+    in_floats = [is_float(p) for p in primals_flat]
+    out_floats, out_avals = [is_float(o) for o in out_flat], [get_aval(o) for o in out_flat]
+
+    def f_jvp(*tangents):
+        tangents_flat, tangent_tree = tree_flatten(tangents)
+        if tangent_tree != in_tree:
+            raise TypeError(f"the linearized function takes tangents of structure {in_tree}, "
+                            f"got {tangent_tree}")
+        used = [t for t, f in zip(tangents_flat, in_floats) if f]
+        outs = eval_jaxpr(linear.jaxpr, linear.consts, *used)
+        return tree_unflatten(out_tree, _fill(outs, out_floats, out_avals))
+
+    f_jvp.jaxpr = linear
+    return tree_unflatten(out_tree, out_flat), f_jvp
+
+
+class UndefinedPrimal:
+    """A linear input of an equation being transposed: no value, a cotangent wanted."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+transpose_rules: dict = {}   # primitive -> rule(ct, *args, **params) -> a cotangent per arg
+
+
+def is_linear(x) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def add_cotangents(x, y):
+    if x is None or type(x) is Zero:
+        return y
+    if y is None or type(y) is Zero:
+        return x
+    return lax.add(x, y)
+
+
+def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
+    """The cotangents of the inputs of `jaxpr` that are `UndefinedPrimal`s in `args`, given
+    the cotangents of its outputs. `jaxpr` must be linear in those inputs."""
+    env = dict(zip(jaxpr.constvars, consts))
+    linear = set()
+    for v, x in zip(jaxpr.invars, args):
+        if is_linear(x):
+            linear.add(v)
+        else:
+            env[v] = x
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:          # forwards: evaluate the non-linear work on known values
+        if any(type(v) is Var and v in linear for v in eqn.invars):
+            linear.update(eqn.outvars)
+            linear_eqns.append(eqn)
+        else:
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
+
+    ct_env = {}
+    for v, ct in zip(jaxpr.outvars, cotangents_out):
+        if type(v) is Var and v in linear and type(ct) is not Zero:
+            ct_env[v] = add_cotangents(ct_env.get(v), ct)
+    for eqn in reversed(linear_eqns):   # backwards: transpose each linear equation
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(ct is None for ct in cts):
+            continue                    # nothing flows back through this equation
+        rule = transpose_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                      f"'{eqn.primitive}' not implemented")
+        if eqn.primitive.multiple_results:
+            ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        else:
+            ct = cts[0]
+        args_in = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
+                   for v in eqn.invars]
+        for v, ct_in in zip(eqn.invars, rule(ct, *args_in, **eqn.params)):
+            if ct_in is not None and type(ct_in) is not Zero:
+                ct_env[v] = add_cotangents(ct_env.get(v), ct_in)
+    return [ct_env.get(v, Zero(v.aval)) if is_linear(x) else None
+            for v, x in zip(jaxpr.invars, args)]
+
+
+def unbroadcast(ct, aval):
+    """Sum `ct` down to the shape `aval` had before an elementwise operation broadcast it."""
+    shape = get_aval(ct).shape
+    if shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return lax.reduce_sum(ct, range(len(shape)))
+    axes = [i for i, (a, b) in enumerate(zip(aval.shape, shape)) if a == 1 and b != 1]
+    return lax.reshape(lax.reduce_sum(ct, axes), aval.shape)
+
+
+def _add_transpose(ct, x, y):
+    return [unbroadcast(ct, x.aval) if is_linear(x) else None,
+            unbroadcast(ct, y.aval) if is_linear(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+    return [unbroadcast(ct, x.aval) if is_linear(x) else None,
+            unbroadcast(lax.neg(ct), y.aval) if is_linear(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+    if is_linear(x) and is_linear(y):
+        raise ValueError("mul of two linear values is not linear: it cannot be transposed")
+    if is_linear(x):
+        return [unbroadcast(lax.mul(ct, y), x.aval), None]
+    return [None, unbroadcast(lax.mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+    if is_linear(y):
+        raise ValueError("div is not linear in its divisor: it cannot be transposed")
+    return [unbroadcast(lax.div(ct, y), x.aval), None]
+
+
+transpose_rules[lax.neg_p] = lambda ct, x: [lax.neg(ct)]
+transpose_rules[lax.add_p] = _add_transpose
+transpose_rules[lax.sub_p] = _sub_transpose
+transpose_rules[lax.mul_p] = _mul_transpose
+transpose_rules[lax.div_p] = _div_transpose
+transpose_rules[lax.convert_element_type_p] = lambda ct, x, **params: [
+    lax.convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
+
+
+def _reduce_sum_transpose(ct, x, *, axes, **params):
+    kept = [i for i in range(x.aval.ndim) if i not in axes]
+    return [lax.broadcast_in_dim(ct, x.aval.shape, kept)]
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    new = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+    stretched = [d for i, d in enumerate(broadcast_dimensions)
+                 if x.aval.shape[i] == 1 and shape[d] != 1]
+    summed = lax.reduce_sum(ct, sorted(new + stretched)) if new or stretched else ct
+    if get_aval(summed).shape != x.aval.shape:
+        summed = lax.reshape(summed, x.aval.shape)
+    return [summed]
+
+
+def _select_n_transpose(ct, which, *cases):
+    if is_linear(which):
+        raise ValueError("select_n is not linear in its predicate")
+    zeros = jnp.zeros_like(ct)
+    return [None] + [lax.select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+                     if is_linear(case) else None for i, case in enumerate(cases)]
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    shape, cts, start = get_aval(ct).shape, [], 0
+    for x in xs:
+        size = (x.aval if is_linear(x) else get_aval(x)).shape[dimension]
+        if is_linear(x):
+            starts, limits = [0] * len(shape), list(shape)
+            starts[dimension], limits[dimension] = start, start + size
+            cts.append(lax.slice(ct, starts, limits))
+        else:
+            cts.append(None)
+        start += size
+    return cts
+
+
+transpose_rules[lax.reduce_sum_p] = _reduce_sum_transpose
+transpose_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_transpose
+transpose_rules[lax.reshape_p] = lambda ct, x, **params: [lax.reshape(ct, x.aval.shape)]
+transpose_rules[lax.squeeze_p] = lambda ct, x, **params: [lax.reshape(ct, x.aval.shape)]
+transpose_rules[lax.transpose_p] = lambda ct, x, *, permutation: [
+    lax.transpose(ct, np.argsort(permutation).tolist())]
+transpose_rules[lax.rev_p] = lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)]
+transpose_rules[lax.select_n_p] = _select_n_transpose
+transpose_rules[lax.concatenate_p] = _concatenate_transpose
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    if is_linear(x) and is_linear(y):
+        raise ValueError("dot_general of two linear values is not linear")
+    x_aval = x.aval if is_linear(x) else get_aval(x)
+    y_aval = y.aval if is_linear(y) else get_aval(y)
+    x_free = [i for i in range(x_aval.ndim) if i not in x_batch + x_contract]
+    y_free = [j for j in range(y_aval.ndim) if j not in y_batch + y_contract]
+    batch = list(range(len(x_batch)))
+    ct_x_free = list(range(len(batch), len(batch) + len(x_free)))
+    ct_y_free = list(range(len(batch) + len(x_free), get_aval(ct).ndim))
+    if is_linear(x):
+        out = lax.dot_general(ct, y, ((ct_y_free, y_free), (batch, list(y_batch))),
+                              preferred_element_type)
+        order = (list(x_batch) + x_free
+                 + [x_contract[list(y_contract).index(j)] for j in sorted(y_contract)])
+        target = x_aval
+    else:
+        out = lax.dot_general(ct, x, ((ct_x_free, x_free), (batch, list(x_batch))),
+                              preferred_element_type)
+        order = (list(y_batch) + y_free
+                 + [y_contract[list(x_contract).index(i)] for i in sorted(x_contract)])
+        target = y_aval
+    out = lax.transpose(out, np.argsort(order).tolist())
+    if get_aval(out).dtype != target.dtype:
+        out = lax.convert_element_type(out, target.dtype)
+    return [out, None] if is_linear(x) else [None, out]
+
+
+transpose_rules[lax.dot_general_p] = _dot_general_transpose
+
+
+pad_p = Primitive("pad")
+
+
+def _padded_shape(shape, padding_config):
+    return tuple(lo + hi + d + max(d - 1, 0) * interior
+                 for d, (lo, hi, interior) in zip(shape, padding_config))
+
+
+def _pad_impl(x, padding_value, *, padding_config):
+    out = np.full(_padded_shape(x.shape, padding_config), padding_value, x.dtype)
+    out[tuple(slice(lo, lo + (d - 1) * (interior + 1) + 1 if d else lo, interior + 1)
+              for d, (lo, hi, interior) in zip(x.shape, padding_config))] = x
+    return out
+
+
+def _pad_abstract(x, padding_value, *, padding_config):
+    if len(padding_config) != x.ndim or any(n < 0 for cfg in padding_config for n in cfg):
+        raise TypeError(f"pad needs one non-negative (low, high, interior) per dimension of "
+                        f"{x.str_short()}, got {padding_config}")
+    if padding_value.shape or padding_value.dtype != x.dtype:
+        raise TypeError(f"pad's padding value must be a scalar of dtype {x.dtype.name}, got "
+                        f"{padding_value.str_short()}")
+    return x.update(shape=_padded_shape(x.shape, padding_config))
+
+
+def pad(x, padding_value, padding_config):
+    return pad_p.bind(x, padding_value, padding_config=tuple(map(tuple, padding_config)))
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    shape = x.aval.shape
+    strides = strides or (1,) * len(shape)
+    config = []
+    for d, start, stride, n in zip(shape, start_indices, strides, get_aval(ct).shape):
+        end = start + (n - 1) * stride + 1 if n else start
+        config.append((start, d - end, stride - 1))
+    return [pad(ct, Array(np.zeros((), x.aval.dtype)), config)]
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    shape = get_aval(ct).shape
+    t_x = lax.slice(ct, [lo for lo, _, _ in padding_config],
+                    [n - hi for n, (_, hi, _) in zip(shape, padding_config)],
+                    [interior + 1 for _, _, interior in padding_config])
+    t_value = None
+    if is_linear(padding_value):    # the padding value's cotangent: everything not from x
+        everything = range(len(shape))
+        t_value = lax.sub(lax.reduce_sum(ct, everything), lax.reduce_sum(t_x, everything))
+    return [t_x if is_linear(x) else None, t_value]
+
+
+def _pad_batching_rule(vals, dims, *, padding_config):
+    (x, value), (x_dim, value_dim) = vals, dims
+    if value_dim is not None:
+        raise NotImplementedError("vmap of pad over its padding value")
+    config = list(padding_config)
+    config.insert(x_dim, (0, 0, 0))
+    return pad(x, value, config), x_dim
+
+
+impl_rules[pad_p] = _pad_impl
+abstract_eval_rules[pad_p] = _pad_abstract
+deflinear(pad_p)
+batching_rules[pad_p] = _pad_batching_rule
+transpose_rules[lax.slice_p] = _slice_transpose
+transpose_rules[pad_p] = _pad_transpose
+
+
+def vjp(fun, *primals, has_aux=False):
+    """`(fun(*primals), vjp_fun)`, where `vjp_fun(cotangent)` is the cotangent of `primals`;
+    with `has_aux`, `fun` returns `(output, aux)` and so does this, as `(out, vjp_fun, aux)`."""
+    primals_flat, in_tree = tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(_split_aux(fun) if has_aux else fun, in_tree)
+    out_flat, linear = linearize_flat(flat_fun, primals_flat)
+    out_tree = out_tree()
+    if has_aux:
+        out_tree, aux_tree = out_tree.children()
+        n = out_tree.num_leaves
+        out_flat, aux_flat = out_flat[:n], out_flat[n:]
+        jaxpr = linear.jaxpr
+        linear = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:n]),
+                             linear.consts)
+    out_avals = [get_aval(o) for o in out_flat]
+    in_floats, in_avals = [is_float(p) for p in primals_flat], [get_aval(p) for p in primals_flat]
+
+    def vjp_fun(cotangent):
+        cts_flat, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"the cotangent must have the structure of the function's output, "
+                            f"{out_tree}, but it has {ct_tree}")
+        for ct, aval in zip(cts_flat, out_avals):
+            want = tangent_aval(aval)
+            got = (np.shape(ct), ct.dtype if getattr(ct, "dtype", None) == float0
+                   else get_aval(ct).dtype)
+            if got != (want.shape, want.dtype):
+                raise ValueError(f"a cotangent of type {_type_str(*got)} was given for an "
+                                 f"output of type {aval.str_short()}")
+        cts = [ct for ct, aval in zip(cts_flat, out_avals) if aval.dtype.kind == "f"]
+        cts_in = backward_pass(linear.jaxpr, linear.consts,
+                               [UndefinedPrimal(a) for a in linear.in_avals], cts)
+        return tree_unflatten(in_tree, _fill(map(instantiate_zeros, cts_in), in_floats, in_avals))
+
+    out = tree_unflatten(out_tree, out_flat)
+    return (out, vjp_fun, tree_unflatten(aux_tree, aux_flat)) if has_aux else (out, vjp_fun)
+
+
+def _type_str(shape, dtype):
+    if dtype == float0:
+        return f"float0[{','.join(map(str, shape))}]"
+    return ShapedArray(shape, dtype).str_short()
+
+
+def _split_aux(fun):
+    def with_aux(*args):
+        result = fun(*args)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            what = (f"a {type(result).__name__} of length {len(result)}"
+                    if isinstance(result, (tuple, list)) else "a single value")
+            raise TypeError("with has_aux=True the function must return a pair (output, aux), "
+                            f"but it returned {what}")
+        return tuple(result)
+    return with_aux
+
+
+def _argnums_partial(fun, argnums, args):
+    """`fun` as a function of the arguments `argnums` only, the others fixed to `args`."""
+    nums = [i % len(args) for i in argnums]
+
+    def partial_fun(*dynamic):
+        full = list(args)
+        for i, x in zip(nums, dynamic):
+            full[i] = x
+        return fun(*full)
+    return partial_fun, [args[i] for i in nums]
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """A function returning `(fun(*args), gradient)`: the gradient with respect to the
+    positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients)."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def value_and_grad_f(*args):
+        partial_fun, dynamic = _argnums_partial(fun, nums, args)
+        for leaf in tree_flatten(dynamic)[0]:
+            dtype = get_aval(leaf).dtype
+            if dtype.kind != "f":
+                raise TypeError(f"grad requires real-valued inputs (input dtype that is a "
+                                f"sub-dtype of np.floating), but got {dtype.name}. If you want "
+                                f"to use Boolean- or integer-valued inputs, use vjp.")
+        out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
+        out_aval = get_aval(out) if not isinstance(out, (tuple, list, dict)) else None
+        if out_aval is None or out_aval.shape != () or out_aval.dtype.kind != "f":
+            what = out_aval.str_short() if out_aval is not None else \
+                f"a {type(out).__name__}, {tree_flatten(out)[1]}"
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
+                            f"{what}.")
+        grads = vjp_fun(Array(np.ones((), out_aval.dtype)))
+        g = grads[0] if isinstance(argnums, int) else grads
+        return ((out, aux[0]) if has_aux else out), g
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """A function returning the gradient of the scalar function `fun` (and its aux output)."""
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux)
+
+    def grad_f(*args):
+        value, g = value_and_grad_f(*args)
+        return (g, value[1]) if has_aux else g
+    return grad_f
+
+
+def jacrev(fun, argnums=0):
+    """The Jacobian of `fun` with respect to `argnums`, one `vjp` per output row, batched."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def jacfun(*args):
+        partial_fun, dynamic = _argnums_partial(fun, nums, args)
+        out, vjp_fun = vjp(partial_fun, *dynamic)
+        out_flat, out_tree = tree_flatten(out)
+        sizes = [get_aval(o).size for o in out_flat]
+        total = sum(sizes)
+        eye = np.eye(total, dtype=np.float32)
+        basis, start = [], 0
+        for o, size in zip(out_flat, sizes):
+            aval = get_aval(o)
+            basis.append(Array(eye[:, start:start + size].reshape((total,) + aval.shape)
+                               .astype(aval.dtype)))
+            start += size
+        rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*basis)
+        rows = rows[0] if isinstance(argnums, int) else rows
+        jac, start = [], 0
+        for o, size in zip(out_flat, sizes):
+            out_shape = get_aval(o).shape
+            jac.append(tree_map(lambda r: jnp.reshape(r[start:start + size],
+                                                      out_shape + r.shape[1:]), rows))
+            start += size
+        return tree_unflatten(out_tree, jac)
+    return jacfun
+
+
+def hessian(fun, argnums=0):
+    """The Hessian of a scalar function: forward-mode over reverse-mode, as in JAX."""
+    return jacfwd(jacrev(fun, argnums), argnums)

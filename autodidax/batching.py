@@ -1,0 +1,432 @@
+# Generated from chapters/04_vmap.md by `make export`: edit the chapter, not this file.
+
+
+"""Batching: the batching trace, a batching rule for every primitive, `vmap` and `jacfwd`."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from autodidax import lax
+from autodidax import numpy as jnp
+from autodidax.core import (Array, Trace, Tracer, get_aval, set_current_trace,
+                            take_current_trace)
+from autodidax.jvp import TraceTag, jvp
+from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
+                                 tree_unflatten)
+
+not_mapped = None   # the batch dimension of a value that is the same for every example
+
+
+class BatchTracer(Tracer):
+    """A value of a vmapped function: `val` holds every example, stacked along `batch_dim`."""
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace, self.val, self.batch_dim = trace, val, batch_dim
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return aval.update(shape=tuple(shape))
+
+
+batching_rules: dict = {}   # primitive -> rule(vals, dims, **params) -> (out, out_dim)
+
+
+class BatchTrace(Trace):
+    """Interprets primitives on batched values, with the parent trace doing the arithmetic."""
+
+    def __init__(self, parent_trace, tag, axis_size):
+        self.parent_trace, self.tag, self.axis_size = parent_trace, tag, axis_size
+
+    def to_batch_info(self, x):
+        """The value and batch dimension of `x`, which is unbatched unless it is ours."""
+        if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
+            return x.val, x.batch_dim
+        return x, not_mapped
+
+    def process_primitive(self, primitive, tracers, params):
+        vals, dims = zip(*map(self.to_batch_info, tracers))
+        if all(d is not_mapped for d in dims):
+            with set_current_trace(self.parent_trace):
+                return primitive.bind(*vals, **params)
+        rule = batching_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"vmap has no batching rule for the primitive {primitive}: "
+                                      f"register one in autodidax.batching.batching_rules")
+        with set_current_trace(self.parent_trace):
+            out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [x if d is not_mapped else BatchTracer(self, x, d) for x, d in zip(out, out_dim)]
+        return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
+
+
+def batch(f, axis_size, in_dims, args):
+    """Run `f` on the flat list `args`, batched along `in_dims` (`not_mapped` for unbatched
+    arguments). Returns its flat outputs and their batch dimensions."""
+    with take_current_trace() as parent:
+        trace = BatchTrace(parent, TraceTag(), axis_size)
+        tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
+                   for x, d in zip(args, in_dims)]
+        with set_current_trace(trace):
+            outs = f(*tracers)
+        out_vals, out_dims = zip(*map(trace.to_batch_info, outs)) if outs else ((), ())
+    return list(out_vals), list(out_dims)
+
+
+def _vectorized(prim):
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, **params), d
+    return rule
+
+
+for _p in [lax.neg_p, lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.sqrt_p,
+           lax.abs_p, lax.sign_p, lax.square_p, lax.integer_pow_p, lax.convert_element_type_p]:
+    batching_rules[_p] = _vectorized(_p)
+
+
+def _shape(x):
+    return get_aval(x).shape
+
+
+def moveaxis(x, src, dst):
+    """`x` with its axis `src` moved to position `dst`."""
+    if src == dst:
+        return x
+    perm = [i for i in range(len(_shape(x))) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+def broadcast(x, size, axis):
+    """`x` repeated `size` times along a new axis at position `axis`."""
+    shape = list(_shape(x))
+    shape.insert(axis, size)
+    return lax.broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != axis])
+
+
+def bdim_at_front(x, bdim, size):
+    """`x` with its batch axis first; an unbatched `x` is repeated `size` times."""
+    return broadcast(x, size, 0) if bdim is not_mapped else moveaxis(x, bdim, 0)
+
+
+def _broadcasting(prim):
+    def rule(vals, dims, **params):
+        ranks = [len(_shape(x)) - (d is not not_mapped) for x, d in zip(vals, dims)]
+        rank = max(ranks)
+        out_dim = next((d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0)
+        vals = [_align(x, d, r, rank, out_dim) for x, d, r in zip(vals, dims, ranks)]
+        return prim.bind(*vals, **params), out_dim
+    return rule
+
+
+def _align(x, d, rank, out_rank, out_dim):
+    """An operand of an elementwise primitive, made to agree with a batched output of rank
+    `out_rank` per example, batched along `out_dim`, without copying it."""
+    if d is not_mapped:
+        return x if rank == 0 else lax.expand_dims(x, [out_dim])
+    if rank == out_rank:
+        return moveaxis(x, d, out_dim)
+    return lax.expand_dims(x, [i for i in range(out_rank + 1) if i != out_dim])
+
+
+for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.pow_p,
+           lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p]:
+    batching_rules[_p] = _broadcasting(_p)
+
+
+def _select_n_rule(vals, dims, **params):
+    (which, *cases), (wd, *case_dims) = vals, dims
+    size = next(_shape(x)[d] for x, d in zip(vals, dims) if d is not not_mapped)
+    which_rank = len(_shape(which)) - (wd is not not_mapped)
+    case_rank = len(_shape(cases[0])) - (case_dims[0] is not not_mapped)
+    d0 = case_dims[0]
+    if d0 is not not_mapped and all(d == d0 for d in case_dims) and (
+            (wd is not_mapped and which_rank == 0) or (wd == d0 and which_rank == case_rank)):
+        return lax.select_n_p.bind(which, *cases, **params), d0
+    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+    if wd is not not_mapped or which_rank != 0:
+        if which_rank == case_rank:
+            which = bdim_at_front(which, wd, size)
+        else:   # one predicate per example, for cases that are arrays
+            which = lax.broadcast_in_dim(which, _shape(cases[0]), [0])
+    return lax.select_n_p.bind(which, *cases, **params), 0
+
+
+batching_rules[lax.select_n_p] = _select_n_rule
+
+
+def _reducer(prim):
+    def rule(vals, dims, *, axes, **params):
+        (x,), (d,) = vals, dims
+        out_dim = d - sum(a < d for a in axes)
+        return prim.bind(x, axes=tuple(a + (a >= d) for a in axes), **params), out_dim
+    return rule
+
+
+for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p]:
+    batching_rules[_p] = _reducer(_p)
+
+
+def _transpose_rule(vals, dims, *, permutation, **params):
+    (x,), (d,) = vals, dims
+    perm = tuple(p + (p >= d) for p in permutation)
+    return lax.transpose_p.bind(x, permutation=perm[:d] + (d,) + perm[d:], **params), d
+
+
+def _squeeze_rule(vals, dims, *, dimensions, **params):
+    (x,), (d,) = vals, dims
+    out_dim = d - sum(a < d for a in dimensions)
+    return lax.squeeze_p.bind(x, dimensions=tuple(a + (a >= d) for a in dimensions),
+                              **params), out_dim
+
+
+def _rev_rule(vals, dims, *, dimensions, **params):
+    (x,), (d,) = vals, dims
+    return lax.rev_p.bind(x, dimensions=tuple(a + (a >= d) for a in dimensions), **params), d
+
+
+def _slice_rule(vals, dims, *, start_indices, limit_indices, strides, **params):
+    (x,), (d,) = vals, dims
+    insert = lambda t, v: None if t is None else t[:d] + (v,) + t[d:]
+    return lax.slice_p.bind(x, start_indices=insert(start_indices, 0),
+                            limit_indices=insert(limit_indices, _shape(x)[d]),
+                            strides=insert(strides, 1), **params), d
+
+
+def _broadcast_in_dim_rule(vals, dims, *, shape, broadcast_dimensions, **params):
+    (x,), (d,) = vals, dims
+    bdims, n = broadcast_dimensions, len(broadcast_dimensions)
+    out_dim = bdims[d] if d < n else (bdims[-1] + 1 if n else 0)
+    shape = shape[:out_dim] + (_shape(x)[d],) + shape[out_dim:]
+    bdims = tuple(b + (b >= out_dim) for b in bdims)
+    return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bdims[:d]
+                                       + (out_dim,) + bdims[d:], **params), out_dim
+
+
+def _concatenate_rule(vals, dims, *, dimension, **params):
+    d, size = next((d, _shape(x)[d]) for x, d in zip(vals, dims) if d is not not_mapped)
+    xs = [broadcast(x, size, d) if xd is not_mapped else moveaxis(x, xd, d)
+          for x, xd in zip(vals, dims)]
+    return lax.concatenate_p.bind(*xs, dimension=dimension + (dimension >= d), **params), d
+
+
+def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    if dimensions is not None:
+        dimensions = (0,) + tuple(p + 1 for p in dimensions)
+    return lax.reshape_p.bind(x, new_sizes=(_shape(x)[0],) + new_sizes, dimensions=dimensions,
+                              **params), 0
+
+
+batching_rules.update({
+    lax.transpose_p: _transpose_rule, lax.squeeze_p: _squeeze_rule, lax.rev_p: _rev_rule,
+    lax.slice_p: _slice_rule, lax.broadcast_in_dim_p: _broadcast_in_dim_rule,
+    lax.concatenate_p: _concatenate_rule, lax.reshape_p: _reshape_rule,
+})
+
+
+def _bump(axes, d):
+    """Per-example axis numbers, renumbered for a value batched along `d`."""
+    return tuple(a + (a >= d) for a in axes)
+
+
+def _dot_general_rule(vals, dims, *, dimension_numbers, **params):
+    (x, y), (dx, dy) = vals, dims
+    (xc, yc), (xb, yb) = dimension_numbers
+    if dx is not not_mapped and dy is not not_mapped:
+        new_dims = ((_bump(xc, dx), _bump(yc, dy)), ((dx,) + _bump(xb, dx), (dy,) + _bump(yb, dy)))
+        out_dim = 0
+    elif dx is not not_mapped:
+        new_dims = ((_bump(xc, dx), yc), (_bump(xb, dx), yb))
+        x_free = [a for a in range(len(_shape(x)) - 1) if a not in xc + xb]
+        out_dim = len(xb) + sum(a < dx for a in x_free)
+    else:
+        new_dims = ((xc, _bump(yc, dy)), (xb, _bump(yb, dy)))
+        y_free = [a for a in range(len(_shape(y)) - 1) if a not in yc + yb]
+        x_free_count = len(_shape(x)) - len(xc) - len(xb)
+        out_dim = len(xb) + x_free_count + sum(a < dy for a in y_free)
+    return lax.dot_general_p.bind(x, y, dimension_numbers=new_dims, **params), out_dim
+
+
+batching_rules[lax.dot_general_p] = _dot_general_rule
+
+
+def _flatten_axes(what, axes, tree, whose):
+    """One axis per leaf of `tree`, from `axes`, a prefix of `tree` with ints and Nones as leaves."""
+    axis_leaves, axis_tree = tree_flatten(axes, is_leaf=lambda a: a is None)
+    try:
+        subtrees = axis_tree.flatten_up_to(tree)
+    except ValueError as e:
+        where = str(e).split("\n")[0].partition(" at ")[2]
+        where = where.replace("the structure", what).replace("the tree has", f"the {whose} have")
+        raise ValueError(f"vmap {what} must be a tree prefix of the {whose}, but at {where}"
+                         f"\n  {what}: {axes!r}\n  {whose}: {tree_structure(tree)}") from None
+    return [a for a, sub in zip(axis_leaves, subtrees) for _ in tree_flatten(sub)[0]]
+
+
+def _key_paths(treedef, prefix=""):
+    """A name for each leaf of `treedef`, as Python would index it: `[0]['w']`, `.x`."""
+    if treedef.node_type is None:
+        return [prefix]
+    kind, paths = treedef.node_type.type, []
+    for i, child in enumerate(treedef.child_treedefs):
+        if issubclass(kind, dict):
+            key = f"[{treedef.node_data[i]!r}]"
+        elif issubclass(kind, tuple) and hasattr(kind, "_fields"):
+            key = f".{kind._fields[i]}"
+        else:
+            key = f"[{i}]"
+        paths += _key_paths(child, prefix + key)
+    return paths
+
+
+def _arg_names(f, in_tree):
+    """A name for each leaf of the positional arguments of `f`: `argument params['w']`."""
+    try:
+        params = [p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, child in enumerate(in_tree.child_treedefs):
+        arg = f"argument {params[i]}" if i < len(params) else f"args[{i}]"
+        names += [arg + path for path in _key_paths(child)]
+    return names
+
+
+def _canonical_in_axis(x, axis, name):
+    if axis is None:
+        return not_mapped
+    shape = _shape(x)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"vmap was asked to map {name()} along axis {axis}, but it has rank "
+                         f"{len(shape)} (shape {shape}): its in_axes must be None or in "
+                         f"[{-len(shape)}, {len(shape)})")
+    return axis % len(shape)
+
+
+def _mapped_axis_size(args, in_dims, names, in_axes):
+    sizes = [None if d is not_mapped else _shape(x)[d] for x, d in zip(args, in_dims)]
+    distinct = {s for s in sizes if s is not None}
+    if len(distinct) == 1:
+        return distinct.pop()
+    if not distinct:
+        raise ValueError("vmap needs at least one argument with a mapped axis, to know the size "
+                         f"of the batch, but in_axes={in_axes!r} maps none of the arguments")
+    lines = [f"  axis {d} of {n} ({get_aval(x).str_short()}) has size {s}"
+             for x, d, n, s in zip(args, in_dims, names(), sizes) if s is not None]
+    raise ValueError("vmap got arguments whose mapped axes have different sizes:\n"
+                     + "\n".join(lines))
+
+
+def _move_to_out_axis(x, src, dst, axis_size, name):
+    if dst is None:
+        if src is not_mapped:
+            return x
+        raise ValueError(f"vmap out_axes is None for {name()}, which says that it is the same "
+                         f"for every example, but it is batched (along axis {src})")
+    rank = len(_shape(x)) + (src is not_mapped)
+    if not -rank <= dst < rank:
+        raise ValueError(f"vmap out_axes {dst} is out of range for {name()}, which has rank "
+                         f"{rank} with the mapped axis: out_axes must be in [{-rank}, {rank})")
+    dst %= rank
+    return broadcast(x, axis_size, dst) if src is not_mapped else moveaxis(x, src, dst)
+
+
+def _check_axes_spec(what, axes):
+    leaves = tree_flatten(axes, is_leaf=lambda a: a is None)[0]
+    if not all(a is None or type(a) is int for a in leaves):
+        raise TypeError(f"vmap {what} must be an int, None, or a (nested) tuple, list or dict "
+                        f"with those as leaves, but got {axes!r}")
+
+
+def vmap(f, in_axes=0, out_axes=0):
+    """`f` vectorised: its positional arguments are batched along `in_axes` (an int, None, or
+    a tuple with one pytree prefix per argument), its outputs along `out_axes`."""
+    in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple with one entry per "
+                        f"positional argument, but got {in_axes!r}")
+    _check_axes_spec("in_axes", in_axes)
+    _check_axes_spec("out_axes", out_axes)
+
+    def batched_f(*args):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes has {len(in_axes)} entries, but the function was "
+                             f"called with {len(args)} positional arguments; in_axes must be an "
+                             "int, None, or a tuple with one entry per positional argument")
+        args_flat, in_tree = tree_flatten(args)
+        names = lambda: _arg_names(f, in_tree)
+        in_dims = _flatten_axes("in_axes", in_axes, args, "arguments")
+        in_dims = [_canonical_in_axis(x, d, lambda i=i: names()[i])
+                   for i, (x, d) in enumerate(zip(args_flat, in_dims))]
+        axis_size = _mapped_axis_size(args_flat, in_dims, names, in_axes)
+        flat_f, out_tree = flatten_fun(f, in_tree)
+        out_vals, out_dims = batch(flat_f, axis_size, in_dims, args_flat)
+        outs = tree_unflatten(out_tree(), out_vals)
+        out_dests = _flatten_axes("out_axes", out_axes, outs, "outputs")
+        out_names = lambda: ["the output" + p for p in _key_paths(out_tree())]
+        outs = [_move_to_out_axis(x, src, dst, axis_size, lambda i=i: out_names()[i])
+                for i, (x, src, dst) in enumerate(zip(out_vals, out_dims, out_dests))]
+        return tree_unflatten(out_tree(), outs)
+
+    batched_f.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
+    batched_f.__wrapped__ = f
+    return batched_f
+
+
+def jacfwd(f, argnums=0):
+    """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
+    tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def jacfun(*args):
+        if any(not -len(args) <= i < len(args) for i in nums):
+            raise ValueError(f"jacfwd: argnums {argnums} is out of range for a function called "
+                             f"with {len(args)} positional arguments")
+        nums_ = [i % len(args) for i in nums]
+        dyn_args = tuple(args[i] for i in nums_)
+        leaves, in_tree = tree_flatten(dyn_args)
+        avals = [get_aval(x) for x in leaves]
+        for aval in avals:
+            if aval.dtype.kind != "f":
+                raise TypeError(f"jacfwd requires floating-point inputs, but got "
+                                f"{aval.dtype.name}; for other inputs use jvp directly")
+
+        def f_of_leaves(*dyn_leaves):
+            full = list(args)
+            for i, x in zip(nums_, tree_unflatten(in_tree, dyn_leaves)):
+                full[i] = x
+            return f(*full)
+
+        n = sum(a.size for a in avals)
+        eye, basis, start = np.eye(n), [], 0
+        for a in avals:
+            slab = eye[:, start:start + a.size].reshape((n,) + a.shape)
+            basis.append(Array(slab.astype(a.dtype)))
+            start += a.size
+        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents)[1]
+        jac = vmap(pushfwd, out_axes=-1)(*basis)
+        example = tree_structure(dyn_args[0]) if single else in_tree
+        return tree_map(lambda j: _unravel(j, avals, example), jac)
+
+    return jacfun
+
+
+def _unravel(jac, in_avals, in_tree):
+    """Cut the last axis of one output leaf's Jacobian into one block per input leaf."""
+    out_shape, blocks, start = _shape(jac)[:-1], [], 0
+    for a in in_avals:
+        blocks.append(jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape))
+        start += a.size
+    return tree_unflatten(in_tree, blocks)

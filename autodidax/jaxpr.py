@@ -1,0 +1,552 @@
+# Generated from chapters/05_jaxprs.md by `make export`: edit the chapter, not this file.
+
+
+"""Jaxprs: the data structures, a printer in JAX's format, a type checker, an interpreter,
+and tracing a Python function into a jaxpr."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from autodidax import lax
+from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
+                            get_aval, set_current_trace)
+from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
+
+
+class Var:
+    """A variable of a jaxpr: an aval, and an identity."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """A scalar constant written in place in an equation."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val, self.aval = val, aval
+
+    def __repr__(self):
+        return f"Literal({_literal_str(self)})"
+
+
+def _literal_str(lit: Literal) -> str:
+    return f"{np.asarray(lit.val).item()}:{lit.aval.str_short()}"
+
+
+class SourceInfo(NamedTuple):
+    """The user's line of code that bound a primitive."""
+    filename: str
+    lineno: int
+    function: str
+
+    def __str__(self):
+        return f"{os.path.basename(self.filename)}:{self.lineno} ({self.function})"
+
+
+class JaxprEqn(NamedTuple):
+    primitive: Primitive
+    invars: list          # Vars and Literals
+    outvars: list         # Vars
+    params: dict
+    source_info: SourceInfo | None
+
+    def __repr__(self):
+        return pp_eqn(self, _names_for([])).format()
+
+
+class Jaxpr:
+    """A program: constant variables, input variables, equations, outputs."""
+    __slots__ = ("constvars", "invars", "eqns", "outvars")
+
+    def __init__(self, constvars, invars, eqns, outvars):
+        self.constvars, self.invars = list(constvars), list(invars)
+        self.eqns, self.outvars = list(eqns), list(outvars)
+
+    def __str__(self):
+        return pp_jaxpr(self).format()
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr with the values of its constants: what `make_jaxpr` returns."""
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        self.jaxpr, self.consts = jaxpr, list(consts)
+
+    eqns = property(lambda self: self.jaxpr.eqns)
+    in_avals = property(lambda self: [v.aval for v in self.jaxpr.invars])
+    out_avals = property(lambda self: [v.aval for v in self.jaxpr.outvars])
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+
+class Doc:
+    """A document for the pretty printer."""
+    __slots__ = ()
+
+    def __add__(self, other):
+        return Concat((self, other))
+
+    def format(self, width: int = 80) -> str:
+        return _format(self, width)
+
+
+class Text(Doc):
+    __slots__ = ("s",)
+    def __init__(self, s): self.s = s
+
+
+class Brk(Doc):
+    __slots__ = ("s",)
+    def __init__(self, s=" "): self.s = s
+
+
+class Concat(Doc):
+    __slots__ = ("parts",)
+    def __init__(self, parts): self.parts = tuple(parts)
+
+
+class Nest(Doc):
+    __slots__ = ("n", "child")
+    def __init__(self, n, child): self.n, self.child = n, child
+
+
+class Group(Doc):
+    __slots__ = ("child",)
+    def __init__(self, child): self.child = child
+
+
+def join(sep: Doc, docs) -> Doc:
+    parts = []
+    for i, d in enumerate(docs):
+        if i:
+            parts.append(sep)
+        parts.append(d)
+    return Concat(parts)
+
+
+def _fits(doc: Doc, room: int) -> bool:
+    """Whether `doc`, printed flat, takes at most `room` characters."""
+    stack = [doc]
+    while stack and room >= 0:
+        d = stack.pop()
+        if type(d) in (Text, Brk):
+            room -= len(d.s)
+        elif type(d) is Concat:
+            stack.extend(d.parts)
+        else:
+            stack.append(d.child)
+    return room >= 0
+
+
+def _format(doc: Doc, width: int) -> str:
+    out, column = [], 0
+    stack = [(0, False, doc)]          # (indentation, flat?, document), without recursion
+    while stack:
+        indent, flat, d = stack.pop()
+        kind = type(d)
+        if kind is Text:
+            out.append(d.s)
+            column += len(d.s)
+        elif kind is Brk:
+            if flat:
+                out.append(d.s)
+                column += len(d.s)
+            else:
+                out.append("\n" + " " * indent)
+                column = indent
+        elif kind is Concat:
+            stack.extend((indent, flat, p) for p in reversed(d.parts))
+        elif kind is Nest:
+            stack.append((indent + d.n, flat, d.child))
+        else:
+            stack.append((indent, flat or _fits(d.child, width - column), d.child))
+    return "".join(out)
+
+
+def _var_name(i: int) -> str:
+    name = ""
+    while not name or i:
+        i, digit = divmod(i, 26)
+        name = chr(ord("a") + digit) + name
+    return name
+
+
+class _Names(dict):
+    """Names for the variables of one printing, given on first use."""
+    def __init__(self, taken=()):
+        super().__init__()
+        self.count, self.taken, self.shared = 0, set(taken), {}
+
+    def __missing__(self, var):
+        name = _var_name(self.count)
+        self.count += 1
+        while name in self.taken:
+            name = _var_name(self.count)
+            self.count += 1
+        self[var] = name
+        return name
+
+
+def _names_for(jaxprs, taken=()) -> _Names:
+    names = _Names(taken)
+    for jaxpr in jaxprs:                   # outputs nothing reads are printed as `_`
+        used = {v for v in jaxpr.outvars if isinstance(v, Var)}
+        for eqn in reversed(jaxpr.eqns):
+            for v in eqn.outvars:
+                if v not in used:
+                    names[v] = "_"
+            used.update(v for v in eqn.invars if isinstance(v, Var))
+    return names
+
+
+def pp_vars(vs, names, *, separator="", print_shapes=False) -> Doc:
+    docs = [Text(names[v] + (":" + v.aval.str_short() if print_shapes else ""))
+            if isinstance(v, Var) else Text(_literal_str(v)) for v in vs]
+    return Nest(2, Group(join(Text(separator) + Group(Brk()), docs)))
+
+
+pp_param_rules: dict = {}     # primitive -> function(params) -> the params to print
+
+
+def _pp_param(key, value, names) -> Doc:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        return Text(f"{key}=") + _pp_jaxpr(_open(value), names)
+    if type(value) is tuple and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+        docs = [_pp_jaxpr(_open(j), names) for j in value]
+        return Text(f"{key}=") + Group(Nest(2, Text("(") + Brk("") + join(Brk(), docs))
+                                       + Brk("") + Text(")"))
+    return Text(f"{key}={value}")
+
+
+def _open(j):
+    return j.jaxpr if isinstance(j, ClosedJaxpr) else j
+
+
+pp_eqn_rules: dict = {}       # primitive -> function(eqn, names) -> Doc, to print it specially
+
+
+def pp_eqn(eqn: JaxprEqn, names) -> Doc:
+    return pp_eqn_rules.get(eqn.primitive, pp_eqn_plain)(eqn, names)
+
+
+def pp_eqn_plain(eqn: JaxprEqn, names, params=None) -> Doc:
+    """`outs = primitive[params] ins`; `params` is a list of (name, value), sorted by default."""
+    if params is None:
+        shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
+        params = [(k, shown[k]) for k in sorted(shown)]
+    lhs = pp_vars(eqn.outvars, names, print_shapes=True)     # names are given in this order
+    rhs = [Text(eqn.primitive.name)]
+    if params:
+        pairs = [_pp_param(k, v, names) for k, v in params]
+        rhs.append(Group(Nest(2, Text("[") + Brk("") + join(Brk(), pairs)) + Brk("") + Text("]")))
+    rhs.append(Text(" ") + pp_vars(eqn.invars, names))
+    return Concat([lhs, Text(" = "), *rhs]) if eqn.outvars else Concat(rhs)
+
+
+def suggest_same_names(names, for_vars, like_vars) -> None:
+    """Name the variables `for_vars` (of a nested jaxpr) like `like_vars` (the equation's)."""
+    if len(for_vars) != len(like_vars):
+        return
+    used = set()
+    for v, like in zip(for_vars, like_vars):
+        if type(like) is Var and like not in used and type(v) is Var and v not in names:
+            used.add(like)
+            names[v] = names[like]
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, names) -> Doc:
+    if jaxpr in names.shared:
+        return Text(names.shared[jaxpr])
+    head = [Text("{ lambda "), pp_vars(jaxpr.constvars, names, print_shapes=True), Text("; "),
+            pp_vars(jaxpr.invars, names, print_shapes=True), Text(". let")]
+    eqns = Nest(2, Brk() + join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns]))
+    outs = pp_vars(jaxpr.outvars, names, separator=",")
+    end = Text(",)" if len(jaxpr.outvars) == 1 else ")")
+    return Group(Nest(2, Concat([*head, eqns, Brk(), Text("in ("), outs, end])) + Text(" }"))
+
+
+def _subjaxprs(jaxpr: Jaxpr):
+    """(name, jaxpr) for the jaxprs in the parameters of `jaxpr`'s equations."""
+    for eqn in jaxpr.eqns:
+        name = str(eqn.params.get("name", "jaxpr")).strip("<>")
+        for value in eqn.params.values():
+            for j in (value if type(value) is tuple else (value,)):
+                if isinstance(j, (Jaxpr, ClosedJaxpr)):
+                    yield name, _open(j)
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> Doc:
+    """The document for a whole jaxpr, naming its variables (and its nested jaxprs') afresh.
+
+    As in JAX, a nested jaxpr used more than once, or longer than ten equations, is printed
+    once, first, as `let NAME = { lambda ... } in`, and referred to by its name."""
+    counts, first_names, order, todo = {}, {}, [], [jaxpr]
+    while todo:
+        j = todo.pop(0)
+        if j not in counts:
+            order.append(j)
+        counts[j] = counts.get(j, 0) + (2 if j is not jaxpr and len(j.eqns) > 10 else 1)
+        for name, sub in _subjaxprs(j):
+            first_names.setdefault(sub, name)
+            todo.append(sub)
+    shared, used = {}, {}
+    for j in order:
+        if counts[j] > 1 and j is not jaxpr:
+            base = first_names[j]
+            shared[j] = base if base not in used else f"{base}{used[base]}"
+            used[base] = used.get(base, 0) + 1
+    names = _names_for(order, taken=shared.values())
+    docs = []
+    for j, name in shared.items():
+        docs += [Text(f"let {name} = "), _pp_jaxpr(j, names), Text(" in"), Brk()]
+        names.shared[j] = name
+    return Concat(docs + [_pp_jaxpr(jaxpr, names)])
+
+
+def _broadcast_in_dim_params(params):
+    shown = {k: v for k, v in params.items() if k != "shape"}
+    if not shown["broadcast_dimensions"]:
+        del shown["broadcast_dimensions"]
+    return shown
+
+
+def _dot_general_params(params):
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown = {k: v for k, v in params.items() if v is not None}
+    shown["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return shown
+
+
+pp_param_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_params
+pp_param_rules[lax.dot_general_p] = _dot_general_params
+
+
+class JaxprTracer(Tracer):
+    """Stands for a variable of the jaxpr being built."""
+    __slots__ = ("_var",)
+
+    def __init__(self, trace: JaxprTrace, var: Var):
+        self._trace, self._var = trace, var
+
+    @property
+    def aval(self):
+        return self._var.aval
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else "<notebook>"
+
+
+def user_source_info(depth: int = 2) -> SourceInfo | None:
+    """The innermost caller outside the autodidax package."""
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return SourceInfo(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
+class JaxprTrace(Trace):
+    """Records the primitives applied to its tracers as the equations of a jaxpr
+    (JAX's DynamicJaxprTrace)."""
+
+    def __init__(self):
+        self.eqns = []
+        self.constvars = {}     # id(value) -> (Var, value): each constant once
+
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        return JaxprTracer(self, Var(aval))
+
+    def to_atom(self, x):
+        """The jaxpr input for an argument: its variable, a literal or a constant variable."""
+        if type(x) is JaxprTracer and x._trace is self:
+            return x._var
+        aval = get_aval(x)
+        if not aval.shape and not isinstance(x, Tracer):
+            return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float)
+                           else np.asarray(x), aval)
+        var_and_value = self.constvars.get(id(x))
+        if var_and_value is None:
+            var_and_value = self.constvars[id(x)] = (Var(aval), x)
+        return var_and_value[0]
+
+    def process_primitive(self, primitive, args, params):
+        invars = [self.to_atom(x) for x in args]
+        out_avals = abstract_eval_rules[primitive](*[v.aval for v in invars], **params)
+        if primitive.multiple_results:
+            outvars = [Var(a) for a in out_avals]
+        else:
+            outvars = [Var(out_avals)]
+        self.eqns.append(JaxprEqn(primitive, invars, outvars, params, user_source_info()))
+        outs = [JaxprTracer(self, v) for v in outvars]
+        return outs if primitive.multiple_results else outs[0]
+
+    def to_jaxpr(self, in_tracers, out_values) -> ClosedJaxpr:
+        outvars = [self.to_atom(x) for x in out_values]
+        constvars, consts = zip(*self.constvars.values()) if self.constvars else ((), ())
+        jaxpr = Jaxpr(constvars, [t._var for t in in_tracers], self.eqns, outvars)
+        return ClosedJaxpr(jaxpr, consts)
+
+
+def trace_to_jaxpr(flat_fun, in_avals) -> ClosedJaxpr:
+    """Trace `flat_fun(*tracers) -> list of outputs` to a closed jaxpr."""
+    trace = JaxprTrace()
+    in_tracers = [trace.new_arg(aval) for aval in in_avals]
+    with set_current_trace(trace):
+        outs = flat_fun(*in_tracers)
+    return trace.to_jaxpr(in_tracers, outs)
+
+
+def make_jaxpr(fun, static_argnums=()):
+    """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the types of `args`, as JAX's."""
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def make(*args):
+        static = {i % len(args) for i in static_argnums}
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+
+        def with_static(*dyn):
+            it = iter(dyn)
+            return fun(*[args[i] if i in static else next(it) for i in range(len(args))])
+
+        flat_args, in_tree = tree_flatten(tuple(dynamic))
+        flat_fun, out_tree = flatten_fun(with_static, in_tree)
+        return trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
+    make.__name__ = f"make_jaxpr({getattr(fun, '__name__', 'fun')})"
+    return make
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is not well typed."""
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Raise JaxprTypeError, naming the equation and the user's line, if `jaxpr` is ill-typed."""
+    names = _Names()
+    _pp_jaxpr(jaxpr, names)                # name the variables in printing order
+    defined = set()
+
+    def define(v, where):
+        if not isinstance(v, Var):
+            raise JaxprTypeError(f"{where}: binds {v!r}, which is not a variable")
+        if v in defined:
+            raise JaxprTypeError(f"{where}: variable {names[v]} is defined twice")
+        defined.add(v)
+
+    def read(v, where):
+        if isinstance(v, Literal):
+            if np.shape(v.val) != v.aval.shape or np.asarray(v.val).dtype != v.aval.dtype:
+                raise JaxprTypeError(f"{where}: literal {v.val!r} does not have its type "
+                                     f"{v.aval.str_short()}")
+        elif v not in defined:
+            raise JaxprTypeError(f"{where}: reads variable {names[v]} before it is defined")
+        return v.aval
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        define(v, "the jaxpr's inputs")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i}, `{pp_eqn(eqn, names).format()}`"
+        if eqn.source_info is not None:
+            where += f" (from {eqn.source_info})"
+        in_avals = [read(v, where) for v in eqn.invars]
+        rule = abstract_eval_rules.get(eqn.primitive)
+        if rule is None:
+            raise JaxprTypeError(f"{where}: {eqn.primitive} has no abstract evaluation rule")
+        try:
+            out = rule(*in_avals, **eqn.params)
+        except (TypeError, ValueError) as e:
+            raise JaxprTypeError(f"{where}: {e}") from None
+        outs = out if eqn.primitive.multiple_results else [out]
+        if len(outs) != len(eqn.outvars):
+            raise JaxprTypeError(f"{where}: {eqn.primitive} gives {len(outs)} outputs, "
+                                 f"the equation binds {len(eqn.outvars)}")
+        for v, aval in zip(eqn.outvars, outs):
+            if (v.aval.shape, v.aval.dtype) != (aval.shape, aval.dtype):
+                types = ", ".join(a.str_short() for a in in_avals)
+                raise JaxprTypeError(f"{where}: expected output type {aval.str_short()} "
+                                     f"({eqn.primitive} of {types}), found "
+                                     f"{names[v]}:{v.aval.str_short()}")
+            define(v, where)
+    for v in jaxpr.outvars:
+        read(v, "the jaxpr's outputs")
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Run `jaxpr` on `consts` and `args` by binding its primitives; returns the list of outputs."""
+    if len(args) != len(jaxpr.invars) or len(consts) != len(jaxpr.constvars):
+        raise TypeError(f"the jaxpr takes {len(jaxpr.constvars)} constants and "
+                        f"{len(jaxpr.invars)} arguments, got {len(consts)} and {len(args)}")
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    """The closed jaxpr as a Python function of its arguments."""
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def jaxpr_graph(jaxpr, *, rankdir="LR"):
+    """A graphviz.Digraph of the data flow in a (closed) jaxpr."""
+    import graphviz    # a book dependency, not the package's: imported only when drawing
+
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    names = _Names()
+    _pp_jaxpr(jaxpr, names)
+    g = graphviz.Digraph(graph_attr={"rankdir": rankdir, "fontsize": "11"},
+                         node_attr={"fontname": "Helvetica", "fontsize": "11"},
+                         edge_attr={"fontname": "Helvetica", "fontsize": "9"})
+    source = {}
+    for v in jaxpr.constvars:
+        source[v] = f"v_{names[v]}"
+        g.node(source[v], names[v], shape="box", style="filled", fillcolor="#dddddd")
+    for v in jaxpr.invars:
+        source[v] = f"v_{names[v]}"
+        g.node(source[v], names[v], shape="ellipse", style="filled", fillcolor="#cfe2f3")
+    for i, eqn in enumerate(jaxpr.eqns):
+        node = f"eqn{i}"
+        params = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
+        detail = "\n".join(f"{k}={v}" for k, v in sorted(params.items())
+                           if not isinstance(v, (Jaxpr, ClosedJaxpr)))
+        g.node(node, f"{eqn.primitive}" + (f"\n{detail}" if detail else ""),
+               shape="box", style="rounded,filled", fillcolor="#fff2cc")
+        for j, v in enumerate(eqn.invars):
+            if isinstance(v, Literal):
+                g.node(f"{node}_lit{j}", str(np.asarray(v.val).item()), shape="plaintext")
+                g.edge(f"{node}_lit{j}", node)
+            else:
+                g.edge(source[v], node, label=v.aval.str_short())
+        for v in eqn.outvars:
+            source[v] = node
+    for i, v in enumerate(jaxpr.outvars):
+        g.node(f"out{i}", f"out {i}", shape="doubleoctagon", style="filled", fillcolor="#d9ead3")
+        if isinstance(v, Literal):
+            g.node(f"out{i}_lit", str(np.asarray(v.val).item()), shape="plaintext")
+            g.edge(f"out{i}_lit", f"out{i}")
+        else:
+            g.edge(source[v], f"out{i}", label=v.aval.str_short())
+    return g

@@ -1,0 +1,377 @@
+# Generated from chapters/03_jvp.md by `make export`: edit the chapter, not this file.
+
+
+"""Forward-mode automatic differentiation: the JVP trace, its rules, `jvp` and `jacfwd`."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from autodidax import lax
+from autodidax import numpy as jnp
+from autodidax.core import (Array, ShapedArray, Trace, Tracer, get_aval, set_current_trace,
+                            take_current_trace, to_numpy)
+from autodidax.tree_util import flatten_fun, tree_flatten, tree_structure, tree_unflatten
+
+float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and bool values
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """The type of the tangents of values of type `aval`: itself for floats, float0 otherwise."""
+    return aval if aval.dtype.kind == "f" else ShapedArray(aval.shape, float0)
+
+
+def _aval_str(aval: ShapedArray) -> str:
+    if aval.dtype == float0:
+        return f"float0[{','.join(map(str, aval.shape))}]"
+    return aval.str_short()
+
+
+class Zero:
+    """A tangent known to be zero. It holds only its type: no array is made."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def from_primal_value(x) -> Zero:
+        """The zero tangent of the value `x`."""
+        return Zero(tangent_aval(get_aval(x)))
+
+    def instantiate(self):
+        return zeros_like_aval(self.aval)
+
+    def __repr__(self):
+        return f"Zero({_aval_str(self.aval)})"
+
+
+def zeros_like_aval(aval: ShapedArray):
+    """An array of zeros of type `aval`, made by the current trace."""
+    if aval.dtype == float0:
+        return np.zeros(aval.shape, float0)
+    zero = Array(np.zeros((), aval.dtype), aval.weak_type)
+    return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+
+
+def instantiate_zeros(tangent):
+    """A real array for a tangent that may be `Zero`."""
+    return zeros_like_aval(tangent.aval) if type(tangent) is Zero else tangent
+
+
+def add_tangents(x, y):
+    """The sum of two tangents of one value, either of which may be `Zero`."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return lax.add(x, y)
+
+
+class TraceTag:
+    """The identity of one application of a transformation; compared with `is`, never by value."""
+    __slots__ = ()
+
+
+class JVPTracer(Tracer):
+    """A value under `jvp`: its primal and its tangent (never a `Zero`: see `maybe_jvp_tracer`)."""
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: JVPTrace, primal, tangent):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return get_aval(self.primal)
+
+    def to_concrete_value(self):
+        primal = self.primal
+        return primal.to_concrete_value() if isinstance(primal, Tracer) else to_numpy(primal)
+
+
+def maybe_jvp_tracer(trace: JVPTrace, primal, tangent):
+    """A tracer for a primal with a tangent; the primal itself when the tangent is `Zero`."""
+    return primal if type(tangent) is Zero else JVPTracer(trace, primal, tangent)
+
+
+jvp_rules: dict = {}   # primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
+
+
+class JVPTrace(Trace):
+    """Processes primitives on (primal, tangent) pairs, with the parent trace for the arithmetic."""
+
+    def __init__(self, parent_trace: Trace, tag: TraceTag):
+        self.parent_trace, self.tag = parent_trace, tag
+
+    def to_primal_tangent_pair(self, val):
+        if isinstance(val, JVPTracer) and val._trace.tag is self.tag:
+            return val.primal, val.tangent
+        return val, Zero.from_primal_value(val)
+
+    def process_primitive(self, primitive, tracers, params):
+        primals, tangents = zip(*map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent_trace):
+                return primitive.bind(*primals, **params)
+        rule = jvp_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented: "
+                                      f"register one in autodidax.jvp.jvp_rules[{primitive}]")
+        with set_current_trace(self.parent_trace):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [maybe_jvp_tracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return maybe_jvp_tracer(self, primal_out, tangent_out)
+
+
+def defjvp2(primitive, *term_rules):
+    """A JVP rule that sums one term per input: `term(t, ans, *primals, **params)` is the
+    contribution of input i's tangent `t`; None for an input that has no derivative."""
+    def rule(primals, tangents, **params):
+        ans = primitive.bind(*primals, **params)
+        tangent_out = Zero.from_primal_value(ans)
+        for term, t in zip(term_rules, tangents):
+            if term is not None and type(t) is not Zero:
+                tangent_out = add_tangents(tangent_out, term(t, ans, *primals, **params))
+        return ans, tangent_out
+    jvp_rules[primitive] = rule
+
+
+def deflinear(primitive):
+    """The JVP rule of a primitive linear in its inputs: the primitive, applied to the tangents."""
+    def rule(primals, tangents, **params):
+        return (primitive.bind(*primals, **params),
+                primitive.bind(*map(instantiate_zeros, tangents), **params))
+    jvp_rules[primitive] = rule
+
+
+def defjvp_zero(primitive):
+    """The JVP rule of a primitive whose output does not move when its inputs move a little."""
+    def rule(primals, tangents, **params):
+        ans = primitive.bind(*primals, **params)
+        return ans, Zero.from_primal_value(ans)
+    jvp_rules[primitive] = rule
+
+
+deflinear(lax.neg_p)
+defjvp2(lax.sin_p, lambda t, ans, x: lax.mul(t, lax.cos(x)))
+defjvp2(lax.cos_p, lambda t, ans, x: lax.neg(lax.mul(t, lax.sin(x))))
+defjvp2(lax.exp_p, lambda t, ans, x: lax.mul(t, ans))
+defjvp2(lax.log_p, lambda t, ans, x: lax.div(t, x))
+defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(t, lax.sub(1.0, lax.mul(ans, ans))))
+defjvp2(lax.sqrt_p, lambda t, ans, x: lax.mul(t, lax.div(0.5, ans)))
+defjvp2(lax.abs_p, lambda t, ans, x: lax.select_n(lax.ge(x, 0.0), lax.neg(t), t))
+defjvp_zero(lax.sign_p)
+defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(2.0, x)))
+
+
+def _broadcast_like(t, ans):
+    shape, t_shape = get_aval(ans).shape, get_aval(t).shape
+    if t_shape == shape:
+        return t
+    return lax.broadcast_in_dim(t, shape, range(len(shape) - len(t_shape), len(shape)))
+
+
+def _balanced_eq(x, z, y):
+    """Where z equals x: 1, or 1/2 if z equals y too; 0 elsewhere."""
+    dtype = get_aval(z).dtype
+    x_eq = lax.convert_element_type(lax.eq(x, z), dtype)
+    y_eq = lax.convert_element_type(lax.eq(y, z), dtype)
+    return lax.div(x_eq, lax.add(1.0, y_eq))
+
+
+def _replace_zero(x):
+    return lax.add(x, lax.convert_element_type(lax.eq(x, 0.0), get_aval(x).dtype))
+
+
+defjvp2(lax.add_p, lambda t, ans, x, y: _broadcast_like(t, ans),
+        lambda t, ans, x, y: _broadcast_like(t, ans))
+defjvp2(lax.sub_p, lambda t, ans, x, y: _broadcast_like(t, ans),
+        lambda t, ans, x, y: lax.neg(_broadcast_like(t, ans)))
+defjvp2(lax.mul_p, lambda t, ans, x, y: lax.mul(t, y), lambda t, ans, x, y: lax.mul(x, t))
+defjvp2(lax.div_p, lambda t, ans, x, y: lax.div(t, y),
+        lambda t, ans, x, y: lax.neg(lax.mul(t, lax.div(ans, y))))
+defjvp2(lax.max_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
+        lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
+defjvp2(lax.min_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
+        lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
+defjvp2(lax.pow_p, lambda t, ans, x, y: lax.mul(t, lax.mul(y, lax.pow(x, lax.sub(y, 1.0)))),
+        lambda t, ans, x, y: lax.mul(t, lax.mul(lax.log(_replace_zero(x)), ans)))
+for _comparison in (lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p):
+    defjvp_zero(_comparison)
+
+
+def _integer_pow_term(t, ans, x, *, y):
+    if y == 0:
+        return Zero.from_primal_value(ans)
+    if y == 1:
+        return t
+    return lax.mul(t, lax.mul(float(y), x if y == 2 else lax.integer_pow(x, y - 1)))
+
+
+defjvp2(lax.integer_pow_p, _integer_pow_term)
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    case_tangents = tangents[1:]
+    return (lax.select_n(which, *cases),
+            lax.select_n(which, *map(instantiate_zeros, case_tangents)))
+
+
+def _convert_element_type_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    ans = lax.convert_element_type_p.bind(x, **params)
+    if params["new_dtype"].kind != "f" or type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    return ans, lax.convert_element_type_p.bind(t, **params)
+
+
+jvp_rules[lax.select_n_p] = _select_n_jvp
+jvp_rules[lax.convert_element_type_p] = _convert_element_type_jvp
+
+
+for _linear in (lax.reduce_sum_p, lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p,
+                lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p):
+    deflinear(_linear)
+
+
+def _reduce_chooser_term(t, ans, x, *, axes, **params):
+    kept_shape = [1 if i in axes else d for i, d in enumerate(get_aval(x).shape)]
+    winners = lax.convert_element_type(lax.eq(x, lax.reshape(ans, kept_shape)),
+                                       get_aval(t).dtype)
+    return lax.div(lax.reduce_sum(lax.mul(t, winners), axes), lax.reduce_sum(winners, axes))
+
+
+defjvp2(lax.reduce_max_p, _reduce_chooser_term)
+defjvp2(lax.reduce_min_p, _reduce_chooser_term)
+defjvp2(lax.dot_general_p,
+        lambda t, ans, x, y, **params: lax.dot_general_p.bind(t, y, **params),
+        lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, t, **params))
+
+
+def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: bool = True):
+    """`fun` takes flat arrays and returns a list of arrays; tangents may be `Zero`.
+    Returns `(primals_out, tangents_out)`, two lists."""
+    with take_current_trace() as parent_trace:
+        trace = JVPTrace(parent_trace, TraceTag())
+        tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
+        with set_current_trace(trace):
+            outs = fun(*tracers)
+        primals_out, tangents_out = [], []
+        for out in outs:
+            p, t = trace.to_primal_tangent_pair(out)
+            primals_out.append(p)
+            tangents_out.append(t)
+    if instantiate:
+        tangents_out = [instantiate_zeros(t) for t in tangents_out]
+    return primals_out, tangents_out
+
+
+def _leaf_names(args: Sequence, what: str) -> list[str]:
+    names = []
+    for i, arg in enumerate(args):
+        n = len(tree_flatten(arg)[0])
+        names += [f"{what}[{i}]"] if n == 1 else [f"leaf {j} of {what}[{i}]" for j in range(n)]
+    return names
+
+
+def _check_tangent(primal, tangent, where: str):
+    """The tangent as `jvp_flat` wants it; a clear error when it does not fit its primal."""
+    p_aval = get_aval(primal)
+    if isinstance(tangent, np.ndarray) and tangent.dtype == float0:
+        t_aval = ShapedArray(tangent.shape, float0)
+    else:
+        t_aval = get_aval(tangent)
+    want = tangent_aval(p_aval)
+    if t_aval.dtype != want.dtype or t_aval.shape != want.shape:
+        hint = ("" if want.dtype != float0 else
+                f"; {p_aval.dtype.name} values have no derivative, and take tangents of dtype "
+                "float0: np.zeros(shape, autodidax.jvp.float0)")
+        raise (TypeError if t_aval.dtype != want.dtype else ValueError)(
+            f"jvp: the tangent of {where} does not match its primal: the primal is "
+            f"{p_aval.str_short()}, so its tangent must be {_aval_str(want)}, but it is "
+            f"{_aval_str(t_aval)}{hint}")
+    return Zero(want) if want.dtype == float0 else tangent
+
+
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+    """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
+    `tangents`, both in the structure of `fun`'s output."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    primals_flat, in_tree = tree_flatten(tuple(primals))
+    tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError("primal and tangent arguments to jvp must have the same tree structure; "
+                        f"primals have tree structure {in_tree} whereas tangents have tree "
+                        f"structure {tangent_tree}.")
+    tangents_flat = [_check_tangent(p, t, where) for p, t, where
+                     in zip(primals_flat, tangents_flat, _leaf_names(primals, "primals"))]
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
+    return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """A function computing the Jacobian of `fun` with respect to its positional arguments
+    `argnums` (an int or a tuple of ints), one `jvp` per input element."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def jacfun(*args):
+        if any(not -len(args) <= i < len(args) for i in nums):
+            raise ValueError(f"jacfwd: argnums {argnums} is out of range for a function called "
+                             f"with {len(args)} positional arguments")
+        nums_ = [i % len(args) for i in nums]
+        dyn_args = tuple(args[i] for i in nums_)
+        leaves, in_tree = tree_flatten(dyn_args)
+        avals = [get_aval(x) for x in leaves]
+        for aval in avals:
+            if aval.dtype.kind != "f":
+                raise TypeError("jacfwd requires real-valued inputs (input dtype that is a "
+                                f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
+                                "differentiation of functions with integer inputs, use jvp "
+                                "directly.")
+
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, x in zip(nums_, dyn):
+                full[i] = x
+            return fun(*full)
+
+        flat_fun, out_tree = flatten_fun(partial_fun, in_tree)
+        columns, outs = [], None
+        for k, aval in enumerate(avals):
+            for j in range(aval.size):
+                basis = np.zeros(aval.size, aval.dtype)
+                basis[j] = 1
+                tangents = [Zero(tangent_aval(a)) for a in avals]
+                tangents[k] = Array(basis.reshape(aval.shape))
+                outs, column = jvp_flat(flat_fun, leaves, tangents)
+                columns.append(column)
+        if outs is None:                     # no input elements: run once for the output types
+            outs = flat_fun(*leaves)
+        example = tree_structure(dyn_args[0]) if single else in_tree
+        jac = [tree_unflatten(example, _jacobian_blocks(out, [c[m] for c in columns], avals))
+               for m, out in enumerate(outs)]
+        return tree_unflatten(out_tree(), jac)
+
+    return jacfun
+
+
+def _jacobian_blocks(out, columns: list, in_avals: list) -> list:
+    """Split the columns of one output leaf's Jacobian into blocks, one per input leaf."""
+    out_shape = get_aval(out).shape
+    if get_aval(out).dtype.kind != "f" or not columns:
+        dtype = get_aval(out).dtype if get_aval(out).dtype.kind == "f" else float0
+        return [np.zeros(out_shape + a.shape, dtype) if dtype == float0 else
+                jnp.zeros(out_shape + a.shape, dtype) for a in in_avals]
+    jac = jnp.stack(columns, axis=-1)
+    blocks, start = [], 0
+    for a in in_avals:
+        blocks.append(jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape))
+        start += a.size
+    return blocks
