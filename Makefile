@@ -8,12 +8,12 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with chapters/nbval_sanitize.cfg
 XDIST := -n 2 --dist loadfile
 
-.PHONY: book test check-chapters lab export chapter chapters sysdeps venv clean
+.PHONY: book test check-chapters lab export chapter chapters student check sysdeps browser venv clean
 
-book: check-chapters ## check that every chapter runs and matches its stored outputs
-	@echo "Every chapter ran and matched its stored outputs. (The HTML renderer comes in a later issue.)"
+book: check-chapters ## check that every chapter runs and matches its stored outputs, then render the site
+	$(PY) -m book.site _build/html
 
-test: venv sysdeps ## run every test: the package, the chapters (nbval), the exporter and the pairs
+test: venv sysdeps browser ## run every test: the package, the chapters (nbval), the exporter and the pairs
 	$(PY) -m pytest $(XDIST) tests $(NBVAL) $$($(PY) -m book.manifest)
 
 check-chapters: venv sysdeps
@@ -33,6 +33,13 @@ chapter: venv sysdeps ## CH=01: sync the notebook with its markdown, export, re-
 chapters: venv sysdeps ## re-execute every chapter
 	$(PY) -m book.run all
 
+student: venv ## write the student edition, solutions replaced by stubs, to _build/student
+	$(PY) -m book.student _build/student
+
+check: venv sysdeps ## CHAPTER=03 NOTEBOOK=path/to/03_jvp.ipynb: run a student's notebook, print its exercises
+	@test -n "$(CHAPTER)" -a -n "$(NOTEBOOK)" || { echo "say which: make check CHAPTER=03 NOTEBOOK=path/to/student.ipynb"; exit 1; }
+	$(PY) -m book.check $(CHAPTER) "$(NOTEBOOK)"
+
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt pyproject.toml
@@ -50,6 +57,16 @@ sysdeps: ## graphviz's `dot` draws the book's diagrams
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
 	  else \
 	    echo "The book draws diagrams with graphviz's dot, which is missing: install it (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew install graphviz)"; exit 1; \
+	  fi; }
+
+browser: ## Debian's chromium checks the rendered site; its test is skipped, with the reason, without it
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium (Debian's package) for the site's browser test"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	      || echo "could not install chromium: the site's browser test will be skipped"; \
+	  else \
+	    echo "chromium is missing, so the site's browser test will be skipped: install it (Debian/Ubuntu: sudo apt-get install chromium)"; \
 	  fi; }
 
 clean:

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
@@ -15,6 +17,7 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Litera
                              eval_jaxpr)
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, deflinear, float0, instantiate_zeros,
                            maybe_jvp_tracer, tangent_aval)
+from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
@@ -356,10 +359,17 @@ def _pad_batching_rule(vals, dims, *, padding_config):
     return pad(x, value, config), x_dim
 
 
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    dense = lambda xs: ir.DenseI64ArrayAttr.get(list(xs))
+    return [hlo.pad(x, padding_value, dense(low), dense(high), dense(interior))]
+
+
 impl_rules[pad_p] = _pad_impl
 abstract_eval_rules[pad_p] = _pad_abstract
 deflinear(pad_p)
 batching_rules[pad_p] = _pad_batching_rule
+lowering_rules[pad_p] = _pad_lowering
 transpose_rules[lax.slice_p] = _slice_transpose
 transpose_rules[pad_p] = _pad_transpose
 

@@ -124,6 +124,9 @@ class Trace:
     def process_primitive(self, primitive, args, params):
         raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
 
+    def __repr__(self):         # errors name the trace; a trace may say more about itself
+        return type(self).__name__
+
 
 class ConcretizationTypeError(TypeError):
     """A tracer's value was needed (by `bool`, `int`, `float`, ...) but is not known."""
@@ -168,7 +171,7 @@ class Tracer:
         if value is None:
             raise ConcretizationTypeError(
                 f"{conversion} needs a concrete value, but this is an abstract tracer "
-                f"({self.aval.str_short()}) of {type(self._trace).__name__}: while a function is "
+                f"({self.aval.str_short()}) of {self._trace!r}: while a function is "
                 "traced, its arguments' values are not known, only their shapes and dtypes. "
                 "Python control flow such as `if x > 0:` cannot depend on them. Mark the argument "
                 "static (jit's static_argnums), or use structured control flow such as lax.cond.")
@@ -302,7 +305,7 @@ class EvalTrace(Trace):
         for x in args:
             if isinstance(x, Tracer):
                 raise UnexpectedTracerError(
-                    f"{primitive} was applied to a tracer of {type(x._trace).__name__} "
+                    f"{primitive} was applied to a tracer of {x._trace!r} "
                     f"({x.aval.str_short()}) outside of that transformation: a tracer escaped, "
                     "for example by being stored in a global or a list while the function was "
                     "transformed. Return the value from the function instead.")

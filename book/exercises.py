@@ -5,9 +5,13 @@ why, and never stops the notebook, so a student's notebook runs to its end whate
 
     with exercise("1. The tanh primitive"):
         assert ..., "what went wrong"
+
+For an autograder that scores a cell by whether it raises (nbgrader's), set BOOK_EXERCISES_RAISE=1
+in its environment: a failed check then raises an AssertionError after printing its line.
 """
 from __future__ import annotations
 
+import os
 import traceback
 from contextlib import contextmanager
 
@@ -19,11 +23,15 @@ def exercise(name: str):
     try:
         yield
     except NotImplementedError:
-        print(f"{FAILED} {name}: not done yet (the solution still raises NotImplementedError)")
+        why = "not done yet (the solution still raises NotImplementedError)"
     except AssertionError as e:
-        print(f"{FAILED} {name}: {e or 'an assertion failed'}")
+        why = f"{e or 'an assertion failed'}"
     except Exception as e:  # a student's bug is a failed check, not a stopped notebook
         where = traceback.extract_tb(e.__traceback__)[-1]
-        print(f"{FAILED} {name}: {type(e).__name__}: {e} (line {where.lineno})")
+        why = f"{type(e).__name__}: {e} (line {where.lineno})"
     else:
         print(f"{PASSED} {name}: passed")
+        return
+    print(f"{FAILED} {name}: {why}")
+    if os.environ.get("BOOK_EXERCISES_RAISE"):
+        raise AssertionError(f"{name}: {why}") from None

@@ -183,3 +183,12 @@ def test_grad_of_long_chain_does_not_recurse():
         return x
     g = grad(chain)(0.5)
     assert np.isfinite(float(g))
+
+
+def test_pad_lowers_and_runs_on_xla():
+    from test_lowering import run
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    closed = make_jaxpr(lambda x: pad(x, jnp.float32(-1.0), [(1, 0, 1), (0, 2, 0)]))(x)
+    got = run(closed, x)[0]
+    want = jax.lax.pad(x, np.float32(-1.0), [(1, 0, 1), (0, 2, 0)])
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -1,0 +1,354 @@
+# Generated from chapters/06_lowering.md by `make export`: edit the chapter, not this file.
+
+
+"""Lowering jaxprs to StableHLO with the MLIR bindings in jaxlib: a rule per primitive, an
+interpreter over the equations, and a module whose `main` function is the jaxpr."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from autodidax import lax
+from autodidax.core import Primitive, ShapedArray, canonicalize_dtype
+from autodidax.jaxpr import ClosedJaxpr, Jaxpr, Literal
+
+
+def make_ir_context() -> ir.Context:
+    """An MLIR context that knows the dialects we emit, so that modules print readably."""
+    context = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)   # builtin, func and MLIR's other dialects
+    context.append_dialect_registry(registry)
+    context.load_all_available_dialects()
+    hlo.register_dialect(context)                # stablehlo and chlo register themselves
+    chlo.register_dialect(context)
+    return context
+
+
+_IR_ELEMENT_TYPES = {
+    "float32": ir.F32Type.get, "float16": ir.F16Type.get,
+    "int32": lambda: ir.IntegerType.get_signless(32),
+    "int16": lambda: ir.IntegerType.get_signless(16),
+    "int8": lambda: ir.IntegerType.get_signless(8),
+    "uint32": lambda: ir.IntegerType.get_unsigned(32),
+    "uint8": lambda: ir.IntegerType.get_unsigned(8),
+    "bool": lambda: ir.IntegerType.get_signless(1),
+}
+
+
+def dtype_to_ir_type(dtype) -> ir.Type:
+    """The MLIR element type of a dtype. Needs a current context (`with context:`)."""
+    return _IR_ELEMENT_TYPES[np.dtype(dtype).name]()
+
+
+def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    """The tensor type of an aval: `f32[2,3]` is `tensor<2x3xf32>`. Needs a current context."""
+    return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+def ir_constant(value, dtype=None) -> ir.Value:
+    """A `stablehlo.constant` holding `value` (an array or a scalar) as `dtype`."""
+    value = np.asarray(value)
+    dtype = canonicalize_dtype(value.dtype if dtype is None else dtype)
+    value = np.array(value, dtype, order="C")
+    return hlo.constant(ir.DenseElementsAttr.get(value, type=dtype_to_ir_type(dtype)))
+
+
+class ModuleContext:
+    """What the lowering of one module shares: the MLIR context, the module and its symbols."""
+
+    def __init__(self, context: ir.Context, module: ir.Module):
+        self.context, self.module = context, module
+        self.symbol_table = ir.SymbolTable(module.operation)
+        self.functions = {}      # (name, jaxpr, ids of constants) -> (symbol, closed jaxpr)
+
+
+class LoweringRuleContext(NamedTuple):
+    """What a lowering rule knows besides its operands and params."""
+    module_context: ModuleContext
+    primitive: Primitive
+    avals_in: tuple
+    avals_out: tuple
+
+
+lowering_rules: dict = {}   # primitive -> rule(ctx, *operands, **params) -> list of ir.Values
+
+
+def _broadcast(x: ir.Value, aval: ShapedArray, shape) -> ir.Value:
+    """`x`, of type `aval`, at `shape`: a scalar everywhere, dimensions of size 1 stretched."""
+    shape = tuple(shape)
+    if aval.shape == shape:
+        return x
+    dims = range(len(shape) - aval.ndim, len(shape))
+    return hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x,
+                                ir.DenseI64ArrayAttr.get(list(dims)))
+
+
+def full_like_aval(value, aval: ShapedArray) -> ir.Value:
+    """An array of type `aval` filled with `value`: a scalar constant, broadcast."""
+    scalar = aval.update(shape=())
+    return _broadcast(ir_constant(value, aval.dtype), scalar, aval.shape)
+
+
+def nary_lowering(op):
+    """The lowering rule of an elementwise primitive computed by the StableHLO builder `op`."""
+    def rule(ctx: LoweringRuleContext, *args):
+        shape = ctx.avals_out[0].shape
+        return [op(*(_broadcast(x, aval, shape) for x, aval in zip(args, ctx.avals_in)))]
+    return rule
+
+
+for _prim, _op in [
+        (lax.neg_p, hlo.negate), (lax.sin_p, hlo.sine), (lax.cos_p, hlo.cosine),
+        (lax.exp_p, hlo.exponential), (lax.log_p, hlo.log), (lax.tanh_p, hlo.tanh),
+        (lax.sqrt_p, hlo.sqrt), (lax.add_p, hlo.add), (lax.sub_p, hlo.subtract),
+        (lax.mul_p, hlo.multiply), (lax.div_p, hlo.divide), (lax.max_p, hlo.maximum),
+        (lax.min_p, hlo.minimum), (lax.pow_p, hlo.power)]:
+    lowering_rules[_prim] = nary_lowering(_op)
+
+
+def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
+    """Emit the operations of `jaxpr` at the current insertion point, given the ir.Values of its
+    constants and arguments; returns the ir.Values of its outputs."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(v):
+        return ir_constant(v.val, v.aval.dtype) if type(v) is Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules.get(eqn.primitive)
+        if rule is None:
+            where = f" (from {eqn.source_info})" if eqn.source_info else ""
+            raise NotImplementedError(f"no lowering rule for the primitive {eqn.primitive}{where}")
+        rule_ctx = LoweringRuleContext(ctx, eqn.primitive, tuple(v.aval for v in eqn.invars),
+                                       tuple(v.aval for v in eqn.outvars))
+        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        if not isinstance(outs, (list, tuple)) or len(outs) != len(eqn.outvars):
+            raise TypeError(f"the lowering rule of {eqn.primitive} must return a list of "
+                            f"{len(eqn.outvars)} ir.Value(s), got {outs!r}")
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
+                       public: bool = False) -> str:
+    """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name."""
+    jaxpr = closed_jaxpr.jaxpr
+    key = (name, jaxpr, tuple(map(id, closed_jaxpr.consts)))
+    if key in ctx.functions:
+        return ctx.functions[key][0]
+    in_types = [aval_to_ir_type(v.aval) for v in jaxpr.invars]
+    out_types = [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
+    with ir.InsertionPoint(ctx.module.body):
+        fun = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+    fun.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    symbol = ir.StringAttr(ctx.symbol_table.insert(fun)).value
+    entry = fun.add_entry_block()
+    with ir.InsertionPoint(entry):
+        consts = [ir_constant(c, v.aval.dtype)
+                  for c, v in zip(closed_jaxpr.consts, jaxpr.constvars)]
+        func.return_(jaxpr_subcomp(ctx, jaxpr, consts, list(entry.arguments)))
+    ctx.functions[key] = (symbol, closed_jaxpr)
+    return symbol
+
+
+def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main") -> ir.Module:
+    """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`."""
+    context = make_ir_context()
+    with context, ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
+        module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        lower_jaxpr_to_fun(ModuleContext(context, module), "main", closed_jaxpr, public=True)
+        module.operation.verify()      # raises, saying what is wrong, if a rule erred
+    return module
+
+
+def module_to_text(module: ir.Module) -> str:
+    """The module as StableHLO text, in the readable form, which XLA compiles."""
+    return module.operation.get_asm(enable_debug_info=False)
+
+
+def compare(x: ir.Value, y: ir.Value, direction: str, aval: ShapedArray) -> ir.Value:
+    """`stablehlo.compare` of two values of dtype `aval.dtype`, read by kind."""
+    kind = {"f": "FLOAT", "i": "SIGNED"}.get(aval.dtype.kind, "UNSIGNED")   # bool: unsigned
+    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get(kind))
+
+
+def _compare_lowering(direction):
+    def rule(ctx, x, y):
+        shape = ctx.avals_out[0].shape
+        x, y = (_broadcast(v, aval, shape) for v, aval in zip((x, y), ctx.avals_in))
+        return [compare(x, y, direction, ctx.avals_in[0])]
+    return rule
+
+
+for _prim, _direction in [(lax.gt_p, "GT"), (lax.lt_p, "LT"), (lax.ge_p, "GE"),
+                          (lax.le_p, "LE"), (lax.eq_p, "EQ"), (lax.ne_p, "NE")]:
+    lowering_rules[_prim] = _compare_lowering(_direction)
+
+
+def _abs_lowering(ctx, x):
+    return [x if ctx.avals_in[0].dtype.kind == "u" else hlo.abs(x)]
+
+
+def _sign_lowering(ctx, x):
+    aval, = ctx.avals_in
+    if aval.dtype.kind != "u":
+        return [hlo.sign(x)]
+    is_zero = compare(x, full_like_aval(0, aval), "EQ", aval)
+    return [hlo.select(is_zero, full_like_aval(0, aval), full_like_aval(1, aval))]
+
+
+def _square_lowering(ctx, x):
+    return [chlo.square(x) if ctx.avals_in[0].dtype.kind == "f" else hlo.multiply(x, x)]
+
+
+lowering_rules[lax.abs_p] = _abs_lowering
+lowering_rules[lax.sign_p] = _sign_lowering
+lowering_rules[lax.square_p] = _square_lowering
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    aval, = ctx.avals_in
+    n, acc = abs(y), None
+    while n:
+        if n & 1:
+            acc = x if acc is None else hlo.multiply(acc, x)
+        n >>= 1
+        if n:
+            x = hlo.multiply(x, x)
+    if acc is None:                                   # x ** 0
+        return [full_like_aval(1, aval)]
+    return [hlo.divide(full_like_aval(1, aval), acc) if y < 0 else acc]
+
+
+lowering_rules[lax.integer_pow_p] = _integer_pow_lowering
+
+
+def _select_n_lowering(ctx, which, *cases):
+    which_aval = ctx.avals_in[0]
+    if which_aval.dtype == np.bool_:
+        return [cases[0] if len(cases) == 1 else hlo.select(which, cases[1], cases[0])]
+
+    def select(offset, cases):
+        if len(cases) == 1:
+            return cases[0]
+        mid = len(cases) // 2
+        pred = compare(which, full_like_aval(offset + mid, which_aval), "LT", which_aval)
+        return hlo.select(pred, select(offset, cases[:mid]), select(offset + mid, cases[mid:]))
+    return [select(0, cases)]
+
+
+lowering_rules[lax.select_n_p] = _select_n_lowering
+
+
+def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if aval_in.dtype == aval_out.dtype:
+        return [x]
+    if aval_out.dtype == np.bool_:
+        return [compare(x, full_like_aval(0, aval_in), "NE", aval_in)]
+    return [hlo.convert(aval_to_ir_type(aval_out), x)]
+
+
+lowering_rules[lax.convert_element_type_p] = _convert_element_type_lowering
+
+
+def _reduce_lowering(op, identity):
+    """The rule of a reduction that combines elements with the StableHLO builder `op`."""
+    def rule(ctx, x, *, axes, out_sharding=None):
+        aval_out, = ctx.avals_out
+        init = ir_constant(identity(aval_out.dtype), aval_out.dtype)
+        reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init],
+                              ir.DenseI64ArrayAttr.get(list(axes)))
+        scalar = aval_to_ir_type(aval_out.update(shape=()))
+        body = reduce.regions[0].blocks.append(scalar, scalar)
+        with ir.InsertionPoint(body):
+            hlo.return_([op(*body.arguments)])
+        return [reduce.result]
+    return rule
+
+
+def _max_identity(dtype):
+    if dtype.kind == "f":
+        return -np.inf
+    return False if dtype.kind == "b" else np.iinfo(dtype).min
+
+
+def _min_identity(dtype):
+    if dtype.kind == "f":
+        return np.inf
+    return True if dtype.kind == "b" else np.iinfo(dtype).max
+
+
+lowering_rules[lax.reduce_sum_p] = _reduce_lowering(hlo.add, lambda dtype: 0)
+lowering_rules[lax.reduce_max_p] = _reduce_lowering(hlo.maximum, _max_identity)
+lowering_rules[lax.reduce_min_p] = _reduce_lowering(hlo.minimum, _min_identity)
+
+
+def _dense(xs) -> ir.DenseI64ArrayAttr:
+    return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
+    return [hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x,
+                                 _dense(broadcast_dimensions))]
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding=None):
+    if dimensions is not None:
+        x = hlo.transpose(x, _dense(dimensions))
+    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
+
+
+def _squeeze_lowering(ctx, x, *, dimensions):
+    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return [hlo.slice(x, _dense(start_indices), _dense(limit_indices), _dense(strides))]
+
+
+lowering_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_lowering
+lowering_rules[lax.reshape_p] = _reshape_lowering
+lowering_rules[lax.squeeze_p] = _squeeze_lowering
+lowering_rules[lax.slice_p] = _slice_lowering
+lowering_rules[lax.transpose_p] = lambda ctx, x, *, permutation: [
+    hlo.transpose(x, _dense(permutation))]
+lowering_rules[lax.rev_p] = lambda ctx, x, *, dimensions: [hlo.reverse(x, _dense(dimensions))]
+lowering_rules[lax.concatenate_p] = lambda ctx, *xs, dimension: [
+    hlo.concatenate(list(xs), dimension)]
+
+
+def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_type):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    dims = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(x_batch), rhs_batching_dimensions=list(y_batch),
+        lhs_contracting_dimensions=list(x_contract),
+        rhs_contracting_dimensions=list(y_contract))
+    precision = ir.ArrayAttr.get([hlo.PrecisionAttr.get("DEFAULT")] * 2)
+    return [hlo.dot_general(aval_to_ir_type(ctx.avals_out[0]), x, y, dims,
+                            precision_config=precision)]
+
+
+lowering_rules[lax.dot_general_p] = _dot_general_lowering
+
+
+def call_lowering(ctx: LoweringRuleContext, name: str, closed_jaxpr: ClosedJaxpr, *args) -> list:
+    """Lower `closed_jaxpr` as a private function `@name` of the module (once) and emit a
+    `func.call` of it on `args`; returns the call's results."""
+    symbol = lower_jaxpr_to_fun(ctx.module_context, name, closed_jaxpr)
+    out_types = [aval_to_ir_type(aval) for aval in closed_jaxpr.out_avals]
+    call = func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), list(args))
+    return list(call.results)

@@ -1,0 +1,70 @@
+"""Render the book to a static HTML site: `python -m book.site [OUT]` (default `_build/html`).
+
+The site shows the stored outputs of the chapters that book.toml lists, in its order; rendering
+executes nothing (nbval has already checked those outputs). Sphinx, myst-nb and sphinx-book-theme
+do the work, configured by book/site/conf.py. Sphinx reads a staged copy of the sources, in
+`OUT/../site-src`: book/site/index.md with a table of contents from book.toml, and the notebooks
+(not their .md twins).
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from book.manifest import ROOT, Chapter, chapters
+
+SITE = Path(__file__).resolve().parent / "site"
+
+
+def stage(src: Path, root: Path = ROOT, allow_missing: bool = False,
+          only: list[Chapter] | None = None) -> list[str]:
+    """Copy the index and the chapters (all of book.toml's, or `only` these) into `src`; return the
+    chapters' document names."""
+    listed = chapters(root) if only is None else only
+    missing = [ch for ch in listed if not ch.notebook.exists()]
+    if missing and not allow_missing:
+        raise SystemExit("book.toml lists chapters that are not written yet: "
+                         + ", ".join(str(ch.notebook.relative_to(root)) for ch in missing))
+    if src.exists():
+        shutil.rmtree(src)
+    (src / "chapters").mkdir(parents=True)
+    docs = []
+    for ch in listed:
+        if ch.notebook.exists():
+            shutil.copy2(ch.notebook, src / "chapters" / ch.notebook.name)
+            docs.append(f"chapters/{ch.notebook.stem}")
+    toc = "\n".join(["", "```{toctree}", ":caption: Chapters", ":maxdepth: 1", "", *docs, "```", ""])
+    (src / "index.md").write_text((SITE / "index.md").read_text() + toc)
+    return docs
+
+
+def build(out: Path, root: Path = ROOT, allow_missing: bool = False, quiet: bool = True,
+          only: list[Chapter] | None = None) -> Path:
+    """Build the site into `out`; warnings (a broken reference, an unknown output) are errors."""
+    out = Path(out).resolve()
+    src = out.parent / f"{out.name}-src"
+    stage(src, root, allow_missing, only)
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(SITE), "-d", str(src / ".doctrees"),
+           "-W", "--keep-going", "-n", *(["-q"] if quiet else []), str(src), str(out)]
+    done = subprocess.run(cmd, cwd=root)
+    if done.returncode:
+        raise SystemExit(f"sphinx-build failed (exit {done.returncode}): {' '.join(cmd)}")
+    return out / "index.html"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m book.site", description=__doc__.split("\n")[0])
+    parser.add_argument("out", nargs="?", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="leave out chapters whose notebook is not written yet")
+    args = parser.parse_args(argv)
+    index = build(Path(args.out), allow_missing=args.allow_missing, quiet=False)
+    print(f"the site is in {index.parent.relative_to(Path.cwd()) if index.is_relative_to(Path.cwd()) else index.parent}: open {index}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
