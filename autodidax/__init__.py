@@ -18,6 +18,8 @@ from autodidax.core import Array  # noqa: E402,F401
 from autodidax.jvp import jvp  # noqa: E402,F401  (chapter 03)
 from autodidax.batching import jacfwd, vmap  # noqa: E402,F401  (chapter 04: jacfwd as vmap of jvp)
 from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401  (chapter 05)
+from autodidax.runtime import (default_backend, device_put, devices,  # noqa: E402,F401  (07)
+                               get_backend)
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
 

@@ -1,0 +1,492 @@
+# Generated from chapters/07_runtime.md by `make export`: edit the chapter, not this file.
+
+
+"""The PJRT runtime: backends and devices, device arrays, compiling StableHLO and running it,
+the compilation caches, and eager evaluation op by op on a device."""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from jaxlib import xla_client as xc
+from jaxlib.version import __version__ as jaxlib_version
+
+from autodidax import core
+from autodidax.core import ShapedArray, Tracer, get_aval
+from autodidax.jaxpr import trace_to_jaxpr
+from autodidax.lowering import lower_jaxpr_to_module, module_to_text
+from autodidax.tree_util import tree_map
+
+
+# The CUDA libraries each plugin links against: (folder under site-packages/nvidia, libraries).
+_NVIDIA_LIBRARIES = {
+    "xla_cuda13": [("cu13", ["libcudart.so.13", "libnvrtc.so.13", "libcublasLt.so.13",
+                             "libcublas.so.13", "libcupti.so.13", "libcusparse.so.12",
+                             "libcusolver.so.12", "libcufft.so.12"])],
+    "xla_cuda12": [("cuda_runtime", ["libcudart.so.12"]), ("cuda_nvrtc", ["libnvrtc.so.12"]),
+                   ("cublas", ["libcublasLt.so.12", "libcublas.so.12"]),
+                   ("cuda_cupti", ["libcupti.so.12"]), ("cusparse", ["libcusparse.so.12"]),
+                   ("cusolver", ["libcusolver.so.11"]), ("cufft", ["libcufft.so.11"])],
+}
+_NVIDIA_COMMON = [("nccl", ["libnccl.so.2"]), ("nvshmem", ["libnvshmem_host.so.3"]),
+                  ("cudnn", ["libcudnn.so.9"])]
+
+
+def find_cuda_plugin() -> Path | None:
+    """The CUDA PJRT plugin of an installed jax-cuda13-pjrt or jax-cuda12-pjrt wheel, or None.
+    Found on sys.path, without importing its package (whose __init__ imports jax)."""
+    for name in _NVIDIA_LIBRARIES:                      # the newer CUDA first
+        for entry in sys.path:
+            path = Path(entry or ".", "jax_plugins", name, "xla_cuda_plugin.so")
+            if path.is_file():
+                return path
+    return None
+
+
+def _preload_nvidia_libraries(plugin: str) -> None:
+    """Load the CUDA libraries of the nvidia-* wheels by path, so the plugin finds them loaded."""
+    for folder, libraries in _NVIDIA_LIBRARIES[plugin] + _NVIDIA_COMMON:
+        for entry in sys.path:
+            lib_dir = Path(entry or ".", "nvidia", folder, "lib")
+            if lib_dir.is_dir():
+                for lib in libraries:
+                    try:
+                        ctypes.CDLL(str(lib_dir / lib))
+                    except OSError:             # not installed: the plugin will say if it matters
+                        pass
+                break
+
+
+def _make_cuda_client():
+    path = find_cuda_plugin()
+    if path is None:
+        return None
+    _preload_nvidia_libraries(path.parent.name)
+    if not xc.pjrt_plugin_loaded("cuda"):
+        xc.load_pjrt_plugin_dynamically("cuda", str(path))
+    if not xc.pjrt_plugin_initialized("cuda"):
+        xc.initialize_pjrt_plugin("cuda")
+    return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options())
+
+
+backend_factories = {"cpu": xc.make_cpu_client, "cuda": _make_cuda_client}
+_PLATFORM_ALIASES = {"gpu": "cuda"}
+_backends: dict = {}     # platform -> client, made on first use
+
+
+def default_backend() -> str:
+    return "cpu"
+
+
+def get_backend(platform: str | None = None):
+    """The PJRT client of `platform` ("cpu", "gpu" or "cuda"; default: the default backend)."""
+    if platform is not None and not isinstance(platform, str):
+        return platform                                 # a client already
+    name = _PLATFORM_ALIASES.get(platform, platform) if platform else default_backend()
+    client = _backends.get(name)
+    if client is not None:
+        return client
+    factory = backend_factories.get(name)
+    if factory is None:
+        known = ", ".join(repr(k) for k in [*backend_factories, *_PLATFORM_ALIASES])
+        raise RuntimeError(f"Unknown backend {platform!r}: autodidax knows {known}")
+    try:
+        client = factory()
+    except Exception as e:
+        raise RuntimeError(f"The {name} backend failed to start: {e}") from e
+    if client is None:
+        raise RuntimeError(
+            f"Backend {platform!r} is not available: no CUDA PJRT plugin is installed. On a "
+            f"machine with an NVIDIA GPU, `pip install jax-cuda12-pjrt=={jaxlib_version}` (or "
+            "jax-cuda13-pjrt) installs one. Available here: 'cpu'.")
+    _backends[name] = client
+    return client
+
+
+def backends() -> dict:
+    """Every backend that starts on this machine, by platform name."""
+    for name in backend_factories:
+        try:
+            get_backend(name)
+        except RuntimeError:
+            pass
+    return dict(_backends)
+
+
+def devices(backend=None) -> list:
+    """The devices of `backend` (a platform name or a client; default: the default backend)."""
+    return get_backend(backend).devices()
+
+
+_default_device = []
+
+
+def default_device():
+    """The device arrays and programs go to when none is named: the default backend's first."""
+    if not _default_device:
+        _default_device.append(devices()[0])
+    return _default_device[0]
+
+
+class Array(core.Array):
+    """An array in a device's memory, holding a PJRT buffer. Its NumPy value is copied to the
+    host on first use, and kept."""
+    __slots__ = ("_buf", "_npy")
+
+    def __init__(self, buf):
+        self._buf, self._npy = buf, None
+
+    @property
+    def _value(self) -> np.ndarray:
+        value = self._npy
+        if value is None:
+            value = np.asarray(self._buf)           # on the CPU, a read-only view of the buffer
+            if value.flags.writeable:
+                value.flags.writeable = False
+            self._npy = value
+        return value
+
+    def __array__(self, dtype=None, copy=None):     # chapter 1's, minus a call: a hot path
+        value = self._npy if self._npy is not None else self._value
+        if copy:
+            return np.array(value, dtype=dtype)
+        return value if dtype is None else value.astype(dtype)
+
+    aval = property(lambda self: self._buf.aval)
+    weak_type = property(lambda self: self._buf.aval.weak_type)
+    shape = property(lambda self: self._buf.aval.shape)
+    dtype = property(lambda self: self._buf.aval.dtype)
+    ndim = property(lambda self: len(self._buf.aval.shape))
+    size = property(lambda self: self._buf.aval.size)
+    device = property(lambda self: self._buf._sharding._internal_device_list[0])
+
+    def devices(self) -> set:
+        return {self.device}
+
+    def block_until_ready(self) -> Array:
+        """Wait until the computation that makes this array has finished."""
+        self._buf.block_until_ready()
+        return self
+
+    def is_ready(self) -> bool:
+        return self._buf.is_ready()
+
+
+_placements: dict = {}     # device -> (sharding, [device], DeviceList), made once per device
+
+
+def _placement(device):
+    p = _placements.get(device)
+    if p is None:
+        p = _placements[device] = (xc.GSPMDSharding((device,), xc.OpSharding()), [device],
+                                   xc.DeviceList((device,)))
+    return p
+
+
+def _immutable(value: np.ndarray) -> bool:
+    """Whether nobody can write `value`'s memory: it and every array it views are read-only."""
+    while isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            return False
+        if value.base is None:
+            return True
+        value = value.base
+    return False                # memory of some other object: not ours to trust
+
+
+def _put(x, device) -> Array:
+    if type(x) is Array:
+        if x.device == device:
+            return x
+        x = core.Array(x._value, x.weak_type)   # to another device, through the host
+    if isinstance(x, core.Array):
+        aval, value = x.aval, x._value
+        owned = _immutable(value)
+        if not value.flags.c_contiguous:        # e.g. a broadcast view: PJRT wants it dense
+            value, owned = np.ascontiguousarray(value), True
+    elif isinstance(x, Tracer):
+        return x                # under a transformation, placement is not part of the program
+    else:
+        aval = get_aval(x)      # says clearly what it does not accept
+        value = np.asarray(x)
+        owned = value is not x and not isinstance(x, np.ndarray)   # made just now, by asarray
+        if value.dtype != aval.dtype:
+            value, owned = value.astype(aval.dtype), True
+        owned = owned or _immutable(value)
+        if not value.flags.c_contiguous:
+            value, owned = np.ascontiguousarray(value), True
+    sharding, devs, _ = _placement(device)
+    return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
+                                       enable_x64=True))
+
+
+def device_put(x, device=None):
+    """`x`, an array or a pytree of arrays, NumPy arrays and scalars, on `device` (default: the
+    default device). The result never shares memory that someone can still write."""
+    device = default_device() if device is None else device
+    if isinstance(x, (np.ndarray, core.Array, int, float, bool)):
+        return _put(x, device)
+    return tree_map(lambda leaf: _put(leaf, device), x)
+
+
+_HLO_DTYPES = {"pred": "bool", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
+               "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+               "f16": "float16", "f32": "float32", "f64": "float64"}
+
+
+def _result_avals(loaded) -> list[ShapedArray]:
+    """The types of a compiled program's results, from the first line of its optimised HLO:
+    `HloModule name, ..., entry_computation_layout={(f32[3]{0})->(f32[3]{0}, s32[]{})}`."""
+    header = loaded.hlo_modules()[0].to_string().split("\n", 1)[0]
+    layout = header[header.index("entry_computation_layout={") + 26:]
+    depth = 1
+    for end, ch in enumerate(layout):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0:
+            break
+    results = layout[:end].split(")->", 1)[1]
+    return [ShapedArray(tuple(int(d) for d in dims.split(",") if d), _HLO_DTYPES[dtype])
+            for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", results)]
+
+
+class Executable:
+    """A program compiled and loaded on one device: call it with arrays (or anything
+    `device_put` takes), get back the list of its results as device arrays."""
+    __slots__ = ("loaded", "device", "out_avals", "_handlers")
+
+    def __init__(self, loaded, device, out_avals=None):
+        self.loaded, self.device = loaded, device
+        self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
+        sharding = _placement(device)[0]
+        self._handlers = [xc.array_result_handler(a, sharding, True, True)
+                          for a in self.out_avals]
+
+    def __call__(self, *args) -> list[Array]:
+        device = self.device
+        bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
+        try:
+            results = self.loaded.execute_sharded(bufs)
+        except xc.XlaRuntimeError as e:
+            raise self._call_error(args, e) from None
+        return [Array(b) for b in results.consume_with_handlers(self._handlers)]
+
+    def _call_error(self, args, e) -> Exception:
+        for i, x in enumerate(args):
+            if type(x) is Array and x.device != self.device:
+                return ValueError(f"argument {i} is on {x.device}, but this program was "
+                                  f"compiled for {self.device}: device_put it there first")
+        return e
+
+    def as_text(self) -> str:
+        """The optimised HLO that XLA made of the program."""
+        return "\n".join(m.to_string() for m in self.loaded.hlo_modules())
+
+    def cost_analysis(self) -> dict:
+        """XLA's estimates: flops, transcendentals, bytes accessed, ..."""
+        return self.loaded.cost_analysis()
+
+    def __repr__(self):
+        types = ", ".join(a.str_short() for a in self.out_avals)
+        return f"Executable({self.loaded.hlo_modules()[0].name} on {self.device} -> {types})"
+
+
+def backend_compile(text: str, device):
+    """XLA compiles StableHLO `text` for `device` and loads it there."""
+    return device.client.compile_and_load(text, _placement(device)[2], xc.CompileOptions())
+
+
+cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}
+_executables: dict = {}        # (text, device, out_avals) -> Executable
+_MAGIC = b"autodidax executable, version 1\n"
+_UNSET = object()
+_cache_dir_setting = _UNSET
+
+
+def get_cache_dir() -> Path | None:
+    """The folder of the persistent compilation cache, or None when it is off."""
+    if _cache_dir_setting is not _UNSET:
+        return _cache_dir_setting
+    env = os.environ.get("AUTODIDAX_CACHE_DIR")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off") else Path(env).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autodidax"
+
+
+def set_cache_dir(path):
+    """Keep compiled programs in `path` from now on; None turns the persistent cache off.
+    Returns the previous setting: pass it back to restore it."""
+    global _cache_dir_setting
+    previous = _cache_dir_setting
+    _cache_dir_setting = path if path is _UNSET or path is None else Path(path).expanduser()
+    return previous
+
+
+def _host_cpu() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        return ""
+
+
+def cache_key(text: str, device) -> str:
+    """The persistent cache's name for `text` compiled for `device`."""
+    h = hashlib.sha256(_MAGIC)
+    for part in (jaxlib_version, device.platform, device.device_kind,
+                 device.client.platform_version, _host_cpu() if device.platform == "cpu" else "",
+                 text):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def _cache_read(path: Path, device):
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    n = len(_MAGIC) + 32
+    if len(data) < n or data[:n] != _MAGIC + hashlib.sha256(data[n:]).digest():
+        return None                                     # cut short, edited or foreign
+    try:
+        return device.client.deserialize_executable(data[n:], _placement(device)[2],
+                                                    xc.CompileOptions())
+    except Exception:                                   # PJRT refuses it: compile again
+        return None
+
+
+def _cache_write(path: Path, loaded) -> None:
+    tmp = None
+    try:
+        payload = loaded.serialize()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+    except Exception:              # a read-only folder, a full disk: just do not keep it
+        if tmp is not None and os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _load_or_compile(text: str, device):
+    folder = get_cache_dir()
+    path = None if folder is None else folder / f"{cache_key(text, device)}.xla"
+    if path is not None:
+        loaded = _cache_read(path, device)
+        if loaded is not None:
+            cache_stats["disk_hits"] += 1
+            return loaded
+    loaded = backend_compile(text, device)
+    cache_stats["compiles"] += 1
+    if path is not None:
+        _cache_write(path, loaded)
+    return loaded
+
+
+def compile_or_get_cached(text, device=None, out_avals=None) -> Executable:
+    """The executable of StableHLO `text` (or an MLIR module) on `device`: from memory, from the
+    persistent cache, or compiled by XLA, in that order. `out_avals` gives the results' avals,
+    weak types included; by default they are read from the compiled program."""
+    if not isinstance(text, str):
+        text = module_to_text(text)
+    device = default_device() if device is None else device
+    key = (text, device, None if out_avals is None else tuple(out_avals))
+    exe = _executables.get(key)
+    if exe is not None:
+        cache_stats["memory_hits"] += 1
+        return exe
+    exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals)
+    return exe
+
+
+def clear_caches() -> None:
+    """Forget the programs compiled in this process (the persistent cache is left as it is)."""
+    _executables.clear()
+    _dispatch_cache.clear()
+
+
+_dispatch_cache: dict = {}     # (primitive, params, input avals, device) -> Executable
+
+
+def xla_primitive_executable(primitive, params, avals, device) -> Executable:
+    """`primitive` with `params`, alone in a program for inputs of types `avals`, compiled."""
+    def one_equation(*xs):
+        out = primitive.bind(*xs, **params)
+        return list(out) if primitive.multiple_results else [out]
+    closed = trace_to_jaxpr(one_equation, avals)
+    return compile_or_get_cached(module_to_text(lower_jaxpr_to_module(closed)), device,
+                                 closed.out_avals)
+
+
+class XlaEvalTrace(core.EvalTrace):
+    """Evaluates each primitive as its own compiled program on a device (JAX's apply_primitive)."""
+
+    def __init__(self, device=None):
+        self.device = default_device() if device is None else device
+
+    def process_primitive(self, primitive, args, params):
+        if any(isinstance(x, Tracer) for x in args):
+            return super().process_primitive(primitive, args, params)   # the escaped-tracer error
+        avals = tuple(map(get_aval, args))
+        key = (primitive, tuple(sorted(params.items())), avals, self.device)
+        try:
+            exe = _dispatch_cache.get(key)
+        except TypeError:                        # unhashable parameters: do not cache
+            key = exe = None
+        if exe is None:
+            exe = xla_primitive_executable(primitive, params, avals, self.device)
+            if key is not None:
+                _dispatch_cache[key] = exe
+        else:
+            cache_stats["dispatch_hits"] += 1
+        outs = exe(*args)
+        return outs if primitive.multiple_results else outs[0]
+
+
+_numpy_eval_trace = core.eval_trace
+
+
+def _eval_trace_for(mode, device=None):
+    if isinstance(mode, core.Trace):
+        return mode
+    if mode == "numpy":
+        return _numpy_eval_trace
+    if mode == "xla":
+        return XlaEvalTrace(device)
+    raise ValueError(f"eager mode must be 'numpy' or 'xla', got {mode!r}")
+
+
+def _install(trace):
+    previous = core.eval_trace
+    if core.trace_ctx.trace is previous:
+        core.trace_ctx.trace = trace
+    core.eval_trace = trace
+    return previous
+
+
+def set_eager_mode(mode: str, device=None) -> str:
+    """Evaluate primitives outside transformations with NumPy ("numpy") or op by op through
+    XLA on `device` ("xla"), from now on. Returns the previous mode."""
+    previous = _install(_eval_trace_for(mode, device))
+    return "xla" if isinstance(previous, XlaEvalTrace) else "numpy"
+
+
+class eager_mode:
+    """`with eager_mode("xla"):` evaluates primitives through XLA inside the block; the mode may
+    also be "numpy", or an evaluation trace of your own."""
+
+    def __init__(self, mode="xla", device=None):
+        self.trace = _eval_trace_for(mode, device)
+
+    def __enter__(self):
+        self.previous = _install(self.trace)
+        return self.trace
+
+    def __exit__(self, *exc):
+        _install(self.previous)

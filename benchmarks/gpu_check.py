@@ -1,0 +1,69 @@
+"""A check for a machine with an NVIDIA GPU and JAX's CUDA PJRT plugin (jax-cuda12-pjrt or
+jax-cuda13-pjrt, the version of jaxlib): lists the devices, runs a lowered program and eager
+primitives on the GPU, and compares the results with the CPU's.
+
+Without a plugin, or without a GPU, it says so and exits with status 0: there is nothing to check.
+Run it with the project's environment: `.venv/bin/python benchmarks/gpu_check.py`.
+"""
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+import autodidax  # noqa: E402,F401
+import numpy as np  # noqa: E402
+import autodidax.numpy as jnp  # noqa: E402
+from autodidax import runtime  # noqa: E402
+from autodidax.jaxpr import make_jaxpr  # noqa: E402
+from autodidax.lowering import lower_jaxpr_to_module, module_to_text  # noqa: E402
+
+
+def program(x, w):
+    return jnp.tanh(x @ w).sum(axis=0) * 2.0 + jnp.exp(-x[0])
+
+
+def main() -> int:
+    plugin = runtime.find_cuda_plugin()
+    if plugin is None:
+        print("no CUDA PJRT plugin is installed (pip install jax-cuda12-pjrt or jax-cuda13-pjrt): "
+              "nothing to check")
+        return 0
+    print(f"CUDA PJRT plugin: {plugin}")
+    try:
+        gpus = runtime.devices("gpu")
+    except RuntimeError as e:
+        print(f"the GPU backend did not start, so there is nothing to check: {e}")
+        return 0
+    cpu = runtime.devices("cpu")[0]
+    print("GPU devices:", gpus)
+    print("device kinds:", sorted({d.device_kind for d in gpus}))
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 64), dtype=np.float32)
+    w = rng.standard_normal((64, 64), dtype=np.float32)
+    closed = make_jaxpr(program)(x, w)
+    text = module_to_text(lower_jaxpr_to_module(closed))
+    results = {}
+    for device in [cpu, *gpus]:
+        exe = runtime.compile_or_get_cached(text, device, closed.out_avals)
+        [out] = exe(runtime.device_put(x, device), runtime.device_put(w, device))
+        assert out.device == device, f"the result is on {out.device}, not {device}"
+        results[device] = np.asarray(out.block_until_ready())
+    ok = True
+    for device in gpus:
+        close = np.allclose(results[device], results[cpu], rtol=1e-4, atol=1e-4)
+        ok &= close
+        print(f"jit-style program on {device}: {'matches' if close else 'DIFFERS from'} the CPU "
+              f"(max abs difference {np.abs(results[device] - results[cpu]).max():.2e})")
+
+    with runtime.eager_mode("xla", gpus[0]):
+        eager = program(jnp.asarray(x), jnp.asarray(w))
+    close = eager.device == gpus[0] and np.allclose(eager, results[cpu], rtol=1e-4, atol=1e-4)
+    ok &= close
+    print(f"eager, op by op on {gpus[0]}: {'matches' if close else 'DIFFERS from'} the CPU")
+    print("GPU check passed" if ok else "GPU check FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,303 @@
+"""The runtime (chapter 7): devices, device arrays, compiling and running, the caches, eager XLA."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import autodidax
+import autodidax.numpy as jnp
+from autodidax import core, runtime
+from autodidax.jaxpr import make_jaxpr
+from autodidax.lowering import lower_jaxpr_to_module, module_to_text
+from autodidax.runtime import Array, compile_or_get_cached, device_put
+
+THREE_OPS = """
+module @three_ops {
+  func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %s = stablehlo.sine %x : tensor<3xf32>
+    %m = stablehlo.multiply %s, %s : tensor<3xf32>
+    %r = stablehlo.add %m, %x : tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}
+"""
+TWO_OUTPUTS = """
+module @two {
+  func.func public @main(%x: tensor<2x3xf32>, %n: tensor<i32>) -> (tensor<3x2xf32>, tensor<i32>) {
+    %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    %m = stablehlo.add %n, %n : tensor<i32>
+    return %t, %m : tensor<3x2xf32>, tensor<i32>
+  }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path):
+    """Every test gets its own, empty persistent cache, never the user's."""
+    previous = runtime.set_cache_dir(tmp_path / "cache")
+    runtime.clear_caches()
+    yield tmp_path / "cache"
+    runtime.set_cache_dir(previous)
+    runtime.clear_caches()
+
+
+def _env(cache):
+    env = dict(os.environ, AUTODIDAX_CACHE_DIR=str(cache), TF_CPP_MIN_LOG_LEVEL="1")
+    return env
+
+
+# Devices and arrays
+
+def test_devices():
+    [dev] = runtime.devices()
+    assert dev.platform == "cpu" and runtime.devices("cpu") == [dev]
+    assert runtime.default_device() == dev and runtime.default_backend() == "cpu"
+    assert "cpu" in runtime.backends()
+
+
+def test_gpu_is_skipped_cleanly_without_a_plugin():
+    if runtime.find_cuda_plugin() is not None:
+        pytest.skip("a CUDA plugin is installed here")
+    with pytest.raises(RuntimeError, match="no CUDA PJRT plugin is installed"):
+        runtime.devices("gpu")
+    with pytest.raises(RuntimeError, match="Unknown backend 'tpu'"):
+        runtime.devices("tpu")
+
+
+@pytest.mark.parametrize("value", [
+    np.array([1.5, -2.0, 3.25], np.float32), np.array([[1, 2], [3, 4]], np.int32),
+    np.array([True, False]), np.array([1.5, 2.5], np.float16), np.arange(6, dtype=np.uint8),
+    np.array(7, np.int8), np.zeros((2, 0), np.float32)])
+def test_round_trip(value):
+    x = device_put(value)
+    assert type(x) is Array and isinstance(x, core.Array)
+    assert x.shape == value.shape and x.dtype == value.dtype and not x.weak_type
+    out = np.asarray(x)
+    assert out.dtype == value.dtype
+    np.testing.assert_array_equal(out, value)
+    assert x.block_until_ready() is x and x.device == runtime.default_device()
+
+
+def test_canonical_dtypes_and_weak_types():
+    assert device_put(np.arange(3.0)).dtype == np.float32
+    assert device_put(np.arange(3)).dtype == np.int32
+    s = device_put(2.0)
+    assert s.dtype == np.float32 and s.weak_type and s.shape == ()
+    assert not device_put(True).weak_type
+    tree = device_put({"a": 1, "b": [np.ones(2)]})
+    assert type(tree["a"]) is Array and tree["b"][0].dtype == np.float32
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        device_put("text")
+
+
+def test_arrays_are_values():
+    x = np.arange(1_000_000, dtype=np.float32)       # large and aligned: PJRT could alias it
+    y = device_put(x)
+    x[0] = 99.0
+    assert np.asarray(y)[0] == 0.0
+    value = np.asarray(y)
+    with pytest.raises(ValueError):
+        value[0] = 1.0                                  # what we read back is read-only
+    h = jnp.ones((4, 5))                                # a broadcast view: made dense on the way
+    np.testing.assert_array_equal(np.asarray(device_put(h)), np.ones((4, 5), np.float32))
+    assert device_put(y) is y
+
+
+def test_device_arrays_work_everywhere():
+    y = device_put(np.array([1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_allclose(np.asarray(jnp.sin(y) * 2.0 + y), np.sin([1, 2, 3]) * 2 + [1, 2, 3],
+                               rtol=1e-6)
+    assert float(y[1]) == 2.0 and y[1:].shape == (2,) and y.sum().item() == 6.0
+    assert len(y) == 3 and [float(v) for v in y] == [1.0, 2.0, 3.0]
+    assert str(make_jaxpr(lambda a: a * 2.0)(y)).count("mul") == 1
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(y)
+
+
+def test_repr_matches_jax():
+    jax = pytest.importorskip("jax")
+    for value in [np.array([1.0, 2.0], np.float32), np.arange(6, dtype=np.int32).reshape(2, 3),
+                  np.array([True, False]), np.float32(3.5), np.linspace(0, 1, 30, dtype=np.float32)]:
+        assert repr(device_put(value)) == repr(jax.device_put(value))
+        assert str(device_put(value)) == str(jax.device_put(value))
+    assert repr(device_put(2.0)) == repr(jax.device_put(2.0)) == \
+        "Array(2., dtype=float32, weak_type=True)"
+
+
+# Compiling and running
+
+def test_compile_and_run_text():
+    exe = compile_or_get_cached(THREE_OPS)
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    [out] = exe(x)
+    assert type(out) is Array and out.shape == (3,) and out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), np.sin(x) ** 2 + x, rtol=1e-6)
+    [again] = exe(out)                                  # a device array goes straight in
+    np.testing.assert_allclose(np.asarray(again), np.sin(out) ** 2 + np.asarray(out), rtol=1e-6)
+    assert "fusion" in exe.as_text() and exe.cost_analysis()["transcendentals"] == 3
+
+
+def test_result_avals_are_read_from_the_program():
+    exe = compile_or_get_cached(TWO_OUTPUTS)
+    assert [a.str_short() for a in exe.out_avals] == ["f32[3,2]", "i32[]"]
+    t, m = exe(np.arange(6, dtype=np.float32).reshape(2, 3), np.int32(4))
+    np.testing.assert_array_equal(np.asarray(t), np.arange(6).reshape(2, 3).T)
+    assert m.shape == () and int(m) == 8
+
+
+def test_lowered_jaxpr_with_weak_result():
+    closed = make_jaxpr(lambda x: x * 2.0)(2.0)
+    exe = compile_or_get_cached(module_to_text(lower_jaxpr_to_module(closed)),
+                                out_avals=closed.out_avals)
+    [out] = exe(3.0)
+    assert out.weak_type and float(out) == 6.0
+
+
+def test_memory_cache_is_hit():
+    before = dict(runtime.cache_stats)
+    a = compile_or_get_cached(THREE_OPS)
+    b = compile_or_get_cached(THREE_OPS)
+    assert a is b
+    assert runtime.cache_stats["compiles"] - before["compiles"] == 1
+    assert runtime.cache_stats["memory_hits"] - before["memory_hits"] == 1
+    c = compile_or_get_cached(THREE_OPS.replace("3xf32", "4xf32"))   # new input types: new program
+    assert c is not a and runtime.cache_stats["compiles"] - before["compiles"] == 2
+
+
+def test_persistent_cache_hit_in_a_second_process(cache_dir):
+    script = textwrap.dedent(f"""
+        import autodidax
+        from autodidax import runtime
+        runtime.compile_or_get_cached({THREE_OPS!r})
+        print(runtime.cache_stats["compiles"], runtime.cache_stats["disk_hits"])
+    """)
+    run = lambda: subprocess.run([sys.executable, "-c", script], env=_env(cache_dir),
+                                 capture_output=True, text=True, check=True).stdout.split()
+    assert run() == ["1", "0"]
+    assert len(list(cache_dir.glob("*.xla"))) == 1
+    assert run() == ["0", "1"]
+
+
+def test_corrupt_entry_is_recompiled(cache_dir):
+    compile_or_get_cached(THREE_OPS)
+    [entry] = cache_dir.glob("*.xla")
+    good = entry.read_bytes()
+    for damage in [b"garbage", good[:len(good) // 2], good[:-1] + bytes([good[-1] ^ 1]), b""]:
+        entry.write_bytes(damage)
+        runtime.clear_caches()
+        before = dict(runtime.cache_stats)
+        [out] = compile_or_get_cached(THREE_OPS)(np.zeros(3, np.float32))
+        assert np.asarray(out).tolist() == [0.0, 0.0, 0.0]
+        assert runtime.cache_stats["compiles"] - before["compiles"] == 1
+        assert entry.read_bytes()[:20] == good[:20]        # rewritten
+    runtime.clear_caches()
+    before = dict(runtime.cache_stats)
+    compile_or_get_cached(THREE_OPS)
+    assert runtime.cache_stats["disk_hits"] - before["disk_hits"] == 1
+
+
+def test_cache_can_be_turned_off_and_moved(cache_dir, tmp_path):
+    runtime.set_cache_dir(None)
+    compile_or_get_cached(THREE_OPS)
+    assert not cache_dir.exists()
+    runtime.set_cache_dir(tmp_path / "elsewhere")
+    runtime.clear_caches()
+    compile_or_get_cached(THREE_OPS)
+    assert len(list((tmp_path / "elsewhere").glob("*.xla"))) == 1
+    script = "from autodidax import runtime; print(runtime.get_cache_dir())"
+    for value, expected in [("off", "None"), ("", "None"), (str(tmp_path / "x"), str(tmp_path / "x"))]:
+        env = dict(os.environ, AUTODIDAX_CACHE_DIR=value)
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == expected
+    env = {k: v for k, v in os.environ.items() if k != "AUTODIDAX_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == str(tmp_path / "xdg" / "autodidax")
+
+
+def test_unwritable_cache_is_not_an_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    runtime.set_cache_dir(blocker / "cache")
+    [out] = compile_or_get_cached(THREE_OPS)(np.ones(3, np.float32))
+    assert out.shape == (3,)
+
+
+# Eager evaluation through XLA
+
+PROGRAMS = [
+    (lambda x: jnp.sin(x) * 2.0 + x, [np.linspace(-1, 1, 5)]),
+    (lambda x, y: jnp.tanh(x @ y).sum(axis=0), [np.ones((2, 3)) / 3, np.arange(12.0).reshape(3, 4)]),
+    (lambda x: jnp.where(x > 0, x, -x).max() + x.mean(), [np.array([-2.0, 1.0, 3.0])]),
+    (lambda x: (x.T[::-1] ** 2).reshape(-1)[1:4], [np.arange(6.0).reshape(2, 3)]),
+    (lambda x: jnp.concatenate([x, x.astype(jnp.float32) / 2]), [np.arange(4)]),
+]
+
+
+@pytest.mark.parametrize("fn, args", PROGRAMS)
+def test_eager_xla_agrees_with_numpy(fn, args):
+    expected = fn(*[jnp.asarray(a) for a in args])
+    with runtime.eager_mode("xla"):
+        got = fn(*[jnp.asarray(a) for a in args])
+    assert type(got) is Array and type(expected) is core.Array
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert got.weak_type == expected.weak_type
+    np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-6, atol=1e-6)
+
+
+def test_eager_xla_caches_per_primitive_and_types():
+    x, x4 = jnp.ones(3), jnp.ones(4)
+    with runtime.eager_mode("xla"):
+        before = dict(runtime.cache_stats)
+        jnp.sin(x)
+        jnp.sin(x + 1.0)
+        jnp.sin(x4)
+    compiled = runtime.cache_stats["compiles"] - before["compiles"]
+    hits = runtime.cache_stats["dispatch_hits"] - before["dispatch_hits"]
+    assert (compiled, hits) == (3, 1)      # sin f32[3], add f32[3]+weak, sin f32[4]; sin f32[3] again
+
+
+def test_eager_mode_is_restored():
+    assert core.eval_trace is runtime._numpy_eval_trace
+    with runtime.eager_mode("xla"):
+        assert isinstance(core.eval_trace, runtime.XlaEvalTrace)
+        assert core.trace_ctx.trace is core.eval_trace
+        with pytest.raises(TypeError):
+            jnp.sin(jnp.ones(3)) + "x"
+    assert core.eval_trace is runtime._numpy_eval_trace
+    assert core.trace_ctx.trace is core.eval_trace
+    assert runtime.set_eager_mode("xla") == "numpy"
+    try:
+        assert type(jnp.cos(jnp.ones(2))) is Array
+    finally:
+        assert runtime.set_eager_mode("numpy") == "xla"
+    with pytest.raises(ValueError, match="'numpy' or 'xla'"):
+        runtime.eager_mode("gpu")
+
+
+def test_eager_xla_under_transformations():
+    from autodidax.jvp import jvp
+    with runtime.eager_mode("xla"):
+        primal, tangent = jvp(jnp.sin, (jnp.ones(3),), (jnp.ones(3),))
+        jaxpr = make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
+    np.testing.assert_allclose(np.asarray(tangent), np.cos(np.ones(3)), rtol=1e-6)
+    assert type(primal) is Array and "sin" in str(jaxpr)
+
+
+# The package itself
+
+def test_importing_autodidax_imports_no_jax():
+    script = ("import sys, numpy as np, autodidax, autodidax.runtime as rt, autodidax.numpy as jnp\n"
+              "with rt.eager_mode('xla'):\n"
+              "    y = jnp.sin(rt.device_put(np.ones(3))) + 1.0\n"
+              "print(np.asarray(y)[0], sorted(m for m in sys.modules if m.split('.')[0] == 'jax'))")
+    out = subprocess.run([sys.executable, "-c", script], env=_env("off"), capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.split(" ", 1)[1].strip() == "[]", out.stdout
+    assert out.stderr == "", out.stderr
