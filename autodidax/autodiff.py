@@ -14,7 +14,8 @@ from autodidax.batching import batching_rules, jacfwd, vmap
 from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, get_aval,
                             impl_rules, set_current_trace, take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
-                             eval_jaxpr)
+                             eval_jaxpr, trace_to_jaxpr)
+from autodidax.jit import hoist_tracer_consts, jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, deflinear, float0, instantiate_zeros,
                            maybe_jvp_tracer, tangent_aval)
 from autodidax.lowering import lowering_rules
@@ -510,3 +511,71 @@ def jacrev(fun, argnums=0):
 def hessian(fun, argnums=0):
     """The Hessian of a scalar function: forward-mode over reverse-mode, as in JAX."""
     return jacfwd(jacrev(fun, argnums), argnums)
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
+    """Split `closed` by which inputs are unknown. Returns `(known, unknown, out_unknowns,
+    num_residuals)`: `known` takes the known inputs and returns the known outputs then the
+    residuals; `unknown` takes the residuals then the unknown inputs, and returns the unknown
+    outputs."""
+    jaxpr = closed.jaxpr
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is Var and v in unknown_vars for v in eqn.invars):
+            unknown_vars.update(eqn.outvars)
+            unknown_eqns.append(eqn)
+        else:
+            known_eqns.append(eqn)
+    residuals = []
+    for eqn in unknown_eqns:       # known values the unknown side reads: residuals, once each
+        for v in eqn.invars:
+            if type(v) is Var and v not in unknown_vars and v not in residuals:
+                residuals.append(v)
+    out_unknowns = [type(v) is Var and v in unknown_vars for v in jaxpr.outvars]
+    known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
+    known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
+                  known_eqns, known_outs + residuals)
+    unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
+                    unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknowns) if u])
+    return (ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns,
+            len(residuals))
+
+
+def _jit_partial_eval(trace, args, params):
+    jaxpr, name = params["jaxpr"], params["name"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, unknowns)
+    with set_current_trace(trace.parent_trace):
+        known_outs = jit_p.bind(*[x for x, u in zip(args, unknowns) if not u], jaxpr=known,
+                                name=name)
+    n_known = len(known_outs) - num_res
+    residuals = known_outs[n_known:]
+    unknown_outs = JaxprTrace.process_primitive(
+        trace, jit_p, [*residuals, *[x for x, u in zip(args, unknowns) if u]],
+        {"jaxpr": unknown, "name": name})
+    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
+
+
+partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+def _jit_transpose(cts, *args, jaxpr, name):
+    linear = [is_linear(x) for x in args]
+    known = [x for x in args if not is_linear(x)]
+    cts = [instantiate_zeros(ct) for ct in cts]
+
+    def transposed(*known_and_cts):
+        it = iter(known_and_cts[:len(known)])
+        full = [x if is_linear(x) else next(it) for x in args]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, known_and_cts[len(known):])
+        return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
+
+    t_jaxpr = trace_to_jaxpr(transposed, [get_aval(x) for x in (*known, *cts)])
+    t_jaxpr, hoisted = hoist_tracer_consts(t_jaxpr)
+    outs = iter(jit_p.bind(*hoisted, *known, *cts, jaxpr=t_jaxpr, name=f"transpose({name})"))
+    return [next(outs) if lin else None for lin in linear]
+
+
+transpose_rules[jit_p] = _jit_transpose

@@ -305,8 +305,8 @@ class EvalTrace(Trace):
         for x in args:
             if isinstance(x, Tracer):
                 raise UnexpectedTracerError(
-                    f"{primitive} was applied to a tracer of {x._trace!r} "
-                    f"({x.aval.str_short()}) outside of that transformation: a tracer escaped, "
+                    f"{primitive} was applied to a tracer ({x.aval.str_short()}) of "
+                    f"{x._trace!r} outside of that transformation: a tracer escaped, "
                     "for example by being stored in a global or a list while the function was "
                     "transformed. Return the value from the function instead.")
         out_avals = abstract_eval_rules[primitive](*map(get_aval, args), **params)

@@ -1,0 +1,315 @@
+# Generated from chapters/08_jit.md by `make export`: edit the chapter, not this file.
+
+
+"""`jit`: a higher-order primitive, compiled with XLA and cached, with JAX's ahead-of-time stages."""
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+
+from autodidax.batching import batch, batching_rules, moveaxis
+from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, get_aval,
+                            impl_rules, set_current_trace, trace_ctx)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
+                             pp_eqn_rules, suggest_same_names, trace_to_jaxpr)
+from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
+from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
+                                module_to_text)
+from autodidax.runtime import Array, compile_or_get_cached, default_device
+from autodidax.tree_util import tree_flatten, tree_unflatten
+
+
+jit_p = Primitive("jit")
+jit_p.multiple_results = True
+
+_executables: dict = {}     # id(jaxpr) -> (jaxpr, Executable, constants)
+
+
+def executable_for(closed: ClosedJaxpr, name: str):
+    """The compiled program of `closed` (constants first among its arguments), and the
+    constants to pass it."""
+    entry = _executables.get(id(closed.jaxpr))
+    if entry is None or entry[0] is not closed.jaxpr:
+        jaxpr = closed.jaxpr
+        lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
+                                      jaxpr.outvars), [])
+        module = lower_jaxpr_to_module(lowerable, name=f"jit_{name}")
+        exe = compile_or_get_cached(module_to_text(module), default_device(), closed.out_avals)
+        entry = _executables[id(jaxpr)] = (jaxpr, exe, closed.consts)
+    return entry[1], entry[2]
+
+
+def _jit_impl(*args, jaxpr, name):
+    exe, consts = executable_for(jaxpr, name)
+    return exe(*consts, *args)
+
+
+impl_rules[jit_p] = _jit_impl
+abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name: jaxpr.out_avals
+
+
+lowering_rules[jit_p] = lambda ctx, *args, jaxpr, name: call_lowering(ctx, name, jaxpr, *args)
+
+
+def _jit_pp(eqn, names):
+    jaxpr = eqn.params["jaxpr"].jaxpr
+    if jaxpr not in names.shared:
+        suggest_same_names(names, jaxpr.invars, eqn.invars)
+        suggest_same_names(names, jaxpr.outvars, eqn.outvars)
+    params = [("name", eqn.params["name"]), ("jaxpr", eqn.params["jaxpr"])]
+    return pp_eqn_plain(eqn, names, params)
+
+
+pp_eqn_rules[jit_p] = _jit_pp
+
+
+class JitTrace(JaxprTrace):
+    """The trace that records a jitted function: a JaxprTrace that knows the function."""
+
+    def __init__(self, fun_name: str, where: str):
+        super().__init__()
+        self.fun_name, self.where = fun_name, where
+
+    def __repr__(self):
+        return f"jit({self.fun_name}) at {self.where}"
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _where(fun) -> str:
+    code = getattr(fun, "__code__", None)
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else "?"
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr):
+    """(closed jaxpr, leading arguments): constants that are tracers become inputs."""
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        return closed, []
+    jaxpr = closed.jaxpr
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if not isinstance(c, Tracer)]
+    moved = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if isinstance(c, Tracer)]
+    new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.eqns,
+                jaxpr.outvars)
+    return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
+
+
+class _CacheEntry:
+    __slots__ = ("jaxpr", "out_tree", "executable", "consts")
+
+    def __init__(self, jaxpr, out_tree):
+        self.jaxpr, self.out_tree, self.executable, self.consts = jaxpr, out_tree, None, None
+
+
+class Jitted:
+    """The function `jit` returns: call it, or stage it with `.trace` and `.lower`."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=()):
+        functools.update_wrapper(self, fun)
+        self.fun, self.name = fun, _fun_name(fun)
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        try:        # a static argument may be given by position or by name
+            params = list(inspect.signature(fun).parameters)
+        except (TypeError, ValueError):
+            params = []
+        nums += tuple(params.index(n) for n in names if n in params)
+        names += tuple(params[i] for i in nums if 0 <= i < len(params))
+        self.static_argnums, self.static_argnames = tuple(sorted(set(nums))), frozenset(names)
+        self._cache: dict = {}         # signature -> traced jaxpr (and its executable)
+        self._fast: dict = {}          # avals of array-only calls -> the same entries
+        self.trace_count = 0
+
+    def _signature(self, args, kwargs):
+        """The key of the program a call needs, and the flat list of its dynamic arguments."""
+        static_pos = static_named = ()
+        if self.static_argnums:
+            n = len(args)
+            idx = sorted({i % n for i in self.static_argnums if -n <= i < n})
+            static_pos = tuple((i, args[i]) for i in idx)
+            args = tuple(a for i, a in enumerate(args) if i not in idx)
+        if kwargs and self.static_argnames:
+            static_named = tuple(sorted((k, v) for k, v in kwargs.items()
+                                        if k in self.static_argnames))
+            kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        flat, in_tree = tree_flatten((args, kwargs) if kwargs else args)
+        key = (static_pos, static_named, in_tree, bool(kwargs), tuple(map(get_aval, flat)))
+        try:
+            hash(key)
+        except TypeError as e:
+            bad = next(v for _, v in static_pos + static_named if not _hashable(v))
+            raise ValueError("Non-hashable static arguments are not supported. An error occurred "
+                             f"while trying to hash an object of type {type(bad)}, {bad!r}. The "
+                             f"error was:\nTypeError: {e}") from None
+        return key, flat
+
+    def _traced(self, key) -> _CacheEntry:
+        """The jaxpr for a signature: from the cache, or traced now."""
+        entry = self._cache.get(key)
+        if entry is not None:
+            return entry
+        static_pos, static_named, in_tree, has_kwargs, avals = key
+        out_trees = []
+
+        def flat_fun(*flat):
+            dynamic = tree_unflatten(in_tree, flat)
+            args, kwargs = dynamic if has_kwargs else (dynamic, {})
+            args = list(args)
+            for i, value in static_pos:
+                args.insert(i, value)
+            out_flat, out_tree = tree_flatten(self.fun(*args, **kwargs, **dict(static_named)))
+            out_trees.append(out_tree)
+            return out_flat
+
+        trace = JitTrace(self.name, _where(self.fun))
+        tracers = [trace.new_arg(a) for a in avals]
+        with set_current_trace(trace):
+            outs = flat_fun(*tracers)
+        entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0])
+        self.trace_count += 1
+        if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
+            self._cache[key] = entry    # a jaxpr closing over tracers is good for one call only
+        return entry
+
+    def __call__(self, *args, **kwargs):
+        fast_key = None
+        if not kwargs and isinstance(trace_ctx.trace, EvalTrace):
+            # The fast path: every argument an array, found in the cache by its types alone.
+            fast_key = tuple([x.aval if type(x) is Array else None for x in args])
+            entry = self._fast.get(fast_key)
+            if entry is not None:
+                return tree_unflatten(entry.out_tree, entry.executable(*entry.consts, *args))
+        key, flat = self._signature(args, kwargs)
+        entry = self._traced(key)
+        if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
+            if entry.executable is None:
+                entry.executable, entry.consts = executable_for(entry.jaxpr, self.name)
+            if fast_key is not None and None not in fast_key:
+                self._fast[fast_key] = entry
+            return tree_unflatten(entry.out_tree, entry.executable(*entry.consts, *flat))
+        closed, hoisted = hoist_tracer_consts(entry.jaxpr)
+        outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """Stage the call: its jaxpr, ready to be lowered."""
+        key, _ = self._signature(args, kwargs)
+        return Traced(self, key, self._traced(key))
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Stage the call down to StableHLO."""
+        return self.trace(*args, **kwargs).lower()
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=()):
+    """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
+    `@jit` or `@partial(jit, static_argnums=...)`."""
+    if fun is None:
+        return lambda f: Jitted(f, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+class Traced:
+    """A jitted call, traced: `.jaxpr`, and `.lower()`."""
+
+    def __init__(self, jitted, key, entry):
+        self.jitted, self.key, self.jaxpr, self.out_tree = jitted, key, entry.jaxpr, entry.out_tree
+
+    def lower(self) -> Lowered:
+        return Lowered(self)
+
+
+class Lowered:
+    """A jitted call, lowered to StableHLO: `.as_text()`, and `.compile()`."""
+
+    def __init__(self, traced: Traced):
+        self.traced = traced
+        jaxpr = traced.jaxpr.jaxpr
+        lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
+                                      jaxpr.outvars), [])
+        self._text = module_to_text(lower_jaxpr_to_module(lowerable,
+                                                          name=f"jit_{traced.jitted.name}"))
+
+    def as_text(self) -> str:
+        return self._text
+
+    def compile(self) -> Compiled:
+        t = self.traced
+        exe = compile_or_get_cached(self._text, default_device(), t.jaxpr.out_avals)
+        return Compiled(t, exe)
+
+
+class Compiled:
+    """A jitted call, compiled: callable, with `.as_text()` and `.cost_analysis()`."""
+
+    def __init__(self, traced: Traced, executable):
+        self.traced, self.executable = traced, executable
+
+    def as_text(self) -> str:
+        return self.executable.as_text()
+
+    def cost_analysis(self) -> dict:
+        return self.executable.cost_analysis()
+
+    def __call__(self, *args, **kwargs):
+        t = self.traced
+        key, flat = t.jitted._signature(args, kwargs)
+        if key != t.key:
+            want = ", ".join(a.str_short() for a in t.key[4])
+            got = ", ".join(a.str_short() for a in key[4])
+            raise TypeError(f"this function was compiled for arguments of types ({want}) and "
+                            f"structure {t.key[2]}, but was called with ({got}) and structure "
+                            f"{key[2]}: compile it again for those")
+        return tree_unflatten(t.out_tree, self.executable(*t.jaxpr.consts, *flat))
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name):
+    nonzero = [type(t) is not Zero for t in tangents]
+    out_nonzero = []
+
+    def jvp_of_jaxpr(*args):
+        ps, ts = args[:len(primals)], iter(args[len(primals):])
+        tans = [next(ts) if nz else Zero(tangent_aval(get_aval(p))) for p, nz in zip(ps, nonzero)]
+        outs, out_tans = jvp_flat(jaxpr_as_fun(jaxpr), ps, tans, instantiate=False)
+        out_nonzero[:] = [type(t) is not Zero for t in out_tans]
+        return list(outs) + [t for t in out_tans if type(t) is not Zero]
+
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    jvp_jaxpr = trace_to_jaxpr(jvp_of_jaxpr, [get_aval(x) for x in (*primals, *nz_tangents)])
+    jvp_jaxpr, hoisted = hoist_tracer_consts(jvp_jaxpr)
+    outs = jit_p.bind(*hoisted, *primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
+    n = len(jaxpr.out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(tangent_aval(a))
+                      for nz, a in zip(out_nonzero, jaxpr.out_avals)]
+
+
+def _jit_batching_rule(vals, dims, *, jaxpr, name):
+    axis_size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    out_dims = []
+
+    def batched(*args):
+        outs, dims_out = batch(jaxpr_as_fun(jaxpr), axis_size, dims, args)
+        out_dims[:] = [None if d is None else 0 for d in dims_out]
+        return [o if d is None else moveaxis(o, d, 0) for o, d in zip(outs, dims_out)]
+
+    batched_jaxpr = trace_to_jaxpr(batched, [get_aval(v) for v in vals])
+    batched_jaxpr, hoisted = hoist_tracer_consts(batched_jaxpr)
+    return jit_p.bind(*hoisted, *vals, jaxpr=batched_jaxpr, name=name), out_dims
+
+
+jvp_rules[jit_p] = _jit_jvp
+batching_rules[jit_p] = _jit_batching_rule
