@@ -10,7 +10,7 @@ import string
 import numpy as np
 
 from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules,
-                            canonicalize_dtype, get_aval, impl_rules)
+                            canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
 
 
 _FLOAT, _INT, _BOOL = frozenset("f"), frozenset("iu"), frozenset("b")
@@ -420,3 +420,6 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
     dims = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
     dtype = None if preferred_element_type is None else canonicalize_dtype(preferred_element_type)
     return dot_general_p.bind(x, y, dimension_numbers=dims, preferred_element_type=dtype)
+
+
+wrap_public_functions(globals(), __name__)
