@@ -307,7 +307,9 @@ def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
            + [n for i, n in enumerate(x_names) if i not in x_batch + x_contract]
            + [n for j, n in enumerate(y_names) if j not in y_batch + y_contract])
     spec = f"{''.join(x_names)},{''.join(y_names)}->{''.join(out)}"
-    return np.einsum(spec, x, y, optimize=True).astype(preferred_element_type or x.dtype)
+    dtype = preferred_element_type or x.dtype      # accumulate in it, as XLA does
+    return np.einsum(spec, x.astype(dtype, copy=False), y.astype(dtype, copy=False),
+                     optimize=True)
 
 
 def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type):
