@@ -518,9 +518,10 @@ def hessian(fun, argnums=0):
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
     """Split `closed` by which inputs are unknown. Returns `(known, unknown, out_unknowns,
-    num_residuals)`: `known` takes the known inputs and returns the known outputs then the
-    residuals; `unknown` takes the residuals then the unknown inputs, and returns the unknown
-    outputs."""
+    forwarded)`: `unknown` takes the residuals, then the unknown inputs, and returns the unknown
+    outputs; `known` takes the known inputs and returns the known outputs, then the residuals
+    it computes. A residual that is simply a known input is not returned but forwarded:
+    `forwarded[i]` is its position among the known inputs, or None if `known` computes it."""
     jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []
@@ -535,25 +536,27 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
         for v in eqn.invars:
             if type(v) is Var and v not in unknown_vars and v not in residuals:
                 residuals.append(v)
+    known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
+    forwarded = [known_invars.index(v) if v in known_invars else None for v in residuals]
+    computed = [v for v, f in zip(residuals, forwarded) if f is None]
     out_unknowns = [type(v) is Var and v in unknown_vars for v in jaxpr.outvars]
     known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-    known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
-                  known_eqns, known_outs + residuals)
+    known = Jaxpr(jaxpr.constvars, known_invars, known_eqns, known_outs + computed)
     unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
                     unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknowns) if u])
-    return (ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns,
-            len(residuals))
+    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns, forwarded
 
 
 def _jit_partial_eval(trace, args, params):
     jaxpr, name = params["jaxpr"], params["name"]
     unknowns = [trace.is_unknown(x) for x in args]
-    known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, unknowns)
+    known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent_trace):
-        known_outs = jit_p.bind(*[x for x, u in zip(args, unknowns) if not u], jaxpr=known,
-                                name=name)
-    n_known = len(known_outs) - num_res
-    residuals = known_outs[n_known:]
+        known_outs = jit_p.bind(*known_args, jaxpr=known, name=name)
+    n_known = len(known_outs) - forwarded.count(None)
+    computed = iter(known_outs[n_known:])
+    residuals = [known_args[f] if f is not None else next(computed) for f in forwarded]
     unknown_outs = JaxprTrace.process_primitive(
         trace, jit_p, [*residuals, *[x for x, u in zip(args, unknowns) if u]],
         {"jaxpr": unknown, "name": name})
