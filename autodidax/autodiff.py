@@ -11,8 +11,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, jacfwd, vmap
-from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, get_aval,
-                            impl_rules, set_current_trace, take_current_trace)
+from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, api_boundary,
+                            get_aval, impl_rules, set_current_trace, take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts, jit_p
@@ -80,6 +80,7 @@ def _fill(values, floats, avals):
             for f, a in zip(floats, avals)]
 
 
+@api_boundary
 def linearize(fun, *primals):
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` applies the derivative at `primals`."""
     primals_flat, in_tree = tree_flatten(primals)
@@ -99,7 +100,7 @@ def linearize(fun, *primals):
         return tree_unflatten(out_tree, _fill(outs, out_floats, out_avals))
 
     f_jvp.jaxpr = linear
-    return tree_unflatten(out_tree, out_flat), f_jvp
+    return tree_unflatten(out_tree, out_flat), api_boundary(f_jvp)
 
 
 class UndefinedPrimal:
@@ -375,6 +376,7 @@ transpose_rules[lax.slice_p] = _slice_transpose
 transpose_rules[pad_p] = _pad_transpose
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), vjp_fun)`, where `vjp_fun(cotangent)` is the cotangent of `primals`;
     with `has_aux`, `fun` returns `(output, aux)` and so does this, as `(out, vjp_fun, aux)`."""
@@ -410,6 +412,7 @@ def vjp(fun, *primals, has_aux=False):
         return tree_unflatten(in_tree, _fill(map(instantiate_zeros, cts_in), in_floats, in_avals))
 
     out = tree_unflatten(out_tree, out_flat)
+    vjp_fun = api_boundary(vjp_fun)
     return (out, vjp_fun, tree_unflatten(aux_tree, aux_flat)) if has_aux else (out, vjp_fun)
 
 
@@ -466,7 +469,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         grads = vjp_fun(Array(np.ones((), out_aval.dtype)))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux[0]) if has_aux else out), g
-    return value_and_grad_f
+    return api_boundary(value_and_grad_f)
 
 
 def grad(fun, argnums=0, has_aux=False):
@@ -476,7 +479,7 @@ def grad(fun, argnums=0, has_aux=False):
     def grad_f(*args):
         value, g = value_and_grad_f(*args)
         return (g, value[1]) if has_aux else g
-    return grad_f
+    return api_boundary(grad_f)
 
 
 def jacrev(fun, argnums=0):
@@ -505,7 +508,7 @@ def jacrev(fun, argnums=0):
                                                       out_shape + r.shape[1:]), rows))
             start += size
         return tree_unflatten(out_tree, jac)
-    return jacfun
+    return api_boundary(jacfun)
 
 
 def hessian(fun, argnums=0):
@@ -515,9 +518,10 @@ def hessian(fun, argnums=0):
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
     """Split `closed` by which inputs are unknown. Returns `(known, unknown, out_unknowns,
-    num_residuals)`: `known` takes the known inputs and returns the known outputs then the
-    residuals; `unknown` takes the residuals then the unknown inputs, and returns the unknown
-    outputs."""
+    forwarded)`: `unknown` takes the residuals, then the unknown inputs, and returns the unknown
+    outputs; `known` takes the known inputs and returns the known outputs, then the residuals
+    it computes. A residual that is simply a known input is not returned but forwarded:
+    `forwarded[i]` is its position among the known inputs, or None if `known` computes it."""
     jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []
@@ -532,25 +536,27 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
         for v in eqn.invars:
             if type(v) is Var and v not in unknown_vars and v not in residuals:
                 residuals.append(v)
+    known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
+    forwarded = [known_invars.index(v) if v in known_invars else None for v in residuals]
+    computed = [v for v, f in zip(residuals, forwarded) if f is None]
     out_unknowns = [type(v) is Var and v in unknown_vars for v in jaxpr.outvars]
     known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-    known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
-                  known_eqns, known_outs + residuals)
+    known = Jaxpr(jaxpr.constvars, known_invars, known_eqns, known_outs + computed)
     unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
                     unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknowns) if u])
-    return (ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns,
-            len(residuals))
+    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns, forwarded
 
 
 def _jit_partial_eval(trace, args, params):
     jaxpr, name = params["jaxpr"], params["name"]
     unknowns = [trace.is_unknown(x) for x in args]
-    known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, unknowns)
+    known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent_trace):
-        known_outs = jit_p.bind(*[x for x, u in zip(args, unknowns) if not u], jaxpr=known,
-                                name=name)
-    n_known = len(known_outs) - num_res
-    residuals = known_outs[n_known:]
+        known_outs = jit_p.bind(*known_args, jaxpr=known, name=name)
+    n_known = len(known_outs) - forwarded.count(None)
+    computed = iter(known_outs[n_known:])
+    residuals = [known_args[f] if f is not None else next(computed) for f in forwarded]
     unknown_outs = JaxprTrace.process_primitive(
         trace, jit_p, [*residuals, *[x for x, u in zip(args, unknowns) if u]],
         {"jaxpr": unknown, "name": name})

@@ -10,7 +10,7 @@ import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, Trace, Tracer, get_aval, set_current_trace,
+from autodidax.core import (Array, Trace, Tracer, api_boundary, get_aval, set_current_trace,
                             take_current_trace)
 from autodidax.jvp import TraceTag, jvp
 from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
@@ -381,7 +381,7 @@ def vmap(f, in_axes=0, out_axes=0):
 
     batched_f.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
     batched_f.__wrapped__ = f
-    return batched_f
+    return api_boundary(batched_f)
 
 
 def jacfwd(f, argnums=0):
@@ -420,7 +420,7 @@ def jacfwd(f, argnums=0):
         example = tree_structure(dyn_args[0]) if single else in_tree
         return tree_map(lambda j: _unravel(j, avals, example), jac)
 
-    return jacfun
+    return api_boundary(jacfun)
 
 
 def _unravel(jac, in_avals, in_tree):

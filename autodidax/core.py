@@ -318,3 +318,44 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 trace_ctx.trace = eval_trace
+
+
+import functools
+import os
+import types
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else None
+
+
+def filter_traceback(tb):
+    """`tb` without the frames of the autodidax package."""
+    kept = []
+    while tb is not None:
+        if _PACKAGE_DIR is None or not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            kept.append(tb)
+        tb = tb.tb_next
+    filtered = None
+    for t in reversed(kept):
+        filtered = types.TracebackType(filtered, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return filtered
+
+
+def api_boundary(fun):
+    """`fun`, raising its errors with autodidax's own frames removed from their tracebacks."""
+    @functools.wraps(fun)
+    def api_function(*args, **kwargs):
+        try:
+            return fun(*args, **kwargs)
+        except Exception as e:
+            if os.environ.get("AUTODIDAX_TRACEBACK_FILTERING", "on") == "off":
+                raise
+            raise e.with_traceback(filter_traceback(e.__traceback__))
+    return api_function
+
+
+def wrap_public_functions(namespace: dict, module_name: str) -> None:
+    """Make every public function defined in a module an API boundary."""
+    for name, value in list(namespace.items()):
+        if (isinstance(value, types.FunctionType) and not name.startswith("_")
+                and value.__module__ == module_name):
+            namespace[name] = api_boundary(value)

@@ -14,7 +14,7 @@ import numpy as np
 
 from autodidax import lax
 from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
-                            get_aval, set_current_trace)
+                            api_boundary, get_aval, set_current_trace)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
 
 
@@ -430,13 +430,14 @@ def make_jaxpr(fun, static_argnums=()):
         flat_fun, out_tree = flatten_fun(with_static, in_tree)
         return trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
     make.__name__ = f"make_jaxpr({getattr(fun, '__name__', 'fun')})"
-    return make
+    return api_boundary(make)
 
 
 class JaxprTypeError(TypeError):
     """A jaxpr is not well typed."""
 
 
+@api_boundary
 def check_jaxpr(jaxpr: Jaxpr) -> None:
     """Raise JaxprTypeError, naming the equation and the user's line, if `jaxpr` is ill-typed."""
     names = _Names()
@@ -488,6 +489,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         read(v, "the jaxpr's outputs")
 
 
+@api_boundary
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     """Run `jaxpr` on `consts` and `args` by binding its primitives; returns the list of outputs."""
     if len(args) != len(jaxpr.invars) or len(consts) != len(jaxpr.constvars):

@@ -9,8 +9,8 @@ import inspect
 import os
 
 from autodidax.batching import batch, batching_rules, moveaxis
-from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, get_aval,
-                            impl_rules, set_current_trace, trace_ctx)
+from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
+                            get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
                              pp_eqn_rules, suggest_same_names, trace_to_jaxpr)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
@@ -173,6 +173,7 @@ class Jitted:
             self._cache[key] = entry    # a jaxpr closing over tracers is good for one call only
         return entry
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         fast_key = None
         if not kwargs and isinstance(trace_ctx.trace, EvalTrace):
@@ -196,6 +197,7 @@ class Jitted:
     def _cache_size(self) -> int:
         return len(self._cache)
 
+    @api_boundary
     def trace(self, *args, **kwargs) -> Traced:
         """Stage the call: its jaxpr, ready to be lowered."""
         key, _ = self._signature(args, kwargs)
@@ -264,6 +266,7 @@ class Compiled:
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         t = self.traced
         key, flat = t.jitted._signature(args, kwargs)

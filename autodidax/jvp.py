@@ -10,8 +10,8 @@ import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, ShapedArray, Trace, Tracer, get_aval, set_current_trace,
-                            take_current_trace, to_numpy)
+from autodidax.core import (Array, ShapedArray, Trace, Tracer, api_boundary, get_aval,
+                            set_current_trace, take_current_trace, to_numpy)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and bool values
@@ -296,6 +296,7 @@ def _check_tangent(primal, tangent, where: str):
     return Zero(want) if want.dtype == float0 else tangent
 
 
+@api_boundary
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
     `tangents`, both in the structure of `fun`'s output."""
@@ -359,7 +360,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
                for m, out in enumerate(outs)]
         return tree_unflatten(out_tree(), jac)
 
-    return jacfun
+    return api_boundary(jacfun)
 
 
 def _jacobian_blocks(out, columns: list, in_avals: list) -> list:

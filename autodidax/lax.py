@@ -10,7 +10,7 @@ import string
 import numpy as np
 
 from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules,
-                            canonicalize_dtype, get_aval, impl_rules)
+                            canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
 
 
 _FLOAT, _INT, _BOOL = frozenset("f"), frozenset("iu"), frozenset("b")
@@ -307,7 +307,9 @@ def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
            + [n for i, n in enumerate(x_names) if i not in x_batch + x_contract]
            + [n for j, n in enumerate(y_names) if j not in y_batch + y_contract])
     spec = f"{''.join(x_names)},{''.join(y_names)}->{''.join(out)}"
-    return np.einsum(spec, x, y, optimize=True).astype(preferred_element_type or x.dtype)
+    dtype = preferred_element_type or x.dtype      # accumulate in it, as XLA does
+    return np.einsum(spec, x.astype(dtype, copy=False), y.astype(dtype, copy=False),
+                     optimize=True)
 
 
 def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type):
@@ -420,3 +422,6 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
     dims = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
     dtype = None if preferred_element_type is None else canonicalize_dtype(preferred_element_type)
     return dot_general_p.bind(x, y, dimension_numbers=dims, preferred_element_type=dtype)
+
+
+wrap_public_functions(globals(), __name__)

@@ -10,7 +10,8 @@ import operator
 import numpy as np
 
 from autodidax import lax
-from autodidax.core import Array, Tracer, canonicalize_dtype, get_aval
+from autodidax.core import (Array, Tracer, api_boundary, canonicalize_dtype, get_aval,
+                            wrap_public_functions)
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -475,9 +476,12 @@ _METHODS = {
     "sum": sum, "mean": mean, "max": max, "min": min, "var": var, "std": std,
     "astype": astype, "squeeze": squeeze, "dot": dot, "clip": clip, "swapaxes": swapaxes,
 }
+wrap_public_functions(globals(), __name__)       # errors show the user's frames only
 for _cls in (Array, Tracer):
     for _name, _method in _METHODS.items():
-        setattr(_cls, _name, _method)
+        if isinstance(_method, property):
+            _method = property(api_boundary(_method.fget))
+        setattr(_cls, _name, api_boundary(_method) if callable(_method) else _method)
 
 ndarray = Array
 pi, e, inf, nan = np.pi, np.e, np.inf, np.nan

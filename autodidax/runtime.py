@@ -18,7 +18,7 @@ from jaxlib import xla_client as xc
 from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
-from autodidax.core import ShapedArray, Tracer, get_aval
+from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
 from autodidax.tree_util import tree_map
@@ -119,6 +119,7 @@ def backends() -> dict:
     return dict(_backends)
 
 
+@api_boundary
 def devices(backend=None) -> list:
     """The devices of `backend` (a platform name or a client; default: the default backend)."""
     return get_backend(backend).devices()
@@ -226,6 +227,7 @@ def _put(x, device) -> Array:
                                        enable_x64=True))
 
 
+@api_boundary
 def device_put(x, device=None):
     """`x`, an array or a pytree of arrays, NumPy arrays and scalars, on `device` (default: the
     default device). The result never shares memory that someone can still write."""

@@ -8,6 +8,8 @@ import collections
 import functools
 from typing import Any, Callable, Iterable
 
+from autodidax.core import api_boundary
+
 
 class NodeType:
     """How to take one type of pytree node apart, and how to build it again."""
@@ -23,6 +25,7 @@ class NodeType:
 node_types: dict[type, NodeType] = {}
 
 
+@api_boundary
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
     """Make `nodetype` a pytree node. `flatten_func(x)` returns `(children, aux_data)`, with
     `aux_data` hashable; `unflatten_func(aux_data, children)` builds the node again."""
@@ -131,6 +134,7 @@ def _treedef_str(t: PyTreeDef) -> str:
     return f"CustomNode({kind.__name__}[{t.node_data}], [{', '.join(kids)}])"
 
 
+@api_boundary
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                  ) -> tuple[list, PyTreeDef]:
     """The leaves of `tree`, left to right, and its structure."""
@@ -160,6 +164,7 @@ def _take_apart(node_type: NodeType, x) -> tuple[tuple | list, Any]:
     return children, node_data
 
 
+@api_boundary
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
     """The pytree of structure `treedef` whose leaves, left to right, are `leaves`."""
     if not isinstance(leaves, (list, tuple)):
@@ -271,6 +276,7 @@ def _key_str(treedef: PyTreeDef, i: int) -> str:
     return f"[<flat index {i}>]"
 
 
+@api_boundary
 def tree_map(f: Callable, tree: Any, *rest: Any,
              is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Apply `f` to the leaves of `tree` (and to the matching subtrees of `rest`)."""

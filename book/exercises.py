@@ -27,8 +27,9 @@ def exercise(name: str):
     except AssertionError as e:
         why = f"{e or 'an assertion failed'}"
     except Exception as e:  # a student's bug is a failed check, not a stopped notebook
-        where = traceback.extract_tb(e.__traceback__)[-1]
-        why = f"{type(e).__name__}: {e} (line {where.lineno})"
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if f"{os.sep}autodidax{os.sep}" not in f.filename] or [None]
+        why = f"{type(e).__name__}: {e}" + (f" (line {frames[-1].lineno})" if frames[-1] else "")
     else:
         print(f"{PASSED} {name}: passed")
         return

@@ -123,16 +123,18 @@ def test_grad_jaxpr_is_well_typed_and_shows_both_passes():
     assert names[:2] == ["tanh", "mul"] and names[-1] == "add"
 
 
-UNARY = [("sin", 1.0), ("cos", 1.0), ("tanh", 1.0), ("exp", 0.5), ("square", 1.0)]
+# Bounded functions with bounded derivatives, so that float32 gradients and float64 central
+# differences can be compared at a fixed tolerance whatever the chain.
+UNARY = [("sin", 1.0), ("cos", 1.0), ("tanh", 1.0), ("exp", -0.5), ("square", 0.5)]
 
 
 @given(st.lists(st.sampled_from(UNARY), min_size=1, max_size=5),
-       st.floats(-1.5, 1.5), st.floats(0.5, 2.0))
+       st.floats(-1.5, 1.5), st.floats(0.5, 1.2))
 def test_grad_matches_finite_differences(ops, x0, scale):
     def f(m):
         def g(x):
             for name, c in ops:
-                x = getattr(m, name)(x * c) * scale
+                x = getattr(m, name)(m.tanh(x) * c) * scale
             return m.sum(x)
         return g
     x = np.array([x0, x0 / 2], np.float64)

@@ -119,3 +119,34 @@ def test_escaped_tracer_and_concretization_errors_say_what_happened():
     with pytest.raises(TypeError, match="unhashable"):
         hash(x)
     assert repr(x) == "Traced<f32[3]>with<_RecordTrace>"
+
+
+def _frames(exc):
+    import traceback
+    return [f.filename for f in traceback.extract_tb(exc.__traceback__)]
+
+
+def test_errors_show_the_users_frames_not_autodidax_internals(monkeypatch):
+    import os
+    import autodidax
+    import autodidax.numpy as jnp
+    package = os.path.dirname(autodidax.__file__)
+    calls = [lambda: jnp.ones(3) * jnp.ones(4),
+             lambda: autodidax.grad(lambda x: x * 2.0)(jnp.ones(3)),
+             lambda: autodidax.vmap(jnp.sin)(jnp.ones(2), jnp.ones(3)),
+             lambda: autodidax.jit(lambda x: x if x > 0 else -x)(1.0),
+             lambda: autodidax.tree_util.tree_map(lambda a, b: a, (1, 2), [1, 2])]
+    for call in calls:
+        try:
+            call()
+        except Exception as e:
+            internal = [f for f in _frames(e) if f.startswith(package)]
+            assert len(internal) <= 1 and all(f.endswith("core.py") for f in internal), \
+                f"{type(e).__name__}: internal frames remain: {internal}"
+            assert _frames(e)[0] == __file__
+        else:
+            raise AssertionError("expected an error")
+    monkeypatch.setenv("AUTODIDAX_TRACEBACK_FILTERING", "off")
+    with pytest.raises(TypeError) as info:
+        jnp.ones(3) * jnp.ones(4)
+    assert any(f.endswith("lax.py") for f in _frames(info.value)), "with filtering off, all frames"
