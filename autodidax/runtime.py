@@ -179,6 +179,10 @@ class Array(core.Array):
         return self._buf.is_ready()
 
 
+core.Array.device = property(lambda self: devices("cpu")[0])
+core.Array.devices = lambda self: {self.device}
+
+
 _placements: dict = {}     # device -> (sharding, [device], DeviceList), made once per device
 
 

@@ -301,3 +301,12 @@ def test_importing_autodidax_imports_no_jax():
                          text=True, check=True)
     assert out.stdout.split(" ", 1)[1].strip() == "[]", out.stdout
     assert out.stderr == "", out.stderr
+
+
+def test_every_array_has_a_device():
+    import autodidax.numpy as jnp
+    from autodidax import runtime
+    eager = jnp.ones(3) * 2.0                        # evaluated with NumPy, in host memory
+    on_device = runtime.device_put(np.ones(3, np.float32))
+    assert eager.device == on_device.device == runtime.devices("cpu")[0]
+    assert eager.devices() == {eager.device}
