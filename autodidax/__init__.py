@@ -21,6 +21,7 @@ from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401  (chapter 05)
 from autodidax.runtime import (default_backend, device_put, devices,  # noqa: E402,F401  (07)
                                get_backend)
 from autodidax.jit import jit  # noqa: E402,F401  (chapter 08)
+from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
 

@@ -141,7 +141,9 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
             env[v] = x
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        if type(v) is Literal:      # a weakly typed literal stays weak, as it was when traced
+            return Array(v.val, weak_type=True) if v.aval.weak_type else v.val
+        return env[v]
 
     linear_eqns = []
     for eqn in jaxpr.eqns:          # forwards: evaluate the non-linear work on known values

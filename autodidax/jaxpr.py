@@ -499,7 +499,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     env.update(zip(jaxpr.invars, args))
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        if type(v) is Literal:      # a weakly typed literal stays weak, as it was when traced
+            return Array(v.val, weak_type=True) if v.aval.weak_type else v.val
+        return env[v]
 
     for eqn in jaxpr.eqns:
         outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)

@@ -1,0 +1,320 @@
+"""autodidax/control_flow.py: cond, while_loop and fori_loop agree with JAX's under every
+transformation, print as JAX's, lower to StableHLO's case and while, and err clearly."""
+import jax
+import jax.numpy as jnp_ref
+import numpy as np
+import pytest
+from jax import lax as lax_ref
+
+import autodidax.numpy as jnp
+from autodidax import lax
+from autodidax.autodiff import grad, linearize
+from autodidax.batching import vmap
+from autodidax.control_flow import cond, fori_loop, while_loop
+from autodidax.jaxpr import make_jaxpr
+from autodidax.jit import jit
+from autodidax.jvp import jvp
+
+XS = np.array([0.3, -1.2, 2.5, 0.0], np.float32)
+PS = np.array([True, False, True, False])
+
+
+def close(ours, theirs, tol=2e-6):
+    ours, theirs = jax.tree.leaves(ours), jax.tree.leaves(theirs)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+# Programs written once for both libraries: m is the numpy module, c the lax module.
+def branchy(m, c, p, x):
+    return c.cond(p, lambda x: m.sin(x) * 2.0, lambda x: m.cos(x) - x, x)
+
+
+W = np.arange(3.0, dtype=np.float32)
+
+
+def closes_over(m, c, p, x):
+    w = W
+    return c.cond(p, lambda x: (x * w, x.sum()), lambda x: (x + 1.0, w.sum()), x)
+
+
+def loop(m, c, x, n):
+    return c.while_loop(lambda s: s[0] < n, lambda s: (s[0] + 1, m.sin(s[1]) * x), (0, x))
+
+
+def doubling(m, c, x, limit):
+    return c.while_loop(lambda v: v < limit, lambda v: v * 2.0, x)
+
+
+def fori(m, c, x, n):
+    return c.fori_loop(0, n, lambda i, v: v * x + i, x)
+
+
+def both(f, *args):
+    return f(jnp, lax, *args), f(jnp_ref, lax_ref, *args)
+
+
+def test_lax_namespace_exposes_control_flow():
+    assert lax.cond is cond and lax.while_loop is while_loop and lax.fori_loop is fori_loop
+
+
+@pytest.mark.parametrize("p", [True, False, 0, 3, np.int32(1), 0.0, 2.5])
+def test_cond_eager_and_jit(p):
+    close(*both(branchy, p, 1.3))
+    close(jit(lambda p, x: branchy(jnp, lax, p, x))(p, XS),
+          jax.jit(lambda p, x: branchy(jnp_ref, lax_ref, p, x))(p, XS))
+
+
+def test_cond_pytrees_closures_and_no_operands():
+    for p in (True, False):
+        close(*both(closes_over, p, np.ones(3, np.float32)))
+    assert float(cond(True, lambda: 1.0, lambda: 2.0)) == 1.0
+    out = cond(False, lambda d: {"a": d["a"] * 2.0}, lambda d: {"a": d["a"] - 1.0}, {"a": 3.0})
+    assert float(out["a"]) == 2.0
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (None, 0), (0, None)])
+def test_cond_vmap(in_axes):
+    p = PS if in_axes[0] == 0 else True
+    x = XS if in_axes[1] == 0 else 0.7
+    ours = vmap(lambda p, x: branchy(jnp, lax, p, x), in_axes)(p, x)
+    theirs = jax.vmap(lambda p, x: branchy(jnp_ref, lax_ref, p, x), in_axes)(p, x)
+    close(ours, theirs)
+    close(jit(vmap(lambda p, x: branchy(jnp, lax, p, x), in_axes))(p, x), theirs)
+
+
+def test_cond_vmap_with_batched_predicate_is_a_select():
+    text = str(make_jaxpr(vmap(lambda p, x: branchy(jnp, lax, p, x)))(PS, XS))
+    assert "cond" not in text and "select_n" in text
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_cond_jvp(p):
+    ours = jvp(lambda x: branchy(jnp, lax, p, x), (1.3,), (0.5,))
+    theirs = jax.jvp(lambda x: branchy(jnp_ref, lax_ref, p, x), (1.3,), (0.5,))
+    close(ours, theirs)
+    # a tangent that only one branch makes nonzero
+    ours = jvp(lambda x: cond(p, lambda x: x * 3.0, lambda x: 1.0, x), (2.0,), (1.0,))
+    assert float(ours[1]) == (3.0 if p else 0.0)
+    close(jit(lambda x: jvp(lambda x: branchy(jnp, lax, p, x), (x,), (1.0,)))(1.3),
+          jax.jvp(lambda x: branchy(jnp_ref, lax_ref, p, x), (1.3,), (1.0,)))
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_grad_through_cond(p):
+    def make(m, c):
+        return lambda x, y: c.cond(p, lambda x: (x * y).sum(), lambda x: m.sin(x).sum() * 2.0,
+                                   x)
+    xs = np.array([0.5, -1.0, 2.0], np.float32)
+    close(grad(make(jnp, lax), (0, 1))(xs, 1.5), jax.grad(make(jnp_ref, lax_ref), (0, 1))(xs, 1.5))
+    close(jit(grad(make(jnp, lax)))(xs, 1.5), jax.grad(make(jnp_ref, lax_ref))(xs, 1.5))
+
+
+def test_grad_through_cond_on_a_traced_predicate_with_vmap():
+    def make(m, c):
+        return lambda x: c.cond(x.sum() > 0, lambda x: (x * x).sum(), lambda x: m.exp(x).sum(), x)
+    xs = np.stack([XS, -XS - 1.0])
+    close(vmap(grad(make(jnp, lax)))(xs), jax.vmap(jax.grad(make(jnp_ref, lax_ref)))(xs))
+    close(grad(make(jnp, lax))(XS), jax.grad(make(jnp_ref, lax_ref))(XS))
+
+
+def test_cond_jaxprs_print_as_jax():
+    for args in [(True, 1.0), (3, np.ones(3, np.float32))]:
+        ours = make_jaxpr(lambda p, x: branchy(jnp, lax, p, x))(*args)
+        theirs = jax.make_jaxpr(lambda p, x: branchy(jnp_ref, lax_ref, p, x))(*args)
+        assert str(ours) == str(theirs)
+    ours = make_jaxpr(lambda p, x: closes_over(jnp, lax, p, x))(True, np.ones(3, np.float32))
+    theirs = jax.make_jaxpr(lambda p, x: closes_over(jnp_ref, lax_ref, p, x))(
+        True, np.ones(3, np.float32))
+    assert str(ours) == str(theirs)
+
+
+def test_long_branches_print_as_jax():
+    def long(m):
+        def branch(x):
+            for _ in range(11):
+                x = m.sin(x)
+            return x
+        return branch
+    ours = make_jaxpr(lambda p, x: cond(p, long(jnp), lambda x: x, x))(True, 1.0)
+    theirs = jax.make_jaxpr(lambda p, x: lax_ref.cond(p, long(jnp_ref), lambda x: x, x))(True, 1.0)
+    assert str(ours) == str(theirs)
+
+
+def test_cond_lowers_to_case():
+    text = jit(lambda p, x: branchy(jnp, lax, p, x)).lower(True, 1.0).as_text()
+    assert '"stablehlo.case"' in text and text.count("stablehlo.return") == 2
+    compiled = jit(lambda p, x: branchy(jnp, lax, p, x)).lower(False, 1.0).compile()
+    close(compiled(False, 1.0), branchy(jnp_ref, lax_ref, False, 1.0))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_while_loop_eager_and_jit(n):
+    close(*both(loop, 0.7, n))
+    close(jit(lambda x, n: loop(jnp, lax, x, n))(0.7, n),
+          jax.jit(lambda x, n: loop(jnp_ref, lax_ref, x, n))(0.7, n))
+
+
+def test_while_loop_weak_carry_becomes_strong():
+    x = np.float32(1.5)
+    ours = while_loop(lambda c: c < 10.0, lambda c: c * x, 1.0)
+    theirs = lax_ref.while_loop(lambda c: c < 10.0, lambda c: c * x, 1.0)
+    close(ours, theirs)
+    assert ours.weak_type == theirs.aval.weak_type
+
+
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0)])
+def test_while_loop_vmap(in_axes):
+    ns = np.array([1, 3, 0, 5], np.int32)
+    x = XS if in_axes[0] == 0 else 0.9
+    n = ns if in_axes[1] == 0 else 3
+    ours = vmap(lambda x, n: loop(jnp, lax, x, n), in_axes)(x, n)
+    theirs = jax.vmap(lambda x, n: loop(jnp_ref, lax_ref, x, n), in_axes)(x, n)
+    close(ours, theirs)
+    close(jit(vmap(lambda x, n: loop(jnp, lax, x, n), in_axes))(x, n), theirs)
+
+
+def test_while_loop_vmap_batched_predicate_keeps_finished_examples():
+    xs = np.array([1.0, 3.0, 20.0, 0.5], np.float32)
+    ours = vmap(lambda x: doubling(jnp, lax, x, 10.0))(xs)
+    close(ours, jax.vmap(lambda x: doubling(jnp_ref, lax_ref, x, 10.0))(xs))
+    assert np.asarray(ours).tolist() == [16.0, 12.0, 20.0, 16.0]
+
+
+def test_while_loop_jvp():
+    for n in (0, 3):
+        ours = jvp(lambda x: loop(jnp, lax, x, n)[1], (0.7,), (1.0,))
+        theirs = jax.jvp(lambda x: loop(jnp_ref, lax_ref, x, n)[1], (0.7,), (1.0,))
+        close(ours, theirs)
+    # the carry's tangent starts at zero and becomes nonzero in the body
+    f = lambda m, c: lambda x: c.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1] + x),
+                                            (0, 0.0))[1]
+    close(jvp(f(jnp, lax), (2.0,), (1.0,)), jax.jvp(f(jnp_ref, lax_ref), (2.0,), (1.0,)))
+    close(vmap(lambda x: jvp(lambda x: loop(jnp, lax, x, 3)[1], (x,), (1.0,)))(XS),
+          jax.vmap(lambda x: jax.jvp(lambda x: loop(jnp_ref, lax_ref, x, 3)[1], (x,), (1.0,)))(XS))
+    close(jit(lambda x: jvp(lambda x: loop(jnp, lax, x, 3)[1], (x,), (1.0,)))(0.7),
+          jax.jvp(lambda x: loop(jnp_ref, lax_ref, x, 3)[1], (0.7,), (1.0,)))
+    close(linearize(lambda x: loop(jnp, lax, x, 3)[1], 0.7)[1](1.0),
+          jax.linearize(lambda x: loop(jnp_ref, lax_ref, x, 3)[1], 0.7)[1](1.0))
+
+
+def test_while_jaxprs_print_as_jax():
+    w = np.arange(3.0, dtype=np.float32)
+
+    def count_up(m, c, x):
+        return c.while_loop(lambda s: s[0] < 10, lambda s: (s[0] + 1, s[1] * w), (0, x))
+    x = np.ones(3, np.float32)
+    assert str(make_jaxpr(lambda x: count_up(jnp, lax, x))(x)) == \
+        str(jax.make_jaxpr(lambda x: count_up(jnp_ref, lax_ref, x))(x))
+    ours = make_jaxpr(lambda x: jvp(lambda x: loop(jnp, lax, x, 3)[1], (x,), (1.0,)))(0.7)
+    theirs = jax.make_jaxpr(
+        lambda x: jax.jvp(lambda x: loop(jnp_ref, lax_ref, x, 3)[1], (x,), (1.0,)))(0.7)
+    assert str(ours) == str(theirs).replace("add_any", "add")
+    ours = make_jaxpr(lambda x, n: fori(jnp, lax, x, n))(1.0, 5)
+    theirs = jax.make_jaxpr(lambda x, n: fori(jnp_ref, lax_ref, x, n))(1.0, 5)
+    assert str(ours) == str(theirs)
+
+
+def test_while_lowers_to_while():
+    text = jit(lambda x: loop(jnp, lax, x, 4)).lower(0.7).as_text()
+    assert "stablehlo.while" in text and "cond {" in text and "} do {" in text
+    close(jit(lambda x: loop(jnp, lax, x, 4)).lower(0.7).compile()(0.7),
+          loop(jnp_ref, lax_ref, 0.7, 4))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_fori_loop(n):
+    close(*both(fori, 1.1, n))
+    close(jit(lambda x: fori(jnp, lax, x, n))(1.1),
+          jax.jit(lambda x: fori(jnp_ref, lax_ref, x, n))(1.1))
+    close(vmap(lambda x: fori(jnp, lax, x, n))(XS),
+          jax.vmap(lambda x: fori(jnp_ref, lax_ref, x, n))(XS), tol=1e-5)
+    ns = np.array([0, 2, 4, 1], np.int32)
+    close(vmap(lambda n: fori(jnp, lax, 1.1, n))(ns),
+          jax.vmap(lambda n: fori(jnp_ref, lax_ref, 1.1, n))(ns))
+    close(jvp(lambda x: fori(jnp, lax, x, n), (1.1,), (1.0,)),
+          jax.jvp(lambda x: fori(jnp_ref, lax_ref, x, n), (1.1,), (1.0,)), tol=1e-5)
+
+
+def test_control_flow_nests():
+    def f(m, c, x):
+        body = lambda i, v: c.cond(i < 2, lambda v: v * 2.0, lambda v: v - 1.0, v)
+        return c.fori_loop(0, 5, body, x)
+
+    close(*both(f, 1.5))
+    close(jit(lambda x: f(jnp, lax, x))(1.5), f(jnp_ref, lax_ref, 1.5))
+    close(vmap(lambda x: f(jnp, lax, x))(XS), jax.vmap(lambda x: f(jnp_ref, lax_ref, x))(XS))
+
+    def g(m, c, x):
+        return c.cond(x > 0, lambda x: c.while_loop(lambda v: v < 100.0, lambda v: v * 3.0, x),
+                      lambda x: -x, x)
+    close(jit(lambda x: g(jnp, lax, x))(2.0), g(jnp_ref, lax_ref, 2.0))
+    close(vmap(lambda x: g(jnp, lax, x))(np.abs(XS) + 0.5),
+          jax.vmap(lambda x: g(jnp_ref, lax_ref, x))(np.abs(XS) + 0.5))
+    close(jvp(lambda x: g(jnp, lax, x), (2.0,), (1.0,)),
+          jax.jvp(lambda x: g(jnp_ref, lax_ref, x), (2.0,), (1.0,)))
+
+
+def test_tracer_closures_under_transformations():
+    # The branches and the body close over a value being differentiated or batched.
+    def f(m, c, x):
+        return c.cond(x > 1.0, lambda: x * x, lambda: m.sin(x))
+
+    def g(m, c, x):
+        return c.while_loop(lambda v: v < 5.0, lambda v: v + x, 0.0)
+    for x in (0.5, 2.0):
+        close(grad(lambda x: f(jnp, lax, x))(x), jax.grad(lambda x: f(jnp_ref, lax_ref, x))(x))
+        close(jvp(lambda x: g(jnp, lax, x), (x,), (1.0,)),
+              jax.jvp(lambda x: g(jnp_ref, lax_ref, x), (x,), (1.0,)))
+    close(vmap(lambda x: f(jnp, lax, x))(XS), jax.vmap(lambda x: f(jnp_ref, lax_ref, x))(XS))
+    xs = np.array([0.5, 1.0, 2.5], np.float32)
+    close(vmap(lambda x: g(jnp, lax, x))(xs), jax.vmap(lambda x: g(jnp_ref, lax_ref, x))(xs))
+
+
+def test_cond_errors():
+    with pytest.raises(TypeError, match=r"true_fun and false_fun output must have identical "
+                                        r"types.*f32\[\].*f32\[2\]"):
+        cond(True, lambda: 1.0, lambda: jnp.ones(2))
+    with pytest.raises(TypeError, match="same type structure"):
+        cond(True, lambda: (1.0, 2.0), lambda: 1.0)
+    with pytest.raises(TypeError, match=r"Pred must be a scalar, got .* of shape \(2,\)"):
+        cond(jnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
+    with pytest.raises(TypeError, match="should be callable"):
+        cond(True, 1.0, lambda: 2.0)
+
+
+def test_while_loop_errors():
+    with pytest.raises(TypeError, match=r"body_fun output and input must have identical types.*"
+                                        r"f32\[\].*f32\[2\]"):
+        while_loop(lambda c: c < 3.0, lambda c: jnp.ones(2), 0.0)
+    with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+        while_loop(lambda c: 1, lambda c: c, 0)
+    with pytest.raises(TypeError, match="structure"):
+        while_loop(lambda c: c[0] < 3, lambda c: c[0] + 1, (0, 1.0))
+
+
+def test_errors_point_at_the_users_line():
+    try:
+        cond(True, lambda: 1.0, lambda: jnp.ones(2))
+    except TypeError as e:
+        files = []
+        tb = e.__traceback__
+        while tb is not None:
+            files.append(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        assert files[0] == __file__, files
+        ours = ("autodidax/control_flow.py", "autodidax/jaxpr.py")
+        assert not any(f.endswith(ours) for f in files), files
+
+
+def test_grad_of_while_loop_fails_as_in_jax():
+    msg = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop"
+    with pytest.raises(ValueError, match=msg):
+        grad(lambda x: loop(jnp, lax, x, 3)[1])(0.7)
+    with pytest.raises(ValueError, match=msg):
+        grad(lambda x: fori(jnp, lax, x, 3))(0.7)
+    with pytest.raises(ValueError, match=msg):
+        jax.grad(lambda x: loop(jnp_ref, lax_ref, x, 3)[1])(0.7)
