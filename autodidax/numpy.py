@@ -359,6 +359,28 @@ def min(a, axis=None, keepdims=False):
 amax, amin = max, min
 
 
+def _arg_reduce(reducer, a, axis):
+    """The first index along `axis` (or of the flattened array) where `reducer` is attained."""
+    a = asarray(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _canonical_axis(axis, a.ndim)
+    n = a.shape[axis]
+    index_shape = [1] * a.ndim
+    index_shape[axis] = n
+    index = Array(np.arange(n, dtype=np.int32).reshape(index_shape))
+    hit = equal(a, reducer(a, axis=axis, keepdims=True))
+    return min(where(hit, index, n), axis=axis)
+
+
+def argmax(a, axis=None):
+    return _arg_reduce(max, a, axis)
+
+
+def argmin(a, axis=None):
+    return _arg_reduce(min, a, axis)
+
+
 def matmul(a, b):
     a, b = _promote_dtypes(a, b)
     if a.ndim == 0 or b.ndim == 0:

@@ -39,6 +39,8 @@ PROGRAMS = {
                                         m.concatenate([x, x], axis=1), m.broadcast_to(y, (2, 3))),
     "indexing": lambda m, x, y: (x[1], x[-1, 2], x[1:3], x[::2, ::-1], x[..., 1], x[None, :, 0],
                                  x[:, None], x[3:1:-1, -2:], x[5:], x[...]),
+    "argmax/argmin": lambda m, x, y: (m.argmax(x), m.argmax(x, axis=0), m.argmin(x, axis=-1),
+                                      m.argmax(m.asarray([1.0, 3.0, 3.0])), m.argmin(y)),
     "clip/square/sign": lambda m, x, y: (m.clip(x, -0.5, 0.5), m.square(x), m.sign(x)),
     "integer math": lambda m, x, y: (m.asarray(K) // 1 if False else m.asarray(K) * 2 + 1,
                                      m.asarray(K) / 4, m.sum(m.asarray(K) > 4),
