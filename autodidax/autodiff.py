@@ -16,8 +16,8 @@ from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, 
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts, jit_p
-from autodidax.jvp import (JVPTrace, TraceTag, Zero, deflinear, float0, instantiate_zeros,
-                           maybe_jvp_tracer, tangent_aval)
+from autodidax.jvp import (JVPTrace, TraceTag, Zero, argnums_partial, check_float_inputs,
+                           deflinear, float0, instantiate_zeros, maybe_jvp_tracer, tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -436,31 +436,13 @@ def _split_aux(fun):
     return with_aux
 
 
-def _argnums_partial(fun, argnums, args):
-    """`fun` as a function of the arguments `argnums` only, the others fixed to `args`."""
-    nums = [i % len(args) for i in argnums]
-
-    def partial_fun(*dynamic):
-        full = list(args)
-        for i, x in zip(nums, dynamic):
-            full[i] = x
-        return fun(*full)
-    return partial_fun, [args[i] for i in nums]
-
-
 def value_and_grad(fun, argnums=0, has_aux=False):
     """A function returning `(fun(*args), gradient)`: the gradient with respect to the
     positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients)."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
     def value_and_grad_f(*args):
-        partial_fun, dynamic = _argnums_partial(fun, nums, args)
-        for leaf in tree_flatten(dynamic)[0]:
-            dtype = get_aval(leaf).dtype
-            if dtype.kind != "f":
-                raise TypeError(f"grad requires real-valued inputs (input dtype that is a "
-                                f"sub-dtype of np.floating), but got {dtype.name}. If you want "
-                                f"to use Boolean- or integer-valued inputs, use vjp.")
+        partial_fun, dynamic = argnums_partial(fun, argnums, args, "grad")
+        check_float_inputs(tree_flatten(dynamic)[0], "grad", "If you want to use Boolean- or "
+                           "integer-valued inputs, use vjp.")
         out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
         out_aval = get_aval(out) if not isinstance(out, (tuple, list, dict)) else None
         if out_aval is None or out_aval.shape != () or out_aval.dtype.kind != "f":
@@ -486,10 +468,8 @@ def grad(fun, argnums=0, has_aux=False):
 
 def jacrev(fun, argnums=0):
     """The Jacobian of `fun` with respect to `argnums`, one `vjp` per output row, batched."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
     def jacfun(*args):
-        partial_fun, dynamic = _argnums_partial(fun, nums, args)
+        partial_fun, dynamic = argnums_partial(fun, argnums, args, "jacrev")
         out, vjp_fun = vjp(partial_fun, *dynamic)
         out_flat, out_tree = tree_flatten(out)
         sizes = [get_aval(o).size for o in out_flat]

@@ -12,7 +12,7 @@ from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.core import (Array, Trace, Tracer, api_boundary, get_aval, set_current_trace,
                             take_current_trace)
-from autodidax.jvp import TraceTag, jvp
+from autodidax.jvp import TraceTag, argnums_partial, check_float_inputs, jvp
 from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
                                  tree_unflatten)
 
@@ -388,26 +388,15 @@ def jacfwd(f, argnums=0):
     """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
     tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`."""
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
 
     def jacfun(*args):
-        if any(not -len(args) <= i < len(args) for i in nums):
-            raise ValueError(f"jacfwd: argnums {argnums} is out of range for a function called "
-                             f"with {len(args)} positional arguments")
-        nums_ = [i % len(args) for i in nums]
-        dyn_args = tuple(args[i] for i in nums_)
+        partial_f, dyn_args = argnums_partial(f, argnums, args, "jacfwd")
         leaves, in_tree = tree_flatten(dyn_args)
+        check_float_inputs(leaves, "jacfwd")
         avals = [get_aval(x) for x in leaves]
-        for aval in avals:
-            if aval.dtype.kind != "f":
-                raise TypeError(f"jacfwd requires floating-point inputs, but got "
-                                f"{aval.dtype.name}; for other inputs use jvp directly")
 
         def f_of_leaves(*dyn_leaves):
-            full = list(args)
-            for i, x in zip(nums_, tree_unflatten(in_tree, dyn_leaves)):
-                full[i] = x
-            return f(*full)
+            return partial_f(*tree_unflatten(in_tree, dyn_leaves))
 
         n = sum(a.size for a in avals)
         eye, basis, start = np.eye(n), [], 0

@@ -316,32 +316,43 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
     return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
 
 
+def argnums_partial(fun: Callable, argnums, args: Sequence, what: str):
+    """`fun` as a function of its positional arguments `argnums` (an int or a tuple of ints)
+    only, the others fixed to `args`; and those arguments. `what` names the caller in errors."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if any(not -len(args) <= i < len(args) for i in nums):
+        raise ValueError(f"{what}: argnums {argnums} is out of range for a function called "
+                         f"with {len(args)} positional arguments")
+    nums = [i % len(args) for i in nums]
+
+    def partial_fun(*dynamic):
+        full = list(args)
+        for i, x in zip(nums, dynamic):
+            full[i] = x
+        return fun(*full)
+    return partial_fun, tuple(args[i] for i in nums)
+
+
+def check_float_inputs(leaves, what: str, advice: str = "For differentiation of functions "
+                       "with integer inputs, use jvp directly.") -> None:
+    """Refuse integer and boolean inputs to a derivative, in JAX's words."""
+    for leaf in leaves:
+        dtype = get_aval(leaf).dtype
+        if dtype.kind != "f":
+            raise TypeError(f"{what} requires real-valued inputs (input dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype.name}. {advice}")
+
+
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """A function computing the Jacobian of `fun` with respect to its positional arguments
     `argnums` (an int or a tuple of ints), one `jvp` per input element."""
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
 
     def jacfun(*args):
-        if any(not -len(args) <= i < len(args) for i in nums):
-            raise ValueError(f"jacfwd: argnums {argnums} is out of range for a function called "
-                             f"with {len(args)} positional arguments")
-        nums_ = [i % len(args) for i in nums]
-        dyn_args = tuple(args[i] for i in nums_)
+        partial_fun, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
         leaves, in_tree = tree_flatten(dyn_args)
+        check_float_inputs(leaves, "jacfwd")
         avals = [get_aval(x) for x in leaves]
-        for aval in avals:
-            if aval.dtype.kind != "f":
-                raise TypeError("jacfwd requires real-valued inputs (input dtype that is a "
-                                f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
-                                "differentiation of functions with integer inputs, use jvp "
-                                "directly.")
-
-        def partial_fun(*dyn):
-            full = list(args)
-            for i, x in zip(nums_, dyn):
-                full[i] = x
-            return fun(*full)
 
         flat_fun, out_tree = flatten_fun(partial_fun, in_tree)
         columns, outs = [], None
