@@ -153,8 +153,13 @@ class Array(core.Array):
             self._npy = value
         return value
 
-    def __array__(self, dtype=None, copy=None):     # chapter 1's, minus a call: a hot path
-        value = self._npy if self._npy is not None else self._value
+    def __array__(self, dtype=None, copy=None):     # `_value`, inlined: a hot path
+        value = self._npy
+        if value is None:
+            value = np.asarray(self._buf)
+            if value.flags.writeable:
+                value.flags.writeable = False
+            self._npy = value
         if copy:
             return np.array(value, dtype=dtype)
         return value if dtype is None else value.astype(dtype)
