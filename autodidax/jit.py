@@ -26,17 +26,22 @@ jit_p.multiple_results = True
 _executables: dict = {}     # id(jaxpr) -> (jaxpr, Executable, constants)
 
 
+def lower_to_text(closed: ClosedJaxpr, name: str) -> str:
+    """The StableHLO text of `closed`, its constants passed as the leading arguments."""
+    jaxpr = closed.jaxpr
+    lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
+                                  jaxpr.outvars), [])
+    return module_to_text(lower_jaxpr_to_module(lowerable, name=f"jit_{name}"))
+
+
 def executable_for(closed: ClosedJaxpr, name: str):
     """The compiled program of `closed` (constants first among its arguments), and the
     constants to pass it."""
     entry = _executables.get(id(closed.jaxpr))
     if entry is None or entry[0] is not closed.jaxpr:
-        jaxpr = closed.jaxpr
-        lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
-                                      jaxpr.outvars), [])
-        module = lower_jaxpr_to_module(lowerable, name=f"jit_{name}")
-        exe = compile_or_get_cached(module_to_text(module), default_device(), closed.out_avals)
-        entry = _executables[id(jaxpr)] = (jaxpr, exe, closed.consts)
+        exe = compile_or_get_cached(lower_to_text(closed, name), default_device(),
+                                    closed.out_avals)
+        entry = _executables[id(closed.jaxpr)] = (closed.jaxpr, exe, closed.consts)
     return entry[1], entry[2]
 
 
@@ -239,11 +244,7 @@ class Lowered:
 
     def __init__(self, traced: Traced):
         self.traced = traced
-        jaxpr = traced.jaxpr.jaxpr
-        lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
-                                      jaxpr.outvars), [])
-        self._text = module_to_text(lower_jaxpr_to_module(lowerable,
-                                                          name=f"jit_{traced.jitted.name}"))
+        self._text = lower_to_text(traced.jaxpr, traced.jitted.name)
 
     def as_text(self) -> str:
         return self._text

@@ -18,14 +18,8 @@ from autodidax.lowering import (LoweringRuleContext, ModuleContext, aval_to_ir_t
                                 lower_jaxpr_to_module, lowering_rules, make_ir_context,
                                 module_to_text)
 
-rng = np.random.default_rng(0)
-A = rng.standard_normal((2, 3)).astype(np.float32)
-B = rng.standard_normal((2, 3)).astype(np.float32)
-P = (np.abs(A) + 0.5).astype(np.float32)
-M = rng.standard_normal((3, 4)).astype(np.float32)
-BATCH = rng.standard_normal((5, 2, 3)).astype(np.float32)
-I = np.array([[-7, 3, 0], [5, -2, 9]], np.int32)
-J = np.array([[2, -2, 4], [3, 3, -4]], np.int32)
+from test_lax import A, B, BATCH, I, J, M, P  # noqa: E402  (the same inputs as lax's tests)
+
 U = np.array([[0, 3, 250], [7, 0, 1]], np.uint8)
 V = np.array([[1, 3, 200], [9, 0, 1]], np.uint8)
 H = A.astype(np.float16)
