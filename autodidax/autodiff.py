@@ -4,6 +4,8 @@
 """Reverse-mode autodiff: partial evaluation, linearize, transposition, `vjp` and `grad`."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -16,8 +18,9 @@ from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, 
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts, jit_p
-from autodidax.jvp import (JVPTrace, TraceTag, Zero, argnums_partial, check_float_inputs,
-                           deflinear, float0, instantiate_zeros, maybe_jvp_tracer, tangent_aval)
+from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
+                           cast_like, check_callable, deflinear, float0, full_like, instantiate_zeros,
+                           maybe_jvp_tracer, tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -60,12 +63,16 @@ def linearize_flat(flat_fun, primals):
             if is_float(p):
                 tangents_in.append(t)
             tracers.append(maybe_jvp_tracer(jvp_trace, p, t))
-        with set_current_trace(jvp_trace):
-            outs = flat_fun(*tracers)
-        pairs = [jvp_trace.to_primal_tangent_pair(o) for o in outs]
-        with set_current_trace(pe):
-            tangents_out = [instantiate_zeros(t) for p, t in pairs if is_float(p)]
-        linear = pe.to_jaxpr(tangents_in, tangents_out)
+        try:
+            with set_current_trace(jvp_trace):
+                outs = flat_fun(*tracers)
+            pairs = [jvp_trace.to_primal_tangent_pair(o) for o in outs]
+            with set_current_trace(pe):
+                tangents_out = [instantiate_zeros(t) for p, t in pairs if is_float(p)]
+            linear = pe.to_jaxpr(tangents_in, tangents_out)
+        finally:
+            jvp_trace.invalidate()
+            pe.invalidate()
     return [p for p, _ in pairs], linear
 
 
@@ -83,6 +90,7 @@ def _fill(values, floats, avals):
 @api_boundary
 def linearize(fun, *primals):
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` applies the derivative at `primals`."""
+    check_callable(fun)
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     out_flat, linear = linearize_flat(flat_fun, primals_flat)
@@ -126,7 +134,7 @@ def add_cotangents(x, y):
         return y
     if y is None or type(y) is Zero:
         return x
-    return lax.add(x, y)
+    return add_any(x, y)
 
 
 def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
@@ -215,6 +223,8 @@ def _div_transpose(ct, x, y):
 
 
 transpose_rules[lax.neg_p] = lambda ct, x: [lax.neg(ct)]
+transpose_rules[add_any_p] = lambda ct, x, y: [ct if is_linear(x) else None,
+                                                ct if is_linear(y) else None]
 transpose_rules[lax.add_p] = _add_transpose
 transpose_rules[lax.sub_p] = _sub_transpose
 transpose_rules[lax.mul_p] = _mul_transpose
@@ -229,46 +239,46 @@ def _reduce_sum_transpose(ct, x, *, axes, **params):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    new = [d for d in range(len(shape)) if d not in broadcast_dimensions]
-    stretched = [d for i, d in enumerate(broadcast_dimensions)
-                 if x.aval.shape[i] == 1 and shape[d] != 1]
-    summed = lax.reduce_sum(ct, sorted(new + stretched)) if new or stretched else ct
-    if get_aval(summed).shape != x.aval.shape:
-        summed = lax.reshape(summed, x.aval.shape)
-    return [summed]
+    # Sum over every dimension that does not come from one of x's dimensions of size > 1; then
+    # put x's dimensions of size 1 back (as JAX does, whether or not they were stretched).
+    unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
+    kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims]
+    summed = lax.reduce_sum(ct, [d for d in range(len(shape)) if d not in kept])
+    return [lax.expand_dims(summed, unit_dims) if unit_dims else summed]
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, **params):
+    if dimensions is None:
+        return [lax.reshape(ct, x.aval.shape)]
+    permuted = lax.reshape(ct, [x.aval.shape[d] for d in dimensions])
+    return [lax.transpose(permuted, np.argsort(dimensions).tolist())]
 
 
 def _select_n_transpose(ct, which, *cases):
     if is_linear(which):
         raise ValueError("select_n is not linear in its predicate")
-    zeros = jnp.zeros_like(ct)
-    return [None] + [lax.select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
-                     if is_linear(case) else None for i, case in enumerate(cases)]
-
-
-def _concatenate_transpose(ct, *xs, dimension):
-    shape, cts, start = get_aval(ct).shape, [], 0
-    for x in xs:
-        size = (x.aval if is_linear(x) else get_aval(x)).shape[dimension]
-        if is_linear(x):
-            starts, limits = [0] * len(shape), list(shape)
-            starts[dimension], limits[dimension] = start, start + size
-            cts.append(lax.slice(ct, starts, limits))
-        else:
-            cts.append(None)
-        start += size
-    return cts
+    if len(cases) == 1:
+        return [None, ct]
+    zeros = full_like(ct, 0)
+    if get_aval(which).dtype == np.bool_:
+        return [None, lax.select_n(which, ct, zeros) if is_linear(cases[0]) else None,
+                lax.select_n(which, zeros, ct) if is_linear(cases[1]) else None]
+    return [None] + [lax.select_n(lax.eq(which, np.int32(i)), zeros, ct) if is_linear(case)
+                     else None for i, case in enumerate(cases)]
 
 
 transpose_rules[lax.reduce_sum_p] = _reduce_sum_transpose
 transpose_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_transpose
-transpose_rules[lax.reshape_p] = lambda ct, x, **params: [lax.reshape(ct, x.aval.shape)]
-transpose_rules[lax.squeeze_p] = lambda ct, x, **params: [lax.reshape(ct, x.aval.shape)]
+transpose_rules[lax.reshape_p] = _reshape_transpose
+transpose_rules[lax.squeeze_p] = lambda ct, x, *, dimensions: [lax.expand_dims(ct, dimensions)]
 transpose_rules[lax.transpose_p] = lambda ct, x, *, permutation: [
     lax.transpose(ct, np.argsort(permutation).tolist())]
 transpose_rules[lax.rev_p] = lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)]
 transpose_rules[lax.select_n_p] = _select_n_transpose
-transpose_rules[lax.concatenate_p] = _concatenate_transpose
+transpose_rules[lax.stack_p] = lambda ct, *xs, axis: [
+    piece if is_linear(x) else None for x, piece in zip(xs, lax.unstack_p.bind(ct, axis=axis))]
+transpose_rules[lax.unstack_p] = lambda cts, x, *, axis: [
+    lax.stack_p.bind(*map(instantiate_zeros, cts), axis=axis)]
 
 
 def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
@@ -294,7 +304,8 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_typ
         order = (list(y_batch) + y_free
                  + [y_contract[list(x_contract).index(i)] for i in sorted(x_contract)])
         target = y_aval
-    out = lax.transpose(out, np.argsort(order).tolist())
+    if order != sorted(order):        # JAX's `transpose` skips the identity permutation
+        out = lax.transpose(out, np.argsort(order).tolist())
     if get_aval(out).dtype != target.dtype:
         out = lax.convert_element_type(out, target.dtype)
     return [out, None] if is_linear(x) else [None, out]
@@ -378,10 +389,62 @@ transpose_rules[lax.slice_p] = _slice_transpose
 transpose_rules[pad_p] = _pad_transpose
 
 
+split_p = Primitive("split")
+split_p.multiple_results = True
+
+
+def _split_impl(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis)
+
+
+def _split_abstract(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim or any(n < 0 for n in sizes) or sum(sizes) != x.shape[axis]:
+        raise ValueError(f"split: sizes {sizes} must be nonnegative and add up to dimension "
+                         f"{axis} of the operand's shape {x.shape}")
+    return [x.update(shape=x.shape[:axis] + (n,) + x.shape[axis + 1:]) for n in sizes]
+
+
+def split(x, sizes, axis=0):
+    return split_p.bind(x, sizes=tuple(sizes), axis=axis)
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    sizes = [(x.aval if is_linear(x) else get_aval(x)).shape[dimension] for x in xs]
+    return [piece if is_linear(x) else None
+            for x, piece in zip(xs, split(ct, sizes, dimension))]
+
+
+def _split_batching_rule(vals, dims, *, sizes, axis):
+    (x,), (d,) = vals, dims
+    return split(x, sizes, axis + (axis >= d)), [d] * len(sizes)
+
+
+def _split_lowering(ctx, x, *, sizes, axis):
+    aval, outs, start = ctx.avals_in[0], [], 0
+    dense = lambda xs: ir.DenseI64ArrayAttr.get(list(xs))
+    for n in sizes:
+        starts, limits = [0] * aval.ndim, list(aval.shape)
+        starts[axis], limits[axis] = start, start + n
+        outs.append(hlo.slice(x, dense(starts), dense(limits), dense([1] * aval.ndim)))
+        start += n
+    return outs
+
+
+impl_rules[split_p] = _split_impl
+abstract_eval_rules[split_p] = _split_abstract
+deflinear(split_p)
+batching_rules[split_p] = _split_batching_rule
+lowering_rules[split_p] = _split_lowering
+transpose_rules[lax.concatenate_p] = _concatenate_transpose
+transpose_rules[split_p] = lambda cts, x, *, sizes, axis: [
+    lax.concatenate(list(map(instantiate_zeros, cts)), axis)]
+
+
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), vjp_fun)`, where `vjp_fun(cotangent)` is the cotangent of `primals`;
     with `has_aux`, `fun` returns `(output, aux)` and so does this, as `(out, vjp_fun, aux)`."""
+    check_callable(fun)
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(_split_aux(fun) if has_aux else fun, in_tree)
     out_flat, linear = linearize_flat(flat_fun, primals_flat)
@@ -436,42 +499,84 @@ def _split_aux(fun):
     return with_aux
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def _check_inputs(name, leaves, allow_int):
+    for leaf in leaves:
+        dtype = get_aval(leaf).dtype
+        if dtype.kind != "f" and not allow_int:
+            raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that "
+                            f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
+                            "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
+                            "to True.")
+
+
+def _check_scalar(out):
+    try:
+        aval = get_aval(out)
+    except TypeError:
+        aval = None
+    if aval is None or aval.shape:
+        what = f"was {out}" if aval is None else f"had shape: {aval.shape}"
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output {what}.")
+
+
+def _check_outputs(name, leaves):
+    for leaf in leaves:
+        dtype = get_aval(leaf).dtype
+        if dtype.kind != "f":
+            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype.name}. For "
+                            "differentiation of functions with integer outputs, use jax.vjp "
+                            "directly.")
+
+
+def _named_like(fun, f):
+    """`f`, under `fun`'s name, as JAX's transformed functions are (so `jit` names it so)."""
+    return api_boundary(functools.wraps(fun, updated=())(f))
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
     """A function returning `(fun(*args), gradient)`: the gradient with respect to the
     positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients)."""
+    check_callable(fun)
+
     def value_and_grad_f(*args):
+        most = argnums if isinstance(argnums, int) else max(argnums)
+        if most >= len(args):
+            raise TypeError(f"differentiating with respect to {argnums=} requires at least "
+                            f"{most + 1} positional arguments to be passed by the caller, but "
+                            f"got only {len(args)} positional arguments.")
         partial_fun, dynamic = argnums_partial(fun, argnums, args, "grad")
-        check_float_inputs(tree_flatten(dynamic)[0], "grad", "If you want to use Boolean- or "
-                           "integer-valued inputs, use vjp.")
+        _check_inputs("grad", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
-        out_aval = get_aval(out) if not isinstance(out, (tuple, list, dict)) else None
-        if out_aval is None or out_aval.shape != () or out_aval.dtype.kind != "f":
-            what = out_aval.str_short() if out_aval is not None else \
-                f"a {type(out).__name__}, {tree_flatten(out)[1]}"
-            raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
-                            f"{what}.")
-        grads = vjp_fun(Array(np.ones((), out_aval.dtype)))
+        _check_scalar(out)
+        _check_outputs("grad", [out])
+        out_aval = get_aval(out)
+        grads = vjp_fun(Array(np.ones((), out_aval.dtype), out_aval.weak_type))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux[0]) if has_aux else out), g
-    return api_boundary(value_and_grad_f)
+    return _named_like(fun, value_and_grad_f)
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, allow_int=False):
     """A function returning the gradient of the scalar function `fun` (and its aux output)."""
-    value_and_grad_f = value_and_grad(fun, argnums, has_aux)
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, allow_int)
 
     def grad_f(*args):
         value, g = value_and_grad_f(*args)
         return (g, value[1]) if has_aux else g
-    return api_boundary(grad_f)
+    return _named_like(fun, grad_f)
 
 
-def jacrev(fun, argnums=0):
+def jacrev(fun, argnums=0, allow_int=False):
     """The Jacobian of `fun` with respect to `argnums`, one `vjp` per output row, batched."""
+    check_callable(fun)
+
     def jacfun(*args):
         partial_fun, dynamic = argnums_partial(fun, argnums, args, "jacrev")
+        _check_inputs("jacrev", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun = vjp(partial_fun, *dynamic)
         out_flat, out_tree = tree_flatten(out)
+        _check_outputs("jacrev", out_flat)
         sizes = [get_aval(o).size for o in out_flat]
         total = sum(sizes)
         eye = np.eye(total, dtype=np.float32)
@@ -483,14 +588,15 @@ def jacrev(fun, argnums=0):
             start += size
         rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*basis)
         rows = rows[0] if isinstance(argnums, int) else rows
+        example = dynamic[0] if isinstance(argnums, int) else dynamic
         jac, start = [], 0
         for o, size in zip(out_flat, sizes):
             out_shape = get_aval(o).shape
-            jac.append(tree_map(lambda r: jnp.reshape(r[start:start + size],
-                                                      out_shape + r.shape[1:]), rows))
+            jac.append(tree_map(lambda r, x: cast_like(jnp.reshape(
+                r[start:start + size], out_shape + r.shape[1:]), get_aval(x)), rows, example))
             start += size
         return tree_unflatten(out_tree, jac)
-    return api_boundary(jacfun)
+    return _named_like(fun, jacfun)
 
 
 def hessian(fun, argnums=0):
@@ -504,40 +610,55 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
     outputs; `known` takes the known inputs and returns the known outputs, then the residuals
     it computes. A residual that is simply a known input is not returned but forwarded:
     `forwarded[i]` is its position among the known inputs, or None if `known` computes it."""
-    jaxpr = closed.jaxpr
-    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
-    known_eqns, unknown_eqns = [], []
-    for eqn in jaxpr.eqns:
-        if any(type(v) is Var and v in unknown_vars for v in eqn.invars):
-            unknown_vars.update(eqn.outvars)
-            unknown_eqns.append(eqn)
-        else:
-            known_eqns.append(eqn)
-    residuals = []
-    for eqn in unknown_eqns:       # known values the unknown side reads: residuals, once each
-        for v in eqn.invars:
-            if type(v) is Var and v not in unknown_vars and v not in residuals:
-                residuals.append(v)
-    known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
-    forwarded = [known_invars.index(v) if v in known_invars else None for v in residuals]
-    computed = [v for v, f in zip(residuals, forwarded) if f is None]
-    out_unknowns = [type(v) is Var and v in unknown_vars for v in jaxpr.outvars]
-    known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-    known = Jaxpr(jaxpr.constvars, known_invars, known_eqns, known_outs + computed)
-    unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
-                    unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknowns) if u])
-    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns, forwarded
+    known_trace = JaxprTrace()
+    pe = PartialEvalTrace(known_trace)
+    args = [pe.new_arg(a) if u else known_trace.new_arg(a)
+            for a, u in zip(closed.in_avals, unknowns)]
+    with set_current_trace(pe):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    out_unknowns = [pe.is_unknown(o) for o in outs]
+    known_in = [x for x, u in zip(args, unknowns) if not u]
+    staged = pe.to_jaxpr([x for x, u in zip(args, unknowns) if u],
+                         [o for o, u in zip(outs, out_unknowns) if u])
+    j = staged.jaxpr
+    is_res = [type(c) is JaxprTracer and c._trace is known_trace for c in staged.consts]
+    residuals = [c for c, r in zip(staged.consts, is_res) if r]
+    unknown = ClosedJaxpr(
+        Jaxpr([v for v, r in zip(j.constvars, is_res) if not r],
+              [v for v, r in zip(j.constvars, is_res) if r] + j.invars, j.eqns, j.outvars),
+        [c for c, r in zip(staged.consts, is_res) if not r])
+    forwarded = [next((i for i, x in enumerate(known_in) if x is r), None) for r in residuals]
+    computed = [r for r, f in zip(residuals, forwarded) if f is None]
+    known = known_trace.to_jaxpr(known_in, [o for o, u in zip(outs, out_unknowns) if not u]
+                                 + computed)
+    return known, unknown, out_unknowns, forwarded
+
+
+def _dedup_residuals(known: ClosedJaxpr, n_out: int):
+    """`known` without the residual outputs that are also among its first `n_out` outputs, and
+    for each residual output, the position of that output (None if it is kept)."""
+    j = known.jaxpr
+    first = {}
+    for i, v in enumerate(j.outvars[:n_out]):
+        if type(v) is Var:
+            first.setdefault(v, i)
+    same = [first.get(v) if type(v) is Var else None for v in j.outvars[n_out:]]
+    kept = [v for v, s in zip(j.outvars[n_out:], same) if s is None]
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[:n_out] + kept),
+                       known.consts), same
 
 
 def _jit_partial_eval(trace, args, params):
     jaxpr, name = params["jaxpr"], params["name"]
     unknowns = [trace.is_unknown(x) for x in args]
     known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
+    n_known = out_unknowns.count(False)
+    known, same = _dedup_residuals(known, n_known)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent_trace):
         known_outs = jit_p.bind(*known_args, jaxpr=known, name=name)
-    n_known = len(known_outs) - forwarded.count(None)
-    computed = iter(known_outs[n_known:])
+    rest = iter(known_outs[n_known:])
+    computed = iter([known_outs[i] if i is not None else next(rest) for i in same])
     residuals = [known_args[f] if f is not None else next(computed) for f in forwarded]
     unknown_outs = JaxprTrace.process_primitive(
         trace, jit_p, [*residuals, *[x for x, u in zip(args, unknowns) if u]],
@@ -562,7 +683,7 @@ def _jit_transpose(cts, *args, jaxpr, name):
 
     t_jaxpr = trace_to_jaxpr(transposed, [get_aval(x) for x in (*known, *cts)])
     t_jaxpr, hoisted = hoist_tracer_consts(t_jaxpr)
-    outs = iter(jit_p.bind(*hoisted, *known, *cts, jaxpr=t_jaxpr, name=f"transpose({name})"))
+    outs = iter(jit_p.bind(*hoisted, *known, *cts, jaxpr=t_jaxpr, name=name))
     return [next(outs) if lin else None for lin in linear]
 
 

@@ -12,7 +12,8 @@ from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.core import (Array, Trace, Tracer, api_boundary, get_aval, set_current_trace,
                             take_current_trace)
-from autodidax.jvp import TraceTag, argnums_partial, check_float_inputs, jvp
+from autodidax.jvp import (TraceTag, add_any, add_any_p, argnums_partial, cast_like,
+                           check_callable, check_float_inputs, jvp)
 from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
                                  tree_unflatten)
 
@@ -45,6 +46,9 @@ class BatchTrace(Trace):
     def __init__(self, parent_trace, tag, axis_size):
         self.parent_trace, self.tag, self.axis_size = parent_trace, tag, axis_size
 
+    def __repr__(self):
+        return f"vmap (of a batch of {self.axis_size})"
+
     def to_batch_info(self, x):
         """The value and batch dimension of `x`, which is unbatched unless it is ours."""
         if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
@@ -74,9 +78,12 @@ def batch(f, axis_size, in_dims, args):
         trace = BatchTrace(parent, TraceTag(), axis_size)
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
                    for x, d in zip(args, in_dims)]
-        with set_current_trace(trace):
-            outs = f(*tracers)
-        out_vals, out_dims = zip(*map(trace.to_batch_info, outs)) if outs else ((), ())
+        try:
+            with set_current_trace(trace):
+                outs = f(*tracers)
+            out_vals, out_dims = zip(*map(trace.to_batch_info, outs)) if outs else ((), ())
+        finally:
+            trace.invalidate()          # its tracers are dead from now on (chapter 1)
     return list(out_vals), list(out_dims)
 
 
@@ -88,7 +95,8 @@ def _vectorized(prim):
 
 
 for _p in [lax.neg_p, lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.sqrt_p,
-           lax.abs_p, lax.sign_p, lax.square_p, lax.integer_pow_p, lax.convert_element_type_p]:
+           lax.abs_p, lax.sign_p, lax.square_p, lax.integer_pow_p, lax.convert_element_type_p,
+           lax.not_p]:
     batching_rules[_p] = _vectorized(_p)
 
 
@@ -138,7 +146,8 @@ def _align(x, d, rank, out_rank, out_dim):
 
 
 for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.pow_p,
-           lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p]:
+           lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p,
+           lax.and_p, lax.or_p, lax.xor_p]:
     batching_rules[_p] = _broadcasting(_p)
 
 
@@ -163,6 +172,20 @@ def _select_n_rule(vals, dims, **params):
 batching_rules[lax.select_n_p] = _select_n_rule
 
 
+def _add_any_rule(vals, dims):
+    (x, y), (dx, dy) = vals, dims
+    if dx == dy:
+        return add_any(x, y), dx
+    if dx is not_mapped:
+        return add_any(broadcast(x, _shape(y)[dy], dy), y), dy
+    if dy is not_mapped:
+        return add_any(x, broadcast(y, _shape(x)[dx], dx)), dx
+    return add_any(moveaxis(x, dx, dy), y), dy
+
+
+batching_rules[add_any_p] = _add_any_rule
+
+
 def _reducer(prim):
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
@@ -171,7 +194,7 @@ def _reducer(prim):
     return rule
 
 
-for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p]:
+for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]:
     batching_rules[_p] = _reducer(_p)
 
 
@@ -218,6 +241,21 @@ def _concatenate_rule(vals, dims, *, dimension, **params):
     return lax.concatenate_p.bind(*xs, dimension=dimension + (dimension >= d), **params), d
 
 
+def _stack_rule(vals, dims, *, axis):
+    d = dims[0]
+    if d is not not_mapped and all(x == d for x in dims):
+        return lax.stack_p.bind(*vals, axis=axis + (axis > d)), d + (axis <= d)
+    size = next(_shape(x)[xd] for x, xd in zip(vals, dims) if xd is not not_mapped)
+    return lax.stack_p.bind(*[bdim_at_front(x, xd, size) for x, xd in zip(vals, dims)],
+                            axis=axis + 1), 0
+
+
+def _unstack_rule(vals, dims, *, axis):
+    (x,), (d,) = vals, dims
+    outs = lax.unstack_p.bind(x, axis=axis + (axis >= d))
+    return outs, [d - (axis < d)] * len(outs)
+
+
 def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
     (x,), (d,) = vals, dims
     x = moveaxis(x, d, 0)
@@ -231,6 +269,7 @@ batching_rules.update({
     lax.transpose_p: _transpose_rule, lax.squeeze_p: _squeeze_rule, lax.rev_p: _rev_rule,
     lax.slice_p: _slice_rule, lax.broadcast_in_dim_p: _broadcast_in_dim_rule,
     lax.concatenate_p: _concatenate_rule, lax.reshape_p: _reshape_rule,
+    lax.stack_p: _stack_rule, lax.unstack_p: _unstack_rule,
 })
 
 
@@ -352,6 +391,7 @@ def _check_axes_spec(what, axes):
 def vmap(f, in_axes=0, out_axes=0):
     """`f` vectorised: its positional arguments are batched along `in_axes` (an int, None, or
     a tuple with one pytree prefix per argument), its outputs along `out_axes`."""
+    check_callable(f)
     in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
     if not (in_axes is None or type(in_axes) in (int, tuple)):
         raise TypeError("vmap in_axes must be an int, None, or a tuple with one entry per "
@@ -387,6 +427,7 @@ def vmap(f, in_axes=0, out_axes=0):
 def jacfwd(f, argnums=0):
     """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
     tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`."""
+    check_callable(f)
     single = isinstance(argnums, int)
 
     def jacfun(*args):
@@ -404,18 +445,20 @@ def jacfwd(f, argnums=0):
             slab = eye[:, start:start + a.size].reshape((n,) + a.shape)
             basis.append(Array(slab.astype(a.dtype)))
             start += a.size
-        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents)[1]
-        jac = vmap(pushfwd, out_axes=-1)(*basis)
+        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents)
+        y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
         example = tree_structure(dyn_args[0]) if single else in_tree
-        return tree_map(lambda j: _unravel(j, avals, example), jac)
+        return tree_map(lambda out, j: _unravel(j, avals, example, get_aval(out)), y, jac)
 
     return api_boundary(jacfun)
 
 
-def _unravel(jac, in_avals, in_tree):
-    """Cut the last axis of one output leaf's Jacobian into one block per input leaf."""
+def _unravel(jac, in_avals, in_tree, out_aval):
+    """Cut the last axis of one output leaf's Jacobian into one block per input leaf, each with
+    the output leaf's dtype and weak type."""
     out_shape, blocks, start = _shape(jac)[:-1], [], 0
     for a in in_avals:
-        blocks.append(jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape))
+        block = jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape)
+        blocks.append(cast_like(block, out_aval))
         start += a.size
     return tree_unflatten(in_tree, blocks)

@@ -9,11 +9,12 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
+from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
 from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped
-from autodidax.core import (Primitive, abstract_eval_rules, api_boundary, get_aval, impl_rules,
-                            set_current_trace)
+from autodidax.core import (Array, Primitive, abstract_eval_rules, api_boundary, get_aval,
+                            impl_rules, set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
                              trace_to_jaxpr)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
@@ -52,17 +53,20 @@ cond_p.multiple_results = True
 
 
 def _common_consts(jaxprs, consts):
-    """Each branch takes the constants of all branches, in branch order, then the operands."""
-    all_avals = [[get_aval(c) for c in cs] for cs in consts]
+    """Each branch takes the constants of all branches, each constant once (a value both
+    branches close over is passed once, as in JAX), then the operands."""
+    unique = {}
+    for cs in consts:
+        for c in cs:
+            unique.setdefault(id(c), c)
+    all_consts = list(unique.values())
     out = []
-    for i, closed in enumerate(jaxprs):
+    for closed, cs in zip(jaxprs, consts):
         j = closed.jaxpr
-        mine, rest = j.invars[:len(consts[i])], j.invars[len(consts[i]):]
-        invars = []
-        for k, avals in enumerate(all_avals):
-            invars += mine if k == i else [Var(a) for a in avals]
-        out.append(ClosedJaxpr(Jaxpr([], invars + rest, j.eqns, j.outvars), []))
-    return out, [c for cs in consts for c in cs]
+        mine = dict(zip(map(id, cs), j.invars[:len(cs)]))
+        invars = [mine[id(c)] if id(c) in mine else Var(get_aval(c)) for c in all_consts]
+        out.append(ClosedJaxpr(Jaxpr([], invars + j.invars[len(cs):], j.eqns, j.outvars), []))
+    return out, all_consts
 
 
 def _check_pred(pred):
@@ -121,8 +125,7 @@ def _cond_abstract(index, *avals, branches):
         diff = _type_diff("branch 0", f"branch {i}", first, b.out_avals)
         if diff or len(b.out_avals) != len(first):
             raise TypeError(diff or "cond's branches must return as many outputs")
-    return [a.update(weak_type=all(b.out_avals[k].weak_type for b in branches))
-            for k, a in enumerate(first)]
+    return list(first)
 
 
 impl_rules[cond_p] = _cond_impl
@@ -254,23 +257,32 @@ def _check_carry(in_tree, body_tree, avals, out_avals):
                             f"{b.str_short()}.")
 
 
+def _promote_weak(x, aval, out_aval):
+    """The weakly typed initial carry `x`, converted (strongly typed) to the dtype that it and the
+    body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
+    dtype, _ = jnp.result_type(aval, out_aval)
+    if type(x) in (bool, int, float) or isinstance(x, np.generic):
+        return Array(np.asarray(x).astype(dtype))
+    return lax.convert_element_type(x, dtype)
+
+
 @api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`, starting from `init_val`."""
     init_flat, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]
     avals = [get_aval(x) for x in init_flat]
-    for _ in range(2):      # twice if a weakly typed carry has to become strongly typed
+    for _ in range(2):      # twice if a weakly typed initial value has to be promoted
         cond_jaxpr, cond_consts, cond_tree = trace_to_jaxpr_with_consts(cond_fun, args_tree, avals)
         body_jaxpr, body_consts, body_tree = trace_to_jaxpr_with_consts(body_fun, args_tree, avals)
         out_avals = body_jaxpr.out_avals
-        if body_tree != in_tree or not all(map(_same_type, avals, out_avals)):
+        if body_tree != in_tree:
             break
-        strong = [a.weak_type and not b.weak_type for a, b in zip(avals, out_avals)]
-        if not any(strong):
+        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
+        if not any(promote):
             break
-        init_flat = [lax.convert_element_type(x, a.dtype) if s else x
-                     for x, a, s in zip(init_flat, avals, strong)]
+        init_flat = [_promote_weak(x, a, b) if p else x
+                     for x, a, b, p in zip(init_flat, avals, out_avals, promote)]
         avals = [get_aval(x) for x in init_flat]
     pred = cond_jaxpr.out_avals
     if cond_tree.num_leaves != 1 or pred[0].shape or pred[0].dtype != np.bool_:
@@ -305,7 +317,7 @@ def _while_abstract(*avals, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
         raise TypeError("while's body_jaxpr must return the carry's types ("
                         + ", ".join(a.str_short() for a in carry) + "), but it returns ("
                         + ", ".join(a.str_short() for a in outs) + ")")
-    return list(carry)
+    return list(outs)
 
 
 impl_rules[while_p] = _while_impl

@@ -120,9 +120,17 @@ class take_current_trace:
 
 class Trace:
     """An interpreter: gives primitives a meaning through `process_primitive`."""
+    _invalidated = False
 
     def process_primitive(self, primitive, args, params):
         raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
+
+    def invalidate(self) -> None:
+        """The transformation that made this trace has returned: its tracers are dead."""
+        self._invalidated = True
+
+    def is_valid(self) -> bool:
+        return not self._invalidated
 
     def __repr__(self):         # errors name the trace; a trace may say more about itself
         return type(self).__name__
@@ -132,12 +140,31 @@ class ConcretizationTypeError(TypeError):
     """A tracer's value was needed (by `bool`, `int`, `float`, ...) but is not known."""
 
 
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`bool()` of a tracer whose value is not known: `if x > 0:` under `jit`."""
+
+
+class TracerIntegerConversionError(TypeError):
+    """A tracer whose value is not known was used as a Python int: `range(x)`, `lst[x]`."""
+
+
 class TracerArrayConversionError(TypeError):
     """A tracer was converted to a NumPy array."""
 
 
-class UnexpectedTracerError(Exception):
+class UnexpectedTracerError(TypeError):
     """A tracer was used after the transformation that made it had finished."""
+
+
+def escaped_tracer_error(tracer, what: str = "") -> UnexpectedTracerError:
+    """The error for `tracer`, met where it cannot belong: its trace ended, or is not running."""
+    origin = tracer.origin()
+    return UnexpectedTracerError(
+        f"Encountered an unexpected tracer{what}: a value of type {tracer.aval.str_short()} "
+        f"wrapped in a {type(tracer).__name__} of {tracer._trace!r}"
+        + (f", created {origin}" if origin else "") + ", escaped the transformation that made "
+        "it. A transformed function must return the values it computes; this one was saved "
+        "(in a global, a list, an attribute) and used after the transformation had finished.")
 
 
 class Tracer:
@@ -153,6 +180,10 @@ class Tracer:
         """The NumPy value this tracer stands for, if known; None otherwise."""
         return None
 
+    def origin(self) -> str | None:
+        """Where the user's code made this tracer, for error messages; None if unknown."""
+        return None
+
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: self.aval.ndim)
@@ -164,12 +195,14 @@ class Tracer:
         return self.shape[0]
 
     def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    def _concrete(self, conversion: str):
+    def _concrete(self, conversion: str, error=ConcretizationTypeError):
         value = self.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(
+            raise error(
                 f"{conversion} needs a concrete value, but this is an abstract tracer "
                 f"({self.aval.str_short()}) of {self._trace!r}: while a function is "
                 "traced, its arguments' values are not known, only their shapes and dtypes. "
@@ -178,16 +211,23 @@ class Tracer:
         return value
 
     def __bool__(self):
-        return bool(self._concrete(f"bool() of a {self.aval.str_short()} value"))
+        return bool(self._concrete(f"bool() of a {self.aval.str_short()} value",
+                                   TracerBoolConversionError))
 
     def __int__(self):
         return int(self._concrete(f"int() of a {self.aval.str_short()} value"))
 
     def __float__(self):
-        return float(self._concrete(f"float() of a {self.aval.str_short()} value"))
+        # JAX refuses float() of every tracer, even one whose value is known (under jvp or
+        # grad): a float taken out of a differentiated value would silently lose its tangent.
+        raise ConcretizationTypeError(
+            f"float() of a traced {self.aval.str_short()} value: the value of a tracer cannot "
+            f"be taken out as a Python float ({self._trace!r}). Keep it an array; use "
+            "x.astype(...) to change its dtype.")
 
     def __index__(self):
-        return int(self._concrete(f"using a {self.aval.str_short()} value as an index"))
+        return int(self._concrete(f"using a {self.aval.str_short()} value as a Python int "
+                                  "(an index, a range)", TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(
@@ -203,8 +243,12 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
 
-class Array:
-    """A concrete array: a read-only NumPy array and a weak-type flag."""
+import abc
+
+
+class Array(metaclass=abc.ABCMeta):
+    """A concrete array: a read-only NumPy array and a weak-type flag. Tracers are registered
+    as instances too, so that `isinstance(x, Array)` holds for them, as in JAX."""
     __slots__ = ("_value", "weak_type")
     __array_priority__ = 100
 
@@ -253,6 +297,8 @@ class Array:
         return len(self._value)
 
     def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
     def __hash__(self):
@@ -274,6 +320,8 @@ class Array:
         return f"{prefix}{body},{sep}{suffix}"
 
 
+Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
+
 _PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}
 
 
@@ -290,12 +338,32 @@ def get_aval(x) -> ShapedArray:
 
 
 def to_numpy(x) -> np.ndarray:
-    """The NumPy value of a concrete input, in its canonical dtype."""
+    """The NumPy value of a concrete input (never a tracer), in its canonical dtype."""
     if isinstance(x, Array):
         return x._value
     value = np.asarray(x)
     dtype = get_aval(x).dtype
     return value if value.dtype == dtype else value.astype(dtype)
+
+
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _numpy_errors
+    with np.errstate(all="ignore"):
+        _QUIET = _numpy_errors.get()
+except (ImportError, AttributeError):      # another NumPy: the public, slower way
+    _numpy_errors = None
+
+
+def run_quietly(impl, args, params):
+    """`impl(*args, **params)` with NumPy's floating-point warnings off, as XLA computes."""
+    if _numpy_errors is None:
+        with np.errstate(all="ignore"):
+            return impl(*args, **params)
+    token = _numpy_errors.set(_QUIET)
+    try:
+        return impl(*args, **params)
+    finally:
+        _numpy_errors.reset(token)
 
 
 class EvalTrace(Trace):
@@ -304,13 +372,9 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         for x in args:
             if isinstance(x, Tracer):
-                raise UnexpectedTracerError(
-                    f"{primitive} was applied to a tracer ({x.aval.str_short()}) of "
-                    f"{x._trace!r} outside of that transformation: a tracer escaped, "
-                    "for example by being stored in a global or a list while the function was "
-                    "transformed. Return the value from the function instead.")
+                raise escaped_tracer_error(x, f" in {primitive}")
         out_avals = abstract_eval_rules[primitive](*map(get_aval, args), **params)
-        out = impl_rules[primitive](*map(to_numpy, args), **params)
+        out = run_quietly(impl_rules[primitive], list(map(to_numpy, args)), params)
         if primitive.multiple_results:
             return [Array(o, a.weak_type) for o, a in zip(out, out_avals)]
         return Array(out, out_avals.weak_type)

@@ -14,7 +14,7 @@ import numpy as np
 
 from autodidax import lax
 from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
-                            api_boundary, get_aval, set_current_trace)
+                            api_boundary, escaped_tracer_error, get_aval, set_current_trace)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
 
 
@@ -41,7 +41,9 @@ class Literal:
 
 
 def _literal_str(lit: Literal) -> str:
-    return f"{np.asarray(lit.val).item()}:{lit.aval.str_short()}"
+    # A NumPy scalar prints the shortest digits that give back its value in its own precision:
+    # a float32 0.1 prints as 0.1, not as the float64 0.10000000149011612.
+    return f"{np.asarray(lit.val)[()]}:{lit.aval.str_short()}"
 
 
 class SourceInfo(NamedTuple):
@@ -349,6 +351,13 @@ class JaxprTracer(Tracer):
     def aval(self):
         return self._var.aval
 
+    def origin(self):
+        """The user's line whose equation made this tracer, if it was made by one."""
+        for eqn in self._trace.eqns:
+            if self._var in eqn.outvars and eqn.source_info is not None:
+                return f"on line {eqn.source_info}"
+        return None
+
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else "<notebook>"
 
@@ -378,6 +387,8 @@ class JaxprTrace(Trace):
         """The jaxpr input for an argument: its variable, a literal or a constant variable."""
         if type(x) is JaxprTracer and x._trace is self:
             return x._var
+        if isinstance(x, Tracer) and not x._trace.is_valid():
+            raise escaped_tracer_error(x, f" while tracing with {self!r}")
         aval = get_aval(x)
         if not aval.shape and not isinstance(x, Tracer):
             return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float)
@@ -409,13 +420,18 @@ def trace_to_jaxpr(flat_fun, in_avals) -> ClosedJaxpr:
     """Trace `flat_fun(*tracers) -> list of outputs` to a closed jaxpr."""
     trace = JaxprTrace()
     in_tracers = [trace.new_arg(aval) for aval in in_avals]
-    with set_current_trace(trace):
-        outs = flat_fun(*in_tracers)
-    return trace.to_jaxpr(in_tracers, outs)
+    try:
+        with set_current_trace(trace):
+            outs = flat_fun(*in_tracers)
+        return trace.to_jaxpr(in_tracers, outs)
+    finally:
+        trace.invalidate()          # its tracers mean nothing once the jaxpr is made
 
 
 def make_jaxpr(fun, static_argnums=()):
     """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the types of `args`, as JAX's."""
+    if not callable(fun):
+        raise TypeError(f"make_jaxpr: the first argument must be callable, got {fun!r}")
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def make(*args):

@@ -8,6 +8,7 @@ import functools
 import inspect
 import os
 
+from autodidax import numpy as jnp
 from autodidax.batching import batch, batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
@@ -170,9 +171,12 @@ class Jitted:
 
         trace = JitTrace(self.name, _where(self.fun))
         tracers = [trace.new_arg(a) for a in avals]
-        with set_current_trace(trace):
-            outs = flat_fun(*tracers)
-        entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0])
+        try:
+            with set_current_trace(trace):
+                outs = flat_fun(*tracers)
+            entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0])
+        finally:
+            trace.invalidate()
         self.trace_count += 1
         if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
             self._cache[key] = entry    # a jaxpr closing over tracers is good for one call only
@@ -225,8 +229,26 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
     """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
     `@jit` or `@partial(jit, static_argnums=...)`."""
     if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames)
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, static_argnums, static_argnames)
+
+
+_library_jits: dict = {}     # a function of autodidax.numpy -> its Jitted
+
+
+def _stage_library_call(fun, name, static_argnums, args):
+    if not isinstance(trace_ctx.trace, JaxprTrace):
+        return NotImplemented
+    jitted = _library_jits.get(fun)
+    if jitted is None:
+        jitted = _library_jits[fun] = Jitted(fun, static_argnums)
+        jitted.name = name
+    return jitted(*args)
+
+
+jnp.staging_rules.append(_stage_library_call)
 
 
 class Traced:

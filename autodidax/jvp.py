@@ -10,8 +10,9 @@ import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, ShapedArray, Trace, Tracer, api_boundary, get_aval,
-                            set_current_trace, take_current_trace, to_numpy)
+from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
+                            api_boundary, get_aval, impl_rules, set_current_trace,
+                            take_current_trace, to_numpy)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and bool values
@@ -47,17 +48,41 @@ class Zero:
         return f"Zero({_aval_str(self.aval)})"
 
 
+def full_like_aval(value, aval: ShapedArray):
+    """An array of type `aval` filled with `value`, made by the current trace."""
+    scalar = Array(np.full((), value, aval.dtype), aval.weak_type)
+    return lax.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
+
+
 def zeros_like_aval(aval: ShapedArray):
     """An array of zeros of type `aval`, made by the current trace."""
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
-    zero = Array(np.zeros((), aval.dtype), aval.weak_type)
-    return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+    return full_like_aval(0, aval)
 
 
 def instantiate_zeros(tangent):
     """A real array for a tangent that may be `Zero`."""
     return zeros_like_aval(tangent.aval) if type(tangent) is Zero else tangent
+
+
+add_any_p = Primitive("add_any")
+
+
+def _add_any_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise TypeError(f"add_any adds two tangents of one type, got {x.str_short()} and "
+                        f"{y.str_short()}")
+    return x.update(weak_type=x.weak_type and y.weak_type)
+
+
+impl_rules[add_any_p] = np.add
+abstract_eval_rules[add_any_p] = _add_any_abstract
+
+
+def add_any(x, y):
+    """The sum of two tangents (or cotangents) of one type."""
+    return add_any_p.bind(x, y)
 
 
 def add_tangents(x, y):
@@ -66,7 +91,7 @@ def add_tangents(x, y):
         return y
     if type(y) is Zero:
         return x
-    return lax.add(x, y)
+    return add_any_p.bind(x, y)
 
 
 class TraceTag:
@@ -103,6 +128,9 @@ class JVPTrace(Trace):
 
     def __init__(self, parent_trace: Trace, tag: TraceTag):
         self.parent_trace, self.tag = parent_trace, tag
+
+    def __repr__(self):
+        return "jvp"
 
     def to_primal_tangent_pair(self, val):
         if isinstance(val, JVPTracer) and val._trace.tag is self.tag:
@@ -154,57 +182,109 @@ def defjvp_zero(primitive):
     jvp_rules[primitive] = rule
 
 
+def full_like(x, value):
+    """An array of `x`'s shape, dtype and weak type filled with `value` (JAX's `full_like`)."""
+    return full_like_aval(value, get_aval(x))
+
+
 deflinear(lax.neg_p)
 defjvp2(lax.sin_p, lambda t, ans, x: lax.mul(t, lax.cos(x)))
 defjvp2(lax.cos_p, lambda t, ans, x: lax.neg(lax.mul(t, lax.sin(x))))
 defjvp2(lax.exp_p, lambda t, ans, x: lax.mul(t, ans))
 defjvp2(lax.log_p, lambda t, ans, x: lax.div(t, x))
-defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(t, lax.sub(1.0, lax.mul(ans, ans))))
+defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(lax.add(t, lax.mul(t, ans)), lax.sub(1.0, ans)))
 defjvp2(lax.sqrt_p, lambda t, ans, x: lax.mul(t, lax.div(0.5, ans)))
 defjvp2(lax.abs_p, lambda t, ans, x: lax.select_n(lax.ge(x, 0.0), lax.neg(t), t))
 defjvp_zero(lax.sign_p)
 defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(2.0, x)))
+deflinear(add_any_p)
 
 
-def _broadcast_like(t, ans):
-    shape, t_shape = get_aval(ans).shape, get_aval(t).shape
-    if t_shape == shape:
+def _maybe_broadcast(t, shape):
+    """`t`, broadcast to `shape`: from a scalar, or by stretching its dimensions of size 1."""
+    t_shape = get_aval(t).shape
+    if t_shape == tuple(shape):
         return t
-    return lax.broadcast_in_dim(t, shape, range(len(shape) - len(t_shape), len(shape)))
+    if not t_shape:
+        return lax.broadcast_in_dim(t, shape, ())
+    kept = [i for i, (a, b) in enumerate(zip(t_shape, shape)) if a == b]
+    return lax.broadcast_in_dim(lax.reshape(t, [t_shape[i] for i in kept]), shape, kept)
+
+
+def _add_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    ans = lax.add_p.bind(x, y)
+    if type(x_dot) is Zero:
+        return ans, _maybe_broadcast(y_dot, get_aval(ans).shape)
+    if type(y_dot) is Zero:
+        return ans, _maybe_broadcast(x_dot, get_aval(ans).shape)
+    return ans, lax.add(x_dot, y_dot)
+
+
+def _sub_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    ans = lax.sub_p.bind(x, y)
+    if type(x_dot) is Zero:
+        return ans, _maybe_broadcast(lax.neg(y_dot), get_aval(ans).shape)
+    if type(y_dot) is Zero:
+        return ans, _maybe_broadcast(x_dot, get_aval(ans).shape)
+    return ans, lax.sub(x_dot, y_dot)
+
+
+def _strong(x):
+    """`x` without its weak type, as JAX's public `convert_element_type` makes it: a scalar
+    constant is converted at once, anything else by a `convert_element_type`."""
+    aval = get_aval(x)
+    if not aval.weak_type:
+        return x
+    if not aval.shape and not isinstance(x, Tracer):
+        return Array(to_numpy(x), weak_type=False)
+    return lax.convert_element_type(x, aval.dtype)
+
+
+def _select(which, on_true, on_false):
+    """JAX's `select`: the arguments in the order it evaluates them."""
+    return lax.select_n(which, on_false, on_true)
 
 
 def _balanced_eq(x, z, y):
     """Where z equals x: 1, or 1/2 if z equals y too; 0 elsewhere."""
-    dtype = get_aval(z).dtype
-    x_eq = lax.convert_element_type(lax.eq(x, z), dtype)
-    y_eq = lax.convert_element_type(lax.eq(y, z), dtype)
-    return lax.div(x_eq, lax.add(1.0, y_eq))
+    return lax.div(_select(lax.eq(x, z), full_like(z, 1), full_like(z, 0)),
+                   _select(lax.eq(y, z), full_like(z, 2), full_like(z, 1)))
 
 
 def _replace_zero(x):
-    return lax.add(x, lax.convert_element_type(lax.eq(x, 0.0), get_aval(x).dtype))
+    """`x`, with 1 where it is 0."""
+    return _select(lax.eq(x, 0.0), full_like(x, 1), x)
 
 
-defjvp2(lax.add_p, lambda t, ans, x, y: _broadcast_like(t, ans),
-        lambda t, ans, x, y: _broadcast_like(t, ans))
-defjvp2(lax.sub_p, lambda t, ans, x, y: _broadcast_like(t, ans),
-        lambda t, ans, x, y: lax.neg(_broadcast_like(t, ans)))
+def _pow_jvp_lhs(t, ans, x, y):
+    x, y = _strong(x), _strong(y)
+    return lax.mul(t, lax.mul(y, lax.pow(x, lax.sub(y, full_like(y, 1)))))
+
+
+def _pow_jvp_rhs(t, ans, x, y):
+    return _strong(lax.mul(t, lax.mul(lax.log(_replace_zero(x)), ans)))
+
+
+jvp_rules[lax.add_p] = _add_jvp
+jvp_rules[lax.sub_p] = _sub_jvp
 defjvp2(lax.mul_p, lambda t, ans, x, y: lax.mul(t, y), lambda t, ans, x, y: lax.mul(x, t))
 defjvp2(lax.div_p, lambda t, ans, x, y: lax.div(t, y),
-        lambda t, ans, x, y: lax.neg(lax.mul(t, lax.div(ans, y))))
+        lambda t, ans, x, y: lax.mul(lax.mul(lax.neg(t), x), lax.integer_pow(y, -2)))
 defjvp2(lax.max_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
         lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
 defjvp2(lax.min_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
         lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
-defjvp2(lax.pow_p, lambda t, ans, x, y: lax.mul(t, lax.mul(y, lax.pow(x, lax.sub(y, 1.0)))),
-        lambda t, ans, x, y: lax.mul(t, lax.mul(lax.log(_replace_zero(x)), ans)))
-for _comparison in (lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p):
-    defjvp_zero(_comparison)
+defjvp2(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+for _piecewise_constant in (lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p,
+                            lax.and_p, lax.or_p, lax.xor_p, lax.not_p):
+    defjvp_zero(_piecewise_constant)
 
 
 def _integer_pow_term(t, ans, x, *, y):
     if y == 0:
-        return Zero.from_primal_value(ans)
+        return full_like(t, 0)
     if y == 1:
         return t
     return lax.mul(t, lax.mul(float(y), x if y == 2 else lax.integer_pow(x, y - 1)))
@@ -216,8 +296,12 @@ defjvp2(lax.integer_pow_p, _integer_pow_term)
 def _select_n_jvp(primals, tangents):
     which, *cases = primals
     case_tangents = tangents[1:]
-    return (lax.select_n(which, *cases),
-            lax.select_n(which, *map(instantiate_zeros, case_tangents)))
+    ans = lax.select_n(which, *cases)
+    nonzero = [t for t in case_tangents if type(t) is not Zero]
+    if not nonzero:
+        return ans, Zero.from_primal_value(ans)
+    zeros = full_like(nonzero[0], 0)          # one array of zeros for every `Zero` case
+    return ans, lax.select_n(which, *[zeros if type(t) is Zero else t for t in case_tangents])
 
 
 def _convert_element_type_jvp(primals, tangents, **params):
@@ -233,15 +317,19 @@ jvp_rules[lax.convert_element_type_p] = _convert_element_type_jvp
 
 
 for _linear in (lax.reduce_sum_p, lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p,
-                lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p):
+                lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p, lax.stack_p,
+                lax.unstack_p):
     deflinear(_linear)
+defjvp_zero(lax.argmax_p)
+defjvp_zero(lax.argmin_p)
 
 
 def _reduce_chooser_term(t, ans, x, *, axes, **params):
     kept_shape = [1 if i in axes else d for i, d in enumerate(get_aval(x).shape)]
     winners = lax.convert_element_type(lax.eq(x, lax.reshape(ans, kept_shape)),
                                        get_aval(t).dtype)
-    return lax.div(lax.reduce_sum(lax.mul(t, winners), axes), lax.reduce_sum(winners, axes))
+    counts = lax.reduce_sum(winners, axes)
+    return lax.div(lax.reduce_sum(lax.mul(t, winners), axes), counts)
 
 
 defjvp2(lax.reduce_max_p, _reduce_chooser_term)
@@ -257,13 +345,16 @@ def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: 
     with take_current_trace() as parent_trace:
         trace = JVPTrace(parent_trace, TraceTag())
         tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
-        with set_current_trace(trace):
-            outs = fun(*tracers)
-        primals_out, tangents_out = [], []
-        for out in outs:
-            p, t = trace.to_primal_tangent_pair(out)
-            primals_out.append(p)
-            tangents_out.append(t)
+        try:
+            with set_current_trace(trace):
+                outs = fun(*tracers)
+            primals_out, tangents_out = [], []
+            for out in outs:
+                p, t = trace.to_primal_tangent_pair(out)
+                primals_out.append(p)
+                tangents_out.append(t)
+        finally:
+            trace.invalidate()
     if instantiate:
         tangents_out = [instantiate_zeros(t) for t in tangents_out]
     return primals_out, tangents_out
@@ -275,6 +366,12 @@ def _leaf_names(args: Sequence, what: str) -> list[str]:
         n = len(tree_flatten(arg)[0])
         names += [f"{what}[{i}]"] if n == 1 else [f"leaf {j} of {what}[{i}]" for j in range(n)]
     return names
+
+
+def check_callable(fun) -> None:
+    """JAX's error for a transformation given something that is not a function."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
 
 
 def _check_tangent(primal, tangent, where: str):
@@ -293,13 +390,18 @@ def _check_tangent(primal, tangent, where: str):
             f"jvp: the tangent of {where} does not match its primal: the primal is "
             f"{p_aval.str_short()}, so its tangent must be {_aval_str(want)}, but it is "
             f"{_aval_str(t_aval)}{hint}")
-    return Zero(want) if want.dtype == float0 else tangent
+    if want.dtype == float0:
+        return Zero(want)
+    if t_aval.weak_type != p_aval.weak_type and not isinstance(tangent, Tracer):
+        return Array(to_numpy(tangent), p_aval.weak_type)    # the primal's weak type
+    return tangent
 
 
 @api_boundary
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
     `tangents`, both in the structure of `fun`'s output."""
+    check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
@@ -346,6 +448,7 @@ def check_float_inputs(leaves, what: str, advice: str = "For differentiation of 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """A function computing the Jacobian of `fun` with respect to its positional arguments
     `argnums` (an int or a tuple of ints), one `jvp` per input element."""
+    check_callable(fun)
     single = isinstance(argnums, int)
 
     def jacfun(*args):
@@ -384,6 +487,15 @@ def _jacobian_blocks(out, columns: list, in_avals: list) -> list:
     jac = jnp.stack(columns, axis=-1)
     blocks, start = [], 0
     for a in in_avals:
-        blocks.append(jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape))
+        block = jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape)
+        blocks.append(cast_like(block, get_aval(out)))
         start += a.size
     return blocks
+
+
+def cast_like(x, aval: ShapedArray):
+    """`x` with the dtype and weak type of `aval` (JAX's `_possible_downcast`)."""
+    x_aval = get_aval(x)
+    if (x_aval.dtype, x_aval.weak_type) == (aval.dtype, aval.weak_type):
+        return x
+    return lax.convert_element_type(x, aval.dtype, aval.weak_type)

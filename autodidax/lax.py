@@ -88,8 +88,14 @@ def _binop(name, impl, kinds, out_dtype=None):
 def _div_impl(x, y):
     if x.dtype.kind == "f":
         return np.divide(x, y)
-    quotient = np.abs(x) // np.abs(y)          # lax.div rounds integers toward zero, like C
-    return np.where((x < 0) != (y < 0), -quotient, quotient).astype(x.dtype)
+    dtype = x.dtype
+    x, y = x.astype(np.int64), y.astype(np.int64)   # room for every int32 and uint32 value
+    divisor = np.where(y == 0, 1, y)
+    quotient = np.abs(x) // np.abs(divisor)    # lax.div rounds integers toward zero, like C
+    quotient = np.where((x < 0) != (divisor < 0), -quotient, quotient)
+    # XLA defines x / 0 as -1 (all bits set: the largest value of an unsigned type); the cast
+    # back wraps INT_MIN / -1 to INT_MIN, as XLA does.
+    return np.where(y == 0, -1, quotient).astype(dtype)
 
 
 add_p = _binop("add", np.add, _NUM)
@@ -98,7 +104,7 @@ mul_p = _binop("mul", np.multiply, _NUM)
 div_p = _binop("div", _div_impl, _NUM)
 max_p = _binop("max", np.maximum, _ANY)
 min_p = _binop("min", np.minimum, _ANY)
-pow_p = _binop("pow", np.power, _NUM)
+pow_p = _binop("pow", lambda x, y: np.power(x, y).astype(x.dtype, copy=False), _NUM)
 _BOOL_DTYPE = np.dtype("bool")
 gt_p = _binop("gt", np.greater, _ANY, _BOOL_DTYPE)
 lt_p = _binop("lt", np.less, _ANY, _BOOL_DTYPE)
@@ -106,6 +112,25 @@ ge_p = _binop("ge", np.greater_equal, _ANY, _BOOL_DTYPE)
 le_p = _binop("le", np.less_equal, _ANY, _BOOL_DTYPE)
 eq_p = _binop("eq", np.equal, _ANY, _BOOL_DTYPE)
 ne_p = _binop("ne", np.not_equal, _ANY, _BOOL_DTYPE)
+
+
+def _pow_abstract(x, y):
+    """`pow` also takes a float base with an integer exponent, as JAX's does."""
+    if x.dtype.kind == "f" and y.dtype.kind in "iu":
+        shape = broadcasting_shape("pow", x.shape, y.shape)
+        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+    return _pow_same_dtypes(x, y)
+
+
+_pow_same_dtypes = abstract_eval_rules[pow_p]
+abstract_eval_rules[pow_p] = _pow_abstract
+
+
+_BITS = _INT | _BOOL
+and_p = _binop("and", np.bitwise_and, _BITS)
+or_p = _binop("or", np.bitwise_or, _BITS)
+xor_p = _binop("xor", np.bitwise_xor, _BITS)
+not_p = _unop("not", np.invert, _BITS)
 
 
 integer_pow_p = Primitive("integer_pow")
@@ -116,6 +141,9 @@ def _integer_pow_abstract(x, *, y):
     _check_dtype("integer_pow", x.dtype, _NUM)
     if not isinstance(y, int):
         raise TypeError(f"integer_pow needs a Python int exponent, got {y!r}")
+    if y < 0 and x.dtype.kind != "f":
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
     return x
 
 
@@ -142,7 +170,19 @@ def _select_n_abstract(which, *cases):
 abstract_eval_rules[select_n_p] = _select_n_abstract
 
 convert_element_type_p = Primitive("convert_element_type")
-impl_rules[convert_element_type_p] = lambda x, *, new_dtype, weak_type: x.astype(new_dtype)
+
+
+def _convert_element_type_impl(x, *, new_dtype, weak_type):
+    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+        # XLA saturates: out-of-range floats become the integer type's limits, NaN becomes 0.
+        # NumPy's cast leaves such values undefined (300.0 to uint8 gives 44).
+        info = np.iinfo(new_dtype)
+        wide = np.clip(x.astype(np.float64), info.min, info.max)
+        return np.where(np.isnan(wide), 0, wide).astype(new_dtype)
+    return x.astype(new_dtype)
+
+
+impl_rules[convert_element_type_p] = _convert_element_type_impl
 abstract_eval_rules[convert_element_type_p] = (
     lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
 
@@ -155,7 +195,7 @@ def _check_axes(name, axes, ndim):
 def _reduce(name, impl, kinds):
     prim = Primitive(name)
     impl_rules[prim] = (lambda x, *, axes, out_sharding=None:
-                        np.asarray(impl(x, axis=axes)).astype(x.dtype))
+                        np.asarray(impl(x, axes)).astype(x.dtype))
 
     def abstract_eval(x, *, axes, out_sharding=None):
         _check_dtype(name, x.dtype, kinds)
@@ -165,9 +205,50 @@ def _reduce(name, impl, kinds):
     return prim
 
 
-reduce_sum_p = _reduce("reduce_sum", np.sum, _NUM)
-reduce_max_p = _reduce("reduce_max", np.max, _ANY)
-reduce_min_p = _reduce("reduce_min", np.min, _ANY)
+def lowest(dtype):
+    """The identity of `max` on `dtype`: -inf, the smallest integer, or False."""
+    return -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
+
+
+def highest(dtype):
+    """The identity of `min` on `dtype`: inf, the largest integer, or True."""
+    return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
+
+
+def _sum(x, axes):
+    # NumPy adds along a strided axis one element after the other, in float32 when the input is
+    # float32, and loses digits; XLA adds in a tree. Accumulating in float64 keeps eager sums as
+    # accurate as XLA's.
+    return np.sum(x, axis=axes, dtype=np.float64 if x.dtype.kind == "f" else None)
+
+
+reduce_sum_p = _reduce("reduce_sum", _sum, _NUM)
+reduce_max_p = _reduce("reduce_max", lambda x, axes: np.max(x, axes, initial=lowest(x.dtype)),
+                       _ANY)
+reduce_min_p = _reduce("reduce_min", lambda x, axes: np.min(x, axes, initial=highest(x.dtype)),
+                       _ANY)
+
+
+def _argminmax(name, impl):
+    prim = Primitive(name)
+
+    def impl_rule(x, *, axes, index_dtype):
+        if x.shape[axes[0]] == 0:           # nothing to choose from: index 0, as XLA gives
+            return np.zeros(np.delete(x.shape, axes[0]), index_dtype)
+        return impl(x, axis=axes[0]).astype(index_dtype)
+
+    def abstract_eval(x, *, axes, index_dtype):
+        _check_dtype(name, x.dtype, _ANY)
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ValueError(f"Invalid axis {axes} for operand shape {x.shape}")
+        return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i != axes[0]), index_dtype)
+    impl_rules[prim] = impl_rule
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+argmax_p = _argminmax("argmax", np.argmax)
+argmin_p = _argminmax("argmin", np.argmin)
 
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
@@ -181,6 +262,9 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+    if any(d < 0 for d in shape):
+        raise TypeError("broadcast_in_dim shape must have every element be nonnegative, "
+                        f"got {tuple(shape)}.")
     bdims = broadcast_dimensions
     if (len(bdims) != x.ndim or list(bdims) != sorted(set(bdims))
             or any(not 0 <= d < len(shape) for d in bdims)
@@ -292,6 +376,41 @@ def _concatenate_abstract(*xs, dimension):
 abstract_eval_rules[concatenate_p] = _concatenate_abstract
 
 
+stack_p = Primitive("stack")
+impl_rules[stack_p] = lambda *xs, axis: np.stack(xs, axis)
+
+
+def _stack_abstract(*xs, axis):
+    if not xs:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({x.shape for x in xs}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         + ", ".join(str(x.shape) for x in xs) + ".")
+    if len({x.dtype for x in xs}) != 1:
+        raise TypeError("stack requires arguments to have the same dtypes, got "
+                        + ", ".join(x.dtype.name for x in xs) + ".")
+    if not 0 <= axis <= xs[0].ndim:
+        raise ValueError(f"stack: axis {axis} is out of range for arrays of rank {xs[0].ndim}")
+    shape = xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
+    return xs[0].update(shape=shape, weak_type=all(x.weak_type for x in xs))
+
+
+abstract_eval_rules[stack_p] = _stack_abstract
+
+unstack_p = Primitive("unstack")
+unstack_p.multiple_results = True
+impl_rules[unstack_p] = lambda x, *, axis: [np.take(x, i, axis) for i in range(x.shape[axis])]
+
+
+def _unstack_abstract(x, *, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"unstack: axis {axis} is out of range for an array of rank {x.ndim}")
+    return [x.update(shape=x.shape[:axis] + x.shape[axis + 1:])] * x.shape[axis]
+
+
+abstract_eval_rules[unstack_p] = _unstack_abstract
+
+
 dot_general_p = Primitive("dot_general")
 
 
@@ -308,6 +427,9 @@ def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
            + [n for j, n in enumerate(y_names) if j not in y_batch + y_contract])
     spec = f"{''.join(x_names)},{''.join(y_names)}->{''.join(out)}"
     dtype = preferred_element_type or x.dtype      # accumulate in it, as XLA does
+    if dtype == np.float16:                        # (and half precision in single)
+        return np.einsum(spec, x.astype(np.float32), y.astype(np.float32),
+                         optimize=True).astype(dtype)
     return np.einsum(spec, x.astype(dtype, copy=False), y.astype(dtype, copy=False),
                      optimize=True)
 
@@ -317,7 +439,7 @@ def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type):
     if x.dtype != y.dtype:
         raise TypeError(f"dot_general requires operands of the same dtype, got "
                         f"{x.dtype.name}, {y.dtype.name}")
-    _check_dtype("dot_general", x.dtype, _NUM)
+    _check_dtype("dot_general", x.dtype, _ANY)
     _check_axes("dot_general", x_contract + x_batch, x.ndim)
     _check_axes("dot_general", y_contract + y_batch, y.ndim)
     for name, xs, ys in (("contracting", x_contract, y_contract), ("batch", x_batch, y_batch)):
@@ -371,18 +493,32 @@ def ge(x, y): return ge_p.bind(*_lift_scalars(x, y))
 def le(x, y): return le_p.bind(*_lift_scalars(x, y))
 def eq(x, y): return eq_p.bind(*_lift_scalars(x, y))
 def ne(x, y): return ne_p.bind(*_lift_scalars(x, y))
+def bitwise_and(x, y): return and_p.bind(*_lift_scalars(x, y))
+def bitwise_or(x, y): return or_p.bind(*_lift_scalars(x, y))
+def bitwise_xor(x, y): return xor_p.bind(*_lift_scalars(x, y))
+def bitwise_not(x): return not_p.bind(x)
 def integer_pow(x, y): return integer_pow_p.bind(x, y=y)
 def select_n(which, *cases): return select_n_p.bind(which, *cases)
 
 
 def convert_element_type(x, new_dtype, weak_type=False):
-    return convert_element_type_p.bind(x, new_dtype=canonicalize_dtype(new_dtype),
-                                       weak_type=weak_type)
+    new_dtype = canonicalize_dtype(new_dtype)
+    if isinstance(x, Array) and (x.dtype, x.aval.weak_type) == (new_dtype, weak_type):
+        return x                          # as JAX: a conversion that changes nothing binds nothing
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
 def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)
 def reduce_max(x, axes): return reduce_max_p.bind(x, axes=tuple(axes))
 def reduce_min(x, axes): return reduce_min_p.bind(x, axes=tuple(axes))
+
+
+def argmax(operand, axis, index_dtype):
+    return argmax_p.bind(operand, axes=(axis,), index_dtype=canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    return argmin_p.bind(operand, axes=(axis,), index_dtype=canonicalize_dtype(index_dtype))
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
@@ -391,15 +527,31 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 
 def reshape(x, new_sizes, dimensions=None):
-    return reshape_p.bind(x, new_sizes=tuple(new_sizes),
+    new_sizes = tuple(new_sizes)
+    if np.shape(x) and new_sizes == np.shape(x) and dimensions is None and isinstance(x, Array):
+        return x            # as JAX: a no-op reshape binds nothing (except of a 0-d array)
+    return reshape_p.bind(x, new_sizes=new_sizes,
                           dimensions=None if dimensions is None else tuple(dimensions),
                           sharding=None)
 
 
-def transpose(x, permutation): return transpose_p.bind(x, permutation=tuple(permutation))
-def squeeze(x, dimensions): return squeeze_p.bind(x, dimensions=tuple(dimensions))
+def transpose(x, permutation):
+    permutation = tuple(permutation)
+    if permutation == tuple(range(np.ndim(x))) and isinstance(x, Array):
+        return x                          # as JAX: the identity permutation binds nothing
+    return transpose_p.bind(x, permutation=permutation)
+
+
+def squeeze(x, dimensions):
+    if not dimensions and isinstance(x, Array):
+        return x
+    return squeeze_p.bind(x, dimensions=tuple(dimensions))
+
+
 def rev(x, dimensions): return rev_p.bind(x, dimensions=tuple(dimensions))
 def concatenate(xs, dimension): return concatenate_p.bind(*xs, dimension=dimension)
+def stack(xs, axis=0): return stack_p.bind(*xs, axis=axis)
+def unstack(x, axis=0): return tuple(unstack_p.bind(x, axis=axis))
 
 
 def slice(x, start_indices, limit_indices, strides=None):

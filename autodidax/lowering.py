@@ -16,6 +16,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax
 from autodidax.core import Primitive, ShapedArray, canonicalize_dtype
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from autodidax.jvp import add_any_p
 
 
 def make_ir_context() -> ir.Context:
@@ -343,6 +344,74 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_typ
 
 
 lowering_rules[lax.dot_general_p] = _dot_general_lowering
+
+
+for _prim, _op in [(lax.and_p, hlo.and_), (lax.or_p, hlo.or_), (lax.xor_p, hlo.xor),
+                   (add_any_p, hlo.add)]:
+    lowering_rules[_prim] = nary_lowering(_op)
+lowering_rules[lax.not_p] = lambda ctx, x: [hlo.not_(x)]
+
+
+def _pow_lowering(ctx, x, y):
+    x_aval, y_aval = ctx.avals_in
+    if y_aval.dtype != x_aval.dtype:        # a float to integer powers: convert the exponent
+        y_aval = y_aval.update(dtype=x_aval.dtype)
+        y = hlo.convert(aval_to_ir_type(y_aval), y)
+        ctx = ctx._replace(avals_in=(x_aval, y_aval))
+    return nary_lowering(hlo.power)(ctx, x, y)
+
+
+lowering_rules[lax.pow_p] = _pow_lowering
+
+
+def _stack_lowering(ctx, *xs, axis):
+    aval = ctx.avals_in[0]
+    shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
+    kept = [d for d in range(len(shape)) if d != axis]
+    expanded = [hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x, _dense(kept))
+                for x in xs]
+    return [hlo.concatenate(expanded, axis)]
+
+
+def _unstack_lowering(ctx, x, *, axis):
+    aval = ctx.avals_in[0]
+    outs = []
+    for i, aval_out in enumerate(ctx.avals_out):
+        start, limit = [0] * aval.ndim, list(aval.shape)
+        start[axis], limit[axis] = i, i + 1
+        piece = hlo.slice(x, _dense(start), _dense(limit), _dense([1] * aval.ndim))
+        outs.append(hlo.reshape(aval_to_ir_type(aval_out), piece))
+    return outs
+
+
+lowering_rules[lax.stack_p] = _stack_lowering
+lowering_rules[lax.unstack_p] = _unstack_lowering
+
+
+def _argminmax_lowering(direction, identity):
+    def rule(ctx, x, *, axes, index_dtype):
+        aval, = ctx.avals_in
+        out_aval, = ctx.avals_out
+        value_scalar, index_scalar = aval.update(shape=()), out_aval.update(shape=())
+        indices = hlo.iota(aval_to_ir_type(aval.update(dtype=index_dtype)), axes[0])
+        init = [ir_constant(identity(aval.dtype), aval.dtype), ir_constant(0, index_dtype)]
+        reduce = hlo.ReduceOp([aval_to_ir_type(out_aval.update(dtype=aval.dtype)),
+                               aval_to_ir_type(out_aval)], [x, indices], init, _dense(axes))
+        types = [aval_to_ir_type(value_scalar), aval_to_ir_type(index_scalar)] * 2
+        body = reduce.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(body):
+            a, i, b, j = body.arguments
+            take_a = hlo.or_(compare(a, b, direction, value_scalar),
+                             compare(a, a, "NE", value_scalar))      # a is NaN
+            take_i = hlo.or_(take_a, hlo.and_(compare(a, b, "EQ", value_scalar),
+                                              compare(i, j, "LT", index_scalar)))
+            hlo.return_([hlo.select(take_a, a, b), hlo.select(take_i, i, j)])
+        return [reduce.results[1]]
+    return rule
+
+
+lowering_rules[lax.argmax_p] = _argminmax_lowering("GT", lax.lowest)
+lowering_rules[lax.argmin_p] = _argminmax_lowering("LT", lax.highest)
 
 
 def call_lowering(ctx: LoweringRuleContext, name: str, closed_jaxpr: ClosedJaxpr, *args) -> list:

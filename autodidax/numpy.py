@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 
 import numpy as np
@@ -79,19 +80,24 @@ def array(a, dtype=None):
     return asarray(a, dtype)
 
 
-def _promote_dtypes(*args):
-    """Convert the arguments to their common dtype (and weak type, as JAX does)."""
+def _promote_dtypes(*args, inexact=False):
+    """Convert the arguments to their common dtype (and weak type, as JAX does); with
+    `inexact`, to float32 if that dtype is an integer or bool one."""
+    scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [a if _is_array(a) else asarray(a) for a in args]
     avals = [a.aval for a in args]
     dtype, weak = result_type(*avals)
-    return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, dtype, weak)
-            for a, v in zip(args, avals)]
+    if inexact and dtype.kind != "f":
+        dtype = _FLOAT32
+    return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, s, dtype, weak)
+            for a, s, v in zip(args, scalars, avals)]
 
 
-def _convert(a, dtype, weak):
-    """Convert a concrete array on the spot (it stays a constant); bind the primitive for a
-    tracer, whose value is not known yet."""
-    if isinstance(a, Array):
+def _convert(a, from_scalar, dtype, weak):
+    """A scalar constant is made in the right dtype at once: traced, it is a literal such as
+    `2:i8[]`. An array's conversion is a primitive, applied now if the array is concrete, and
+    recorded, as JAX records it, when a function is being traced."""
+    if from_scalar or (not a.shape and not isinstance(a, Tracer)):
         return Array(a._value.astype(dtype), weak_type=weak)
     return lax.convert_element_type(a, dtype, weak_type=weak)
 
@@ -99,21 +105,20 @@ def _convert(a, dtype, weak):
 def _promote(name, *args):
     """Convert the arguments to their common dtype and make their ranks agree."""
     args = _promote_dtypes(*args)
-    return _broadcast_ranks(name, args, [a.shape for a in args])
+    shapes = [a.shape for a in args]
+    ranks = {len(s) for s in shapes if s}          # scalars go with any shape
+    if len(ranks) < 2:            # equal ranks: the primitive checks the dimensions (TypeError)
+        return args
+    return _broadcast_ranks(name, args, shapes)
 
 
 def _broadcast_ranks(name, args, shapes):
-    """Give every non-scalar argument the same rank by adding leading dimensions of size 1."""
-    ranks = {len(s) for s in shapes if s}
-    if len(ranks) < 2:
-        return args
-    rank = builtins.max(ranks)
-    padded = [(1,) * (rank - len(s)) + s if s else s for s in shapes]
-    try:
-        lax.broadcasting_shape(name, *padded)
-    except TypeError:    # report the shapes the user wrote, not the padded ones
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                        f"{', '.join(map(str, shapes))}.") from None
+    """Give every non-scalar argument the same rank by adding leading dimensions of size 1;
+    NumPy's error, a ValueError, if the shapes do not broadcast."""
+    rank = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    if any(len({d for d in dims if d != 1}) > 1 for dims in zip(*padded)):
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
     return [lax.broadcast_in_dim(a, p, range(rank - len(s), rank)) if s and len(s) < rank else a
             for a, s, p in zip(args, shapes, padded)]
 
@@ -132,12 +137,18 @@ def log(x): return lax.log(_to_float(x))
 def tanh(x): return lax.tanh(_to_float(x))
 def sqrt(x): return lax.sqrt(_to_float(x))
 def negative(x): return lax.neg(asarray(x))
-def abs(x): return lax.abs(asarray(x))
+def abs(x):
+    x = asarray(x)
+    return x if x.dtype == _BOOL else lax.abs(x)
+
+
+def _numeric(x):
+    """Booleans as int32, for the arithmetic that booleans lack, as `jnp.square(True)` is 1."""
+    x = asarray(x)
+    return lax.convert_element_type(x, _INT32) if x.dtype == _BOOL else x
 def sign(x): return lax.sign(asarray(x))
-def square(x): return lax.square(asarray(x))
-def add(x, y): return lax.add(*_promote("add", x, y))
+def square(x): return lax.square(_numeric(x))
 def subtract(x, y): return lax.sub(*_promote("sub", x, y))
-def multiply(x, y): return lax.mul(*_promote("mul", x, y))
 def maximum(x, y): return lax.max(*_promote("max", x, y))
 def minimum(x, y): return lax.min(*_promote("min", x, y))
 def greater(x, y): return lax.gt(*_promote("gt", x, y))
@@ -149,37 +160,128 @@ def not_equal(x, y): return lax.ne(*_promote("ne", x, y))
 absolute = abs
 
 
+def add(x, y):
+    x, y = _promote("add", x, y)
+    return lax.bitwise_or(x, y) if x.dtype == _BOOL else lax.add(x, y)   # True + True is True
+
+
+def multiply(x, y):
+    x, y = _promote("mul", x, y)
+    return lax.bitwise_and(x, y) if x.dtype == _BOOL else lax.mul(x, y)
+
+
+def logical_and(x, y): return lax.bitwise_and(*_promote("and", *map(_to_bool, (x, y))))
+def logical_or(x, y): return lax.bitwise_or(*_promote("or", *map(_to_bool, (x, y))))
+def logical_xor(x, y): return lax.bitwise_xor(*_promote("xor", *map(_to_bool, (x, y))))
+def logical_not(x): return lax.bitwise_not(_to_bool(x))
+def bitwise_and(x, y): return lax.bitwise_and(*_promote("and", x, y))
+def bitwise_or(x, y): return lax.bitwise_or(*_promote("or", x, y))
+def bitwise_xor(x, y): return lax.bitwise_xor(*_promote("xor", x, y))
+def bitwise_not(x): return lax.bitwise_not(asarray(x))
+
+
+invert = bitwise_not
+
+
+def _to_bool(x):
+    x = asarray(x)
+    return x if x.dtype == _BOOL else not_equal(x, 0)
+
+
 def true_divide(x, y):
-    x, y = _promote("div", x, y)
-    return lax.div(_to_float(x), _to_float(y))
+    x, y = _promote_dtypes(x, y, inexact=True)
+    return lax.div(*_promote("div", x, y))
 
 
 divide = true_divide
 
 
 def power(x, y):
-    if type(y) is int:
-        return lax.integer_pow(asarray(x), y)    # x ** 2 is a multiplication, not exp(2 log x)
-    return lax.pow(*_promote("pow", x, y))
+    """`x ** y`. A concrete integer exponent gives `integer_pow` (`x ** 2` is a multiplication,
+    not exp(2 log x)); a float base with integer exponents is `pow` without promotion, which
+    keeps the derivative at `x = 0`; anything else is promoted first, as in JAX."""
+    if not isinstance(y, Tracer):
+        try:
+            n = operator.index(y)
+        except TypeError:
+            pass
+        else:
+            return lax.integer_pow(_numeric(x), n)
+    promoted = _promote("pow", x, y)        # JAX computes this first, even when unused
+    x, y = asarray(x), asarray(y)
+    if x.dtype.kind == "f" and y.dtype.kind in "iu":
+        return lax.pow(*_broadcast_ranks("pow", [x, y], [x.shape, y.shape]))
+    return lax.pow(*promoted)
 
 
-def where(condition, x, y):
-    """Elementwise `x` where `condition` is true, else `y`."""
+def _jit_in_jaxprs(name, static_argnums=()):
+    """JAX decorates some of its NumPy functions with `jax.jit`, so that a traced program shows
+    each call as one `jit` equation: `jit[name=_where ...]`. `jit` comes in chapter 8, which
+    registers in `staging_rules` how to stage such a call; until then, and whenever a rule
+    declines (by returning NotImplemented), the function simply runs."""
+    def decorate(fun):
+        @functools.wraps(fun)
+        def wrapper(*args):
+            for rule in staging_rules:
+                out = rule(fun, name, static_argnums, args)
+                if out is not NotImplemented:
+                    return out
+            return fun(*args)
+        return wrapper
+    return decorate
+
+
+staging_rules: list = []     # rule(fun, name, static_argnums, args) -> result, or NotImplemented
+
+
+def where(condition, x=None, y=None):
+    """Elementwise `x` where `condition` is true, else `y`. With `condition` alone, the indices
+    of its nonzero elements, as `nonzero`."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         "to jax.numpy.where, got x={x!r} and y={y!r}.")
+    return _where(condition, x, y)
+
+
+@_jit_in_jaxprs("_where")
+def _where(condition, x, y):
     condition = asarray(condition)
     if condition.dtype != _BOOL:
         condition = not_equal(condition, 0)
     x, y = _promote("select_n", x, y)
-    condition, x, y = _broadcast_ranks("select_n", [condition, x, y],
-                                       [condition.shape, x.shape, y.shape])
-    shape = lax.broadcasting_shape("select_n", condition.shape, x.shape, y.shape)
-    condition, x, y = [a if a.shape == shape else broadcast_to(a, shape) for a in (condition, x, y)]
+    arrays = [x, y] if not condition.shape else [condition, x, y]  # select_n takes a scalar
+    if len({a.shape for a in arrays}) > 1:                          # predicate as it is
+        arrays = _broadcast_ranks("select_n", arrays, [a.shape for a in arrays])
+        shape = lax.broadcasting_shape("select_n", *(a.shape for a in arrays))
+        arrays = [a if a.shape == shape else broadcast_to(a, shape) for a in arrays]
+    condition, x, y = arrays if condition.shape else [condition, *arrays]
     return lax.select_n(condition, y, x)
 
 
-def clip(a, a_min=None, a_max=None):
+def nonzero(a):
+    """The indices of the nonzero elements of `a`, one array per dimension. Their number depends
+    on the values, so `a` must be concrete: not a traced value under `jit`."""
     a = asarray(a)
-    a = a if a_min is None else maximum(a, a_min)
-    return a if a_max is None else minimum(a, a_max)
+    value = a.to_concrete_value() if isinstance(a, Tracer) else np.asarray(a)
+    if value is None:
+        a._concrete("jnp.nonzero (and one-argument jnp.where), whose output shape depends on "
+                    "the values,")
+    return tuple(Array(i.astype(np.int32)) for i in np.nonzero(value))
+
+
+def clip(arr, min=None, max=None, *, a_min=None, a_max=None):
+    """`arr` with values below `min` raised to it and above `max` lowered to it (NumPy's
+    `a_min` and `a_max` are accepted too)."""
+    low, high = (a_min if min is None else min), (a_max if max is None else max)
+    return _clip(asarray(arr), low, high)
+
+
+@_jit_in_jaxprs("clip")
+def _clip(arr, low, high):
+    arr = arr if low is None else maximum(low, arr)
+    return arr if high is None else minimum(high, arr)
 
 
 def shape(a): return asarray(a).shape
@@ -207,10 +309,11 @@ def reshape(a, *shape):
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1]))
         if known == 0 or a.size % known:
-            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) "
-                            f"into shape {shape}")
+            raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
         shape = tuple(a.size // known if d == -1 else d for d in shape)
-    return a if shape == a.shape else lax.reshape(a, shape)
+    if int(np.prod(shape)) != a.size:
+        raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
+    return lax.reshape(a, shape)
 
 
 def ravel(a): return reshape(a, -1)
@@ -262,29 +365,52 @@ def squeeze(a, axis=None):
 
 
 def concatenate(arrays, axis=0):
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
     arrays = _promote_dtypes(*arrays)
+    if arrays[0].ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     return lax.concatenate(arrays, _canonical_axis(axis, arrays[0].ndim))
 
 
 def stack(arrays, axis=0):
-    arrays = [asarray(a) for a in arrays]
+    arrays = _promote_dtypes(*arrays)
     if len({a.shape for a in arrays}) != 1:
         raise ValueError("all input arrays must have the same shape, got "
                          + ", ".join(str(a.shape) for a in arrays))
-    axis = _canonical_axis(axis, arrays[0].ndim + 1)
-    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+    return lax.stack(arrays, _canonical_axis(axis, arrays[0].ndim + 1))
+
+
+def _canonical_shape(shape) -> tuple:
+    """A shape from an int, a sequence of ints, or arrays holding them (`zeros(x.shape[0])`)."""
+    try:
+        return (operator.index(shape),)
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape!r}.") from None
 
 
 def full(shape, fill_value, dtype=None):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return broadcast_to(asarray(fill_value, dtype), shape)
+    return broadcast_to(asarray(fill_value, dtype), _canonical_shape(shape))
 
 
 def zeros(shape, dtype=None): return full(shape, 0, dtype or _FLOAT32)
 def ones(shape, dtype=None): return full(shape, 1, dtype or _FLOAT32)
-def zeros_like(a, dtype=None): return full(shape(a), 0, dtype or asarray(a).dtype)
-def ones_like(a, dtype=None): return full(shape(a), 1, dtype or asarray(a).dtype)
-def full_like(a, fill_value, dtype=None): return full(shape(a), fill_value, dtype or asarray(a).dtype)
+def full_like(a, fill_value, dtype=None):
+    """An array of `a`'s shape filled with `fill_value`; of `a`'s dtype, and weak type, unless
+    `dtype` is given."""
+    a = asarray(a)
+    if dtype is not None:
+        return full(a.shape, fill_value, dtype)
+    return broadcast_to(Array(np.asarray(fill_value, a.dtype), a.aval.weak_type), a.shape)
+
+
+def zeros_like(a, dtype=None): return full_like(a, 0, dtype)
+def ones_like(a, dtype=None): return full_like(a, 1, dtype)
 
 
 def arange(start, stop=None, step=None, dtype=None):
@@ -294,8 +420,25 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    value = np.linspace(float(start), float(stop), num, endpoint=endpoint)
-    return Array(value.astype(canonicalize_dtype(dtype or _FLOAT32)))
+    """`num` evenly spaced values from `start` to `stop`, by JAX's formula, which computes
+    `start * (1 - t) + stop * t` for `t = i / div` in float32 and so reproduces the endpoints
+    exactly: its values differ from NumPy's in the last bit."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dtype = canonicalize_dtype(dtype or _FLOAT32)
+    compute = np.dtype(dtype if dtype.kind == "f" else _FLOAT32)
+    start, stop = np.asarray(start, compute), np.asarray(stop, compute)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        t = (np.arange(div, dtype=compute) / compute.type(div)).astype(compute)
+        values = start * (compute.type(1) - t) + stop * t
+        values = np.concatenate([values, [stop]]) if endpoint else values
+    else:
+        values = np.full(num, start, compute)
+    if dtype.kind in "iu":
+        values = np.floor(values)
+    return Array(values.astype(dtype))
 
 
 def eye(N, M=None, k=0, dtype=None):
@@ -316,93 +459,192 @@ def _reduction_axes(axis, ndim):
     return axes
 
 
+def _check_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: JAX "
+                                  "arrays are immutable, use the returned value instead.")
+
+
+def _strong(a, dtype=None):
+    """`a` in `dtype` (default: its own), strongly typed."""
+    dtype = a.dtype if dtype is None else canonicalize_dtype(dtype)
+    if a.dtype == dtype and not a.aval.weak_type:
+        return a
+    return lax.convert_element_type(a, dtype)
+
+
 def _reduce(reducer, a, axis, keepdims):
     axes = _reduction_axes(axis, a.ndim)
     out = reducer(a, axes)
     return lax.expand_dims(out, axes) if keepdims else out
 
 
-def sum(a, axis=None, keepdims=False, dtype=None):
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _check_out("sum", out)
     a = asarray(a)
-    if dtype is not None:
-        a = astype(a, dtype)
-    elif a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
-        a = astype(a, np.dtype("uint32") if a.dtype.kind == "u" else _INT32)
-    return _reduce(lax.reduce_sum, a, axis, keepdims)
+    if dtype is None:
+        if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
+            dtype = np.dtype("uint32") if a.dtype.kind == "u" else _INT32
+        else:
+            dtype = a.dtype
+    dtype = canonicalize_dtype(dtype)
+    compute = _FLOAT32 if dtype == np.float16 else dtype     # half precision adds in single
+    a = _strong(a, compute)
+    if where is not None:
+        a = _where(where, a, zeros((), compute))
+    result = _reduce(lax.reduce_sum, a, axis, keepdims)
+    if initial is not None:
+        result = add(result, asarray(initial, compute))
+    return _strong(result, dtype)
 
 
-def mean(a, axis=None, keepdims=False):
-    a = _to_float(a)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    _check_out("mean", out)
+    a = asarray(a)
+    dtype = canonicalize_dtype(dtype or (a.dtype if a.dtype.kind == "f" else _FLOAT32))
+    compute = _FLOAT32 if dtype == np.float16 else dtype
     axes = _reduction_axes(axis, a.ndim)
-    count = int(np.prod([a.shape[i] for i in axes]))
-    return true_divide(sum(a, axes, keepdims), float(count))
+    if where is None:
+        count = float(np.prod([a.shape[i] for i in axes]))
+    else:
+        count = sum(broadcast_to(where, a.shape), axes, compute, keepdims=keepdims)
+    total = sum(a, axes, compute, keepdims=keepdims, where=where)
+    return _strong(lax.div(total, count if where is not None else
+                           Array(np.asarray(count, compute), weak_type=True)), dtype)
 
 
-def var(a, axis=None, keepdims=False):
-    a = _to_float(a)
-    centred = a - mean(a, axis, keepdims=True)
-    return mean(centred * centred, axis, keepdims)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    _check_out("var", out)
+    return _var(asarray(a), _static_axis(axis), dtype, ddof, keepdims)
 
 
-def std(a, axis=None, keepdims=False):
-    return sqrt(var(a, axis, keepdims))
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    _check_out("std", out)
+    return _std(asarray(a), _static_axis(axis), dtype, ddof, keepdims)
 
 
-def max(a, axis=None, keepdims=False):
-    return _reduce(lax.reduce_max, asarray(a), axis, keepdims)
+def _static_axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
 
 
-def min(a, axis=None, keepdims=False):
-    return _reduce(lax.reduce_min, asarray(a), axis, keepdims)
+@_jit_in_jaxprs("_var", static_argnums=(1, 2, 4))
+def _var(a, axis, dtype, correction, keepdims):
+    """The variance as JAX computes it: the mean of the squared deviations, divided by the count
+    less `correction` (NumPy's `ddof`), and NaN where that is not positive."""
+    if dtype is not None:
+        dtype = compute = canonicalize_dtype(dtype)
+    else:
+        dtype = compute = a.dtype if a.dtype.kind == "f" else _FLOAT32
+    compute = _FLOAT32 if compute == np.float16 else compute
+    a = astype(a, compute)
+    centred = lax.square(lax.sub(a, mean(a, axis, compute, keepdims=True)))
+    count = np.prod([a.shape[i] for i in _reduction_axes(axis, a.ndim)])
+    normalizer = lax.sub(Array(np.asarray(count, compute)),
+                         lax.convert_element_type(correction, compute))
+    result = astype(lax.div(sum(centred, axis, compute, keepdims=keepdims), normalizer), dtype)
+    return _where(greater(normalizer, 0), result, np.nan)
+
+
+@_jit_in_jaxprs("_std", static_argnums=(1, 2, 4))
+def _std(a, axis, dtype, correction, keepdims):
+    return lax.sqrt(_var(a, axis, dtype, correction, keepdims))
+
+
+def _extremum(name, reducer, pick, a, axis, out, keepdims, initial, where):
+    _check_out(name, out)
+    a = _strong(asarray(a))
+    axes = _reduction_axes(axis, a.ndim)
+    if initial is None and (where is not None or builtins.any(a.shape[i] == 0 for i in axes)):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                         "identity" if where is None else
+                         f"reduction operation {name} with where= needs an initial value")
+    if where is not None:
+        a = _where(where, a, asarray(initial, a.dtype))
+    result = _reduce(reducer, a, axes, keepdims)
+    return result if initial is None else pick(result, asarray(initial, a.dtype))
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _extremum("max", lax.reduce_max, maximum, a, axis, out, keepdims, initial, where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _extremum("min", lax.reduce_min, minimum, a, axis, out, keepdims, initial, where)
 
 
 amax, amin = max, min
 
 
-def _arg_reduce(reducer, a, axis):
-    """The first index along `axis` (or of the flattened array) where `reducer` is attained."""
+def _arg_extremum(name, primitive_fun, a, axis, out, keepdims):
+    _check_out(name, out)
     a = asarray(a)
     if axis is None:
-        a, axis = ravel(a), 0
+        if a.size == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        result = primitive_fun(ravel(a), 0, _INT32)
+        return lax.expand_dims(result, range(a.ndim)) if keepdims else result
     axis = _canonical_axis(axis, a.ndim)
-    n = a.shape[axis]
-    index_shape = [1] * a.ndim
-    index_shape[axis] = n
-    index = Array(np.arange(n, dtype=np.int32).reshape(index_shape))
-    hit = equal(a, reducer(a, axis=axis, keepdims=True))
-    return min(where(hit, index, n), axis=axis)
+    if a.shape[axis] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    result = primitive_fun(a, axis, _INT32)
+    return lax.expand_dims(result, (axis,)) if keepdims else result
 
 
-def argmax(a, axis=None):
-    return _arg_reduce(max, a, axis)
+def argmax(a, axis=None, out=None, keepdims=False):
+    return _arg_extremum("argmax", lax.argmax, a, axis, out, keepdims)
 
 
-def argmin(a, axis=None):
-    return _arg_reduce(min, a, axis)
+def argmin(a, axis=None, out=None, keepdims=False):
+    return _arg_extremum("argmin", lax.argmin, a, axis, out, keepdims)
 
 
 def matmul(a, b):
+    a, b = asarray(a), asarray(b)
+    for i, x in enumerate((a, b)):
+        if x.ndim == 0:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
+                             "ndim 0")
     a, b = _promote_dtypes(a, b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: a scalar operand is not allowed; use * instead")
-    a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    a = lax.expand_dims(a, (0,)) if a_vec else a
-    b = lax.expand_dims(b, (1,)) if b_vec else b
-    batch = builtins.max(a.ndim, b.ndim) - 2
-    a = lax.expand_dims(a, range(batch - (a.ndim - 2))) if a.ndim - 2 < batch else a
-    b = lax.expand_dims(b, range(batch - (b.ndim - 2))) if b.ndim - 2 < batch else b
-    batch_shape = lax.broadcasting_shape("matmul", a.shape[:batch], b.shape[:batch])
-    if a.shape[:batch] != batch_shape:
-        a = broadcast_to(a, batch_shape + a.shape[batch:])
-    if b.shape[:batch] != batch_shape:
-        b = broadcast_to(b, batch_shape + b.shape[batch:])
-    dims = (((a.ndim - 1,), (b.ndim - 2,)), (tuple(range(batch)), tuple(range(batch))))
+    a_mat, b_mat = a.ndim > 1, b.ndim > 1
+    a_lead, b_lead = a.shape[:-2] if a_mat else (), b.shape[:-2] if b_mat else ()
+    n = builtins.max(len(a_lead), len(b_lead))
+    a_lead = (None,) * (n - len(a_lead)) + a_lead       # None: the operand lacks it
+    b_lead = (None,) * (n - len(b_lead)) + b_lead
+    a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch = [], [], [], [], []
+    out_batch, out_a, out_b = [], [], []   # output positions of dot_general's dimensions
+    for i, (da, db) in enumerate(zip(a_lead, b_lead)):
+        a_at = len(out_batch) + len(out_a) + len(a_squeeze)   # where it is in a, if a has it
+        b_at = len(out_batch) + len(out_b) + len(b_squeeze)
+        if da is None:
+            out_b.append(i)
+        elif db is None:
+            out_a.append(i)
+        elif da == db == 1:
+            a_squeeze.append(a_at)
+            b_squeeze.append(b_at)
+            both_squeeze.append(i)
+        elif da == 1:
+            a_squeeze.append(a_at)
+            out_b.append(i)
+        elif db == 1:
+            b_squeeze.append(b_at)
+            out_a.append(i)
+        elif da == db:
+            a_batch.append(a_at)
+            b_batch.append(b_at)
+            out_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible types for matmul arguments: {a.aval.str_short()} "
+                             f"and {b.aval.str_short()}")
+    if a_mat:
+        out_a.append(n)
+    if b_mat:
+        out_b.append(n + a_mat)
+    a, b = lax.squeeze(a, a_squeeze), lax.squeeze(b, b_squeeze)
+    dims = (((a.ndim - 1,), (b.ndim - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch)))
     out = lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
-    if a_vec:
-        out = lax.squeeze(out, (out.ndim - 2,))
-    if b_vec:
-        out = lax.squeeze(out, (out.ndim - 1,))
-    return out
+    out = lax.transpose(out, np.argsort(out_batch + out_a + out_b).tolist())
+    return lax.expand_dims(out, both_squeeze) if both_squeeze else out
 
 
 def dot(a, b):
@@ -420,12 +662,18 @@ def vdot(a, b):
 
 
 def outer(a, b):
-    return multiply(reshape(a, -1, 1), ravel(b))
+    return multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 
 def _getitem(a, index):
     index = index if isinstance(index, tuple) else (index,)
     for i in index:
+        if isinstance(i, (Array, np.ndarray, list)) and (
+                np.ndim(i) or getattr(i, "dtype", None) == _BOOL):
+            raise NotImplementedError(
+                "indexing with an array of integers or booleans (NumPy's advanced indexing) is "
+                "not built yet: autodidax supports basic indexing (integers, slices, None and "
+                f"...), and got an index of shape {np.shape(i)}")
         if not (i is None or i is Ellipsis or isinstance(i, builtins.slice)
                 or (not isinstance(i, bool) and hasattr(i, "__index__"))):
             raise TypeError(f"autodidax supports basic indexing only (integers, slices, None "
@@ -495,7 +743,11 @@ _METHODS = {
     "T": property(lambda x: transpose(x)), "reshape": reshape, "ravel": ravel,
     "flatten": ravel, "transpose": lambda x, *axes: transpose(
         x, axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None)),
+    "__and__": bitwise_and, "__rand__": _swap(bitwise_and), "__or__": bitwise_or,
+    "__ror__": _swap(bitwise_or), "__xor__": bitwise_xor, "__rxor__": _swap(bitwise_xor),
+    "__invert__": bitwise_not,
     "sum": sum, "mean": mean, "max": max, "min": min, "var": var, "std": std,
+    "argmax": argmax, "argmin": argmin,
     "astype": astype, "squeeze": squeeze, "dot": dot, "clip": clip, "swapaxes": swapaxes,
 }
 wrap_public_functions(globals(), __name__)       # errors show the user's frames only

@@ -215,13 +215,13 @@ def _put(x, device) -> Array:
         if x.device == device:
             return x
         x = core.Array(x._value, x.weak_type)   # to another device, through the host
+    if isinstance(x, Tracer):
+        return x                # under a transformation, placement is not part of the program
     if isinstance(x, core.Array):
         aval, value = x.aval, x._value
         owned = _immutable(value)
         if not value.flags.c_contiguous:        # e.g. a broadcast view: PJRT wants it dense
             value, owned = np.ascontiguousarray(value), True
-    elif isinstance(x, Tracer):
-        return x                # under a transformation, placement is not part of the program
     else:
         aval = get_aval(x)      # says clearly what it does not accept
         value = np.asarray(x)

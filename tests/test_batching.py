@@ -67,7 +67,14 @@ CASES = [
     ("dot_general", (T3, T3), {"dimension_numbers": (((2,), (2,)), ((0,), (0,)))}),
     ("dot_general", (A, Bm), {"dimension_numbers": (((), ()), ((), ()))}),
     ("dot_general", (V, V), {"dimension_numbers": (((0,), (0,)), ((), ()))}),
+    ("and", (I, J), {}), ("or", (MASK, ~MASK), {}), ("xor", (I, J), {}), ("not", (MASK,), {}),
+    ("not", (I,), {}),
+    ("argmax", (A,), {"axis": 1, "index_dtype": np.int32}),
+    ("argmin", (T3,), {"axis": 0, "index_dtype": np.int32}),
+    ("stack", (A, Bm), {"axis": 0}), ("stack", (A, Bm, A), {"axis": 2}),
+    ("unstack", (T3,), {"axis": 1}), ("unstack", (A,), {"axis": 0}),
 ]
+FUNCTIONS = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "not": "bitwise_not"}
 
 
 def test_every_primitive_has_a_batching_rule_and_a_case():
@@ -103,9 +110,10 @@ def axis_choices(x):
 
 
 def call(lib, name, params):
-    if name == "concatenate":
-        return lambda *xs: getattr(lib, name)(list(xs), **params)
-    return lambda *xs: getattr(lib, name)(*xs, **params)
+    fun = getattr(lib, FUNCTIONS.get(name, name))
+    if name in ("concatenate", "stack"):
+        return lambda *xs: fun(list(xs), **params)
+    return lambda *xs: fun(*xs, **params)
 
 
 def differential_cases():
@@ -459,3 +467,48 @@ def test_jacfwd_errors():
         jacfwd(lambda x: x)(np.arange(3))
     with pytest.raises(ValueError, match="argnums 2 is out of range"):
         jacfwd(lambda x: x, argnums=2)(A)
+
+
+# --- add_any, and matrix products folded into dot_general ----------------------------------------
+
+@pytest.mark.parametrize("dx, dy", [(0, 0), (2, 2), (None, 0), (1, None), (0, 1), (2, 0)])
+def test_add_any_batches_like_jaxs_add_batched(dx, dy):
+    import jax.numpy as np_jax
+    from autodidax.jaxpr import make_jaxpr
+    from autodidax.jvp import add_any
+    xs, ys = batched(A, dx), batched(Bm, dy)
+    ours = vmap(add_any, in_axes=(dx, dy))(xs, ys)
+    assert_same(ours, jax.vmap(np_jax.add, in_axes=(dx, dy))(xs, ys))
+    names = [e.primitive.name for e in make_jaxpr(vmap(add_any, in_axes=(dx, dy)))(xs, ys).eqns]
+    assert names.count("add_any") == 1 and "add" not in names
+
+
+MATMULS = [
+    ("a @ B", lambda m, j: j.vmap(lambda a: a @ M), [normal(5, 2, 3)], 0),
+    ("A @ b", lambda m, j: j.vmap(lambda b: A @ b), [normal(5, 3, 4)], 0),
+    ("a @ B, batch on axis 1", lambda m, j: j.vmap(lambda a: a @ M, in_axes=1),
+     [normal(2, 5, 3)], 0),
+    ("A @ b, batch on axis 2", lambda m, j: j.vmap(lambda b: A @ b, in_axes=2),
+     [normal(3, 4, 5)], 0),
+    ("a @ b", lambda m, j: j.vmap(lambda a, b: a @ b), [normal(5, 2, 3), normal(5, 3, 4)], 0),
+    ("rank 3 @ B", lambda m, j: j.vmap(lambda a: a @ M), [normal(5, 6, 2, 3)], 0),
+    ("A @ rank 3", lambda m, j: j.vmap(lambda b: T3.transpose(0, 2, 1) @ b), [normal(5, 2, 3, 4)],
+     0),
+    ("v @ B", lambda m, j: j.vmap(lambda v: v @ M), [normal(5, 3)], 0),
+    ("A @ v", lambda m, j: j.vmap(lambda v: A @ v), [normal(5, 3)], 0),
+    ("A @ v, batch on axis 1", lambda m, j: j.vmap(lambda v: A @ v, in_axes=1), [normal(3, 5)], 0),
+]
+
+
+@pytest.mark.parametrize("case", MATMULS, ids=[c[0] for c in MATMULS])
+def test_vmap_folds_the_batch_into_dot_general_as_jax(case):
+    """One operand unbatched: the batch becomes a free dimension of dot_general, no copy."""
+    import jax.numpy as np_jax
+
+    import autodidax
+    from autodidax.jaxpr import make_jaxpr
+    _, make, args, _ = case
+    ours = make_jaxpr(make(jnp, autodidax))(*args)
+    assert str(ours) == str(jax.make_jaxpr(make(np_jax, jax))(*args))
+    assert "broadcast_in_dim" not in str(ours)      # the unbatched operand is not repeated
+    assert_same(make(jnp, autodidax)(*args), make(np_jax, jax)(*args))

@@ -192,3 +192,22 @@ def test_graph_shows_inputs_constants_equations_outputs():
                   "eqn0 [label=sin", "eqn1 [label=mul", "v_b -> eqn0 [label=\"f32[3]\"]",
                   "out0 [label=\"out 0\"", "out1_lit -> out1"]:
         assert piece in source, piece
+
+
+def test_a_tracer_that_outlived_its_jaxpr_is_refused_where_it_is_used_again():
+    import autodidax
+    from autodidax.core import UnexpectedTracerError
+    saved = []
+
+    def leak(x):
+        y = jnp.sin(x)
+        saved.append(y)
+        return y
+    make_jaxpr(leak)(1.0)
+    line = leak.__code__.co_firstlineno + 1
+    for use in (lambda: make_jaxpr(lambda x: x + saved[0])(1.0),     # was: a silent constant
+                lambda: autodidax.jit(lambda x: x + saved[0])(1.0),  # was: an AttributeError
+                lambda: jnp.cos(saved[0])):
+        with pytest.raises(UnexpectedTracerError,
+                           match=rf"created on line test_jaxpr.py:{line} \(leak\), escaped"):
+            use()

@@ -11,7 +11,8 @@ from hypothesis.extra import numpy as hnp
 
 import autodidax.numpy as jnp
 from autodidax import lax
-from autodidax.core import Array, Primitive, Trace, eval_trace, set_current_trace
+from autodidax.core import (Array, ConcretizationTypeError, Primitive, Trace, eval_trace,
+                            set_current_trace)
 from autodidax.jvp import (JVPTrace, JVPTracer, TraceTag, Zero, add_tangents, float0,
                            instantiate_zeros, jacfwd, jvp, jvp_flat, jvp_rules)
 
@@ -72,6 +73,13 @@ PROGRAMS = {
     "dot_general": lambda L, x, y: L.dot_general(x, y, DN),
     "dot_general_batch": lambda L, x, y: L.dot_general(
         L.reshape(x, (2, 3, 1)), L.reshape(y, (2, 3, 1)), (((1,), (1,)), ((0,), (0,)))),
+    "bitwise": lambda L, x, y: L.select_n(L.bitwise_xor(L.bitwise_and(L.gt(x, y), L.gt(y, 0.0 * y)),
+                                                      L.bitwise_not(L.bitwise_or(
+                                                          L.lt(x, 0.0 * x), L.gt(y, x)))), x, y),
+    "argmax_argmin": lambda L, x, y: L.mul(x, L.convert_element_type(
+        L.add(L.argmax(y, 1, np.int32), L.argmin(x, 1, np.int32)), np.float32)[:, None]),
+    "stack_unstack": lambda L, x, y: L.stack([L.mul(u, 2.0) for u in L.unstack(
+        L.stack([x, L.sin(y)], 1), 0)], 2),
 }
 
 
@@ -345,12 +353,14 @@ def test_tracer_aval_and_concrete_value():
 
     def f(x):
         seen["aval"] = x.aval.str_short()
-        seen["float"] = float(x)
+        seen["int"] = int(x)                 # a known value may be used as an int or a bool...
         seen["repr"] = repr(x)
+        with pytest.raises(ConcretizationTypeError, match="float"):
+            float(x)                         # ...but never taken out as a float, as in JAX
         return x * 2 if x > 0 else -x
 
     assert [float(v) for v in jvp(f, (jnp.asarray(3.0),), (jnp.asarray(1.0),))] == [6.0, 2.0]
-    assert seen == {"aval": "f32[]", "float": 3.0, "repr": "Traced<f32[]>with<JVPTrace>"}
+    assert seen == {"aval": "f32[]", "int": 3, "repr": "Traced<f32[]>with<JVPTrace>"}
     assert [float(v) for v in jvp(f, (-1.0,), (1.0,))] == [1.0, -1.0]
 
 
@@ -443,3 +453,68 @@ def test_jacfwd_errors():
         jacfwd(lambda n: n * 2)(3)
     with pytest.raises(ValueError, match="argnums 2 is out of range"):
         jacfwd(lambda x, y: x * y, argnums=2)(1.0, 2.0)
+
+
+# --- JAX's formulas, JAX's bits, `add_any`, weak types ------------------------------------------
+
+@pytest.mark.parametrize("name", ["tanh", "div", "pow", "max", "min", "abs", "sqrt", "integer_pow",
+                                  "integer_pow_negative", "reduce_max", "select_n_3", "sub",
+                                  "broadcast_in_dim"])
+def test_jit_of_jvp_gives_jaxs_bits(name):
+    from autodidax.jit import jit
+    program = PROGRAMS[name]
+    ours = jit(lambda x, y, tx, ty: jvp(lambda x, y: program(lax, x, y), (x, y), (tx, ty)))
+    theirs = jax.jit(lambda x, y, tx, ty: jax.jvp(lambda x, y: program(lax_ref, x, y), (x, y),
+                                                  (tx, ty)))
+    for o, t in zip(ours(X, Y, TX, TY), theirs(X, Y, TX, TY)):
+        assert np.array_equal(np.asarray(o), np.asarray(t), equal_nan=True), (o, t)
+
+
+def test_tangent_sums_are_add_any_and_jvp_jaxprs_print_as_jaxs():
+    from autodidax.jaxpr import make_jaxpr
+    ones = np.ones(3, np.float32)
+    programs = [(lambda m: lambda x: m.sin(x) * x, 1.0), (lambda m: m.tanh, 1.0),
+                (lambda m: lambda x: m.sin(x) / x, 1.0), (lambda m: lambda x: x + m.sin(x), ones),
+                (lambda m: lambda x: m.maximum(x, 0.0) - x, ones),
+                (lambda m: lambda x: m.sum(x ** 2.5 + m.abs(x)), ones)]
+    for make, x in programs:
+        ours = make_jaxpr(lambda x, t: jvp(make(jnp), (x,), (t,)))(x, x)
+        theirs = jax.make_jaxpr(lambda x, t: jax.jvp(make(jnp_ref), (x,), (t,)))(x, x)
+        assert str(ours) == str(theirs)
+
+
+def test_add_any_adds_tangents_of_one_type_only():
+    from autodidax.jvp import add_any, add_any_p
+    assert add_any_p.name == "add_any"
+    np.testing.assert_array_equal(np.asarray(add_any(np.ones(2, np.float32), np.ones(2, np.float32))),
+                                  [2.0, 2.0])
+    with pytest.raises(TypeError, match=r"add_any adds two tangents of one type, got f32\[2\] and "
+                                        r"f32\[\]"):
+        add_any(np.ones(2, np.float32), np.float32(1.0))
+    with pytest.raises(TypeError, match="got f32\\[2\\] and f16\\[2\\]"):
+        add_any(np.ones(2, np.float32), np.ones(2, np.float16))
+    t = jvp(lambda x: add_any(x, x * 2.0), (np.ones(2, np.float32),), (np.ones(2, np.float32),))[1]
+    np.testing.assert_array_equal(np.asarray(t), [3.0, 3.0])
+
+
+@pytest.mark.parametrize("primal, tangent", [
+    (1.0, 1.0), (1.0, np.float32(2.0)), (np.float32(1.0), 2.0), (1.0, jnp_ref.float32(2.0))])
+def test_tangents_take_their_primals_weak_type_like_jax(primal, tangent):
+    for f, f_ref in [(lambda x: x * x, lambda x: x * x), (jnp.sin, jnp_ref.sin),
+                     (lambda x: x * 2.0 + 1.0, lambda x: x * 2.0 + 1.0)]:
+        ours = jvp(f, (primal,), (np.asarray(tangent),))
+        theirs = jax.jvp(f_ref, (primal,), (tangent,))
+        for o, t in zip(ours, theirs):
+            assert (o.dtype, o.weak_type) == (t.dtype, t.weak_type), (o, t)
+
+
+@pytest.mark.parametrize("x", [1.0, np.float32(1.0), np.ones(2, np.float32)])
+def test_jacfwd_blocks_take_the_outputs_types_like_jax(x):
+    from autodidax.batching import jacfwd as batched_jacfwd
+    for f, f_ref in [(lambda x: x * x, lambda x: x * x),
+                     (lambda x: x * 2.0 + 1.0, lambda x: x * 2.0 + 1.0),
+                     (lambda x: x * jnp.float32(2), lambda x: x * jnp_ref.float32(2))]:
+        want = jax.jacfwd(f_ref)(x)
+        for ours in (jacfwd(f)(x), batched_jacfwd(f)(x)):
+            assert (ours.dtype, ours.weak_type) == (want.dtype, want.weak_type)
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(want))

@@ -104,8 +104,6 @@ def test_type_promotion_agrees_with_jax(t1, t2, scalar):
     a, b = np.ones(2, t1), np.ones(2, t2)
     args = (a, b) if scalar is None else (a, scalar)
     theirs = jnp_ref.add(*args)
-    if theirs.dtype == np.bool_:    # jnp.add of booleans is a logical or: not in this chapter
-        return
     ours = jnp.add(*(jnp.asarray(v) if isinstance(v, np.ndarray) else v for v in args))
     assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.aval.weak_type)
 
@@ -113,14 +111,16 @@ def test_type_promotion_agrees_with_jax(t1, t2, scalar):
 @pytest.mark.parametrize("call,error,message", [
     (lambda: jnp.ones(3) * jnp.ones(4), TypeError,
      r"mul got incompatible shapes for broadcasting: \(3,\), \(4,\)\."),
-    (lambda: jnp.ones((2, 3)) + jnp.ones(4), TypeError,
-     r"add got incompatible shapes for broadcasting: \(2, 3\), \(4,\)\."),
+    (lambda: jnp.ones((2, 3)) + jnp.ones(4), ValueError,
+     r"Incompatible shapes for broadcasting: shapes=\[\(2, 3\), \(4,\)\]"),
     (lambda: jnp.sum(jnp.ones(3), axis=2), ValueError,
      "axis 2 is out of bounds for array of dimension 1"),
-    (lambda: jnp.ones(6).reshape(4, 2), TypeError, r"cannot reshape array of shape \(6,\)"),
+    (lambda: jnp.ones(6).reshape(4, 2), ValueError, r"cannot reshape array of size 6 into shape \(4, 2\)"),
     (lambda: jnp.ones(3)[5], IndexError, "index 5 is out of bounds for axis 0 with size 3"),
     (lambda: jnp.ones(3)[1, 2], IndexError, "too many indices"),
-    (lambda: jnp.ones(3)[[0, 1]], TypeError, "basic indexing only"),
+    (lambda: jnp.ones(3)[[0, 1]], NotImplementedError, "advanced indexing"),
+    (lambda: jnp.ones(3)[jnp.array([0, 1])], NotImplementedError, "advanced indexing"),
+    (lambda: jnp.ones(3)[jnp.ones(3) > 0], NotImplementedError, "advanced indexing"),
     (lambda: jnp.sin("zero"), TypeError, "is not a valid JAX type"),
     (lambda: jnp.asarray(np.ones(2, np.complex64)), TypeError, "does not support dtype complex64"),
     (lambda: jnp.ones(3) @ jnp.ones(4), TypeError, "contracting dimensions"),
