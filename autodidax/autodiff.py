@@ -13,8 +13,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, jacfwd, vmap
-from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules, api_boundary,
-                            get_aval, impl_rules, set_current_trace, take_current_trace)
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
+                            api_boundary, get_aval, impl_rules, set_current_trace,
+                            take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts, jit_p
@@ -150,7 +151,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
 
     def read(v):
         if type(v) is Literal:      # a weakly typed literal stays weak, as it was when traced
-            return Array(v.val, weak_type=True) if v.aval.weak_type else v.val
+            return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
         return env[v]
 
     linear_eqns = []
@@ -350,7 +351,7 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     for d, start, stride, n in zip(shape, start_indices, strides, get_aval(ct).shape):
         end = start + (n - 1) * stride + 1 if n else start
         config.append((start, d - end, stride - 1))
-    return [pad(ct, Array(np.zeros((), x.aval.dtype)), config)]
+    return [pad(ct, LiteralArray(np.zeros((), x.aval.dtype)), config)]
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
@@ -551,7 +552,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
         _check_scalar(out)
         _check_outputs("grad", [out])
         out_aval = get_aval(out)
-        grads = vjp_fun(Array(np.ones((), out_aval.dtype), out_aval.weak_type))
+        grads = vjp_fun(LiteralArray(np.ones((), out_aval.dtype), out_aval.weak_type))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux[0]) if has_aux else out), g
     return _named_like(fun, value_and_grad_f)

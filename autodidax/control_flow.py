@@ -13,8 +13,8 @@ from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
 from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped
-from autodidax.core import (Array, Primitive, abstract_eval_rules, api_boundary, get_aval,
-                            impl_rules, set_current_trace)
+from autodidax.core import (Array, LiteralArray, Primitive, abstract_eval_rules, api_boundary,
+                            get_aval, impl_rules, set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
                              trace_to_jaxpr)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
@@ -262,7 +262,7 @@ def _promote_weak(x, aval, out_aval):
     body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
     dtype, _ = jnp.result_type(aval, out_aval)
     if type(x) in (bool, int, float) or isinstance(x, np.generic):
-        return Array(np.asarray(x).astype(dtype))
+        return LiteralArray(np.asarray(x).astype(dtype))
     return lax.convert_element_type(x, dtype)
 
 

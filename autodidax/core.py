@@ -337,6 +337,20 @@ def get_aval(x) -> ShapedArray:
                     "pass arrays, NumPy arrays or Python scalars")
 
 
+class LiteralArray(Array):
+    """A scalar that autodidax made from a Python number: a weakly typed `2.0` next to a float32
+    array, the `1.0` that starts a gradient. Traced, it is written in place as a literal."""
+    __slots__ = ()
+
+
+def is_literal(x) -> bool:
+    """Whether `x`, met by a trace that records a jaxpr, is written in place as a literal: a
+    Python scalar, a NumPy scalar or 0-d array, or a LiteralArray. Any other array, of any rank,
+    becomes a constant input of the jaxpr, as a `jax.Array` does in JAX."""
+    return (type(x) in _PYTHON_SCALARS or isinstance(x, (np.generic, LiteralArray))
+            or (type(x) is np.ndarray and x.ndim == 0))
+
+
 def to_numpy(x) -> np.ndarray:
     """The NumPy value of a concrete input (never a tracer), in its canonical dtype."""
     if isinstance(x, Array):

@@ -13,8 +13,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from autodidax import lax
-from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
-                            api_boundary, escaped_tracer_error, get_aval, set_current_trace)
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
+                            abstract_eval_rules, api_boundary, escaped_tracer_error, get_aval,
+                            is_literal, set_current_trace)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
 
 
@@ -390,7 +391,7 @@ class JaxprTrace(Trace):
         if isinstance(x, Tracer) and not x._trace.is_valid():
             raise escaped_tracer_error(x, f" while tracing with {self!r}")
         aval = get_aval(x)
-        if not aval.shape and not isinstance(x, Tracer):
+        if not aval.shape and is_literal(x):
             return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float)
                            else np.asarray(x), aval)
         var_and_value = self.constvars.get(id(x))
@@ -516,7 +517,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
 
     def read(v):
         if type(v) is Literal:      # a weakly typed literal stays weak, as it was when traced
-            return Array(v.val, weak_type=True) if v.aval.weak_type else v.val
+            return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
         return env[v]
 
     for eqn in jaxpr.eqns:

@@ -10,9 +10,9 @@ import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
-                            api_boundary, get_aval, impl_rules, set_current_trace,
-                            take_current_trace, to_numpy)
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
+                            abstract_eval_rules, api_boundary, get_aval, impl_rules, is_literal,
+                            set_current_trace, take_current_trace, to_numpy)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and bool values
@@ -50,7 +50,7 @@ class Zero:
 
 def full_like_aval(value, aval: ShapedArray):
     """An array of type `aval` filled with `value`, made by the current trace."""
-    scalar = Array(np.full((), value, aval.dtype), aval.weak_type)
+    scalar = LiteralArray(np.full((), value, aval.dtype), aval.weak_type)
     return lax.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
 
 
@@ -237,8 +237,8 @@ def _strong(x):
     aval = get_aval(x)
     if not aval.weak_type:
         return x
-    if not aval.shape and not isinstance(x, Tracer):
-        return Array(to_numpy(x), weak_type=False)
+    if not aval.shape and is_literal(x):
+        return LiteralArray(to_numpy(x), weak_type=False)
     return lax.convert_element_type(x, aval.dtype)
 
 
@@ -393,7 +393,8 @@ def _check_tangent(primal, tangent, where: str):
     if want.dtype == float0:
         return Zero(want)
     if t_aval.weak_type != p_aval.weak_type and not isinstance(tangent, Tracer):
-        return Array(to_numpy(tangent), p_aval.weak_type)    # the primal's weak type
+        cls = LiteralArray if is_literal(tangent) else Array
+        return cls(to_numpy(tangent), p_aval.weak_type)      # the primal's weak type
     return tangent
 
 

@@ -9,7 +9,7 @@ import string
 
 import numpy as np
 
-from autodidax.core import (Array, Primitive, ShapedArray, abstract_eval_rules,
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
                             canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
 
 
@@ -464,9 +464,9 @@ _PYTHON_SCALARS = (bool, int, float)
 def _lift_scalars(x, y):
     """Give a Python scalar operand the dtype of the other operand, weakly typed."""
     if type(x) in _PYTHON_SCALARS and type(y) not in _PYTHON_SCALARS:
-        x = Array(np.asarray(x, get_aval(y).dtype), weak_type=True)
+        x = LiteralArray(np.asarray(x, get_aval(y).dtype), weak_type=True)
     elif type(y) in _PYTHON_SCALARS and type(x) not in _PYTHON_SCALARS:
-        y = Array(np.asarray(y, get_aval(x).dtype), weak_type=True)
+        y = LiteralArray(np.asarray(y, get_aval(x).dtype), weak_type=True)
     return x, y
 
 

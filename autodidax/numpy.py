@@ -11,8 +11,8 @@ import operator
 import numpy as np
 
 from autodidax import lax
-from autodidax.core import (Array, Tracer, api_boundary, canonicalize_dtype, get_aval,
-                            wrap_public_functions)
+from autodidax.core import (Array, EvalTrace, LiteralArray, Tracer, api_boundary,
+                            canonicalize_dtype, get_aval, trace_ctx, wrap_public_functions)
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -63,8 +63,8 @@ def asarray(a, dtype=None):
     if type(a) in _PYTHON_SCALARS:
         aval = get_aval(a)
         if dtype is None:
-            return Array(np.asarray(a, aval.dtype), weak_type=aval.weak_type)
-        return Array(np.asarray(a, canonicalize_dtype(dtype)))
+            return _scalar(np.asarray(a, aval.dtype), aval.weak_type)
+        return _scalar(np.asarray(a, canonicalize_dtype(dtype)), False)
     if isinstance(a, (list, tuple)) and any(_is_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
         return stack([asarray(e, dtype) for e in a])
@@ -73,7 +73,16 @@ def asarray(a, dtype=None):
         raise TypeError(f"Argument {a!r} of type {type(a)} is not a valid JAX type: pass arrays, "
                         "NumPy arrays, Python scalars, or lists of numbers")
     get_aval(value)   # rejects unsupported dtypes with a clear message
-    return Array(np.array(value, dtype=canonicalize_dtype(dtype or value.dtype)))
+    value = np.array(value, dtype=canonicalize_dtype(dtype or value.dtype))
+    return _scalar(value, False) if not value.ndim else Array(value)
+
+
+def _scalar(value, weak_type):
+    """A scalar made from a Python number: a literal when made while a function is traced, as
+    in JAX (`jnp.float32(2)` inside `jit`); an ordinary array, which a traced function closing
+    over it takes as a constant input, when made outside."""
+    cls = Array if isinstance(trace_ctx.trace, EvalTrace) else LiteralArray
+    return cls(value, weak_type=weak_type)
 
 
 def array(a, dtype=None):
@@ -97,8 +106,8 @@ def _convert(a, from_scalar, dtype, weak):
     """A scalar constant is made in the right dtype at once: traced, it is a literal such as
     `2:i8[]`. An array's conversion is a primitive, applied now if the array is concrete, and
     recorded, as JAX records it, when a function is being traced."""
-    if from_scalar or (not a.shape and not isinstance(a, Tracer)):
-        return Array(a._value.astype(dtype), weak_type=weak)
+    if from_scalar or isinstance(a, LiteralArray):
+        return LiteralArray(a._value.astype(dtype), weak_type=weak)
     return lax.convert_element_type(a, dtype, weak_type=weak)
 
 
@@ -406,7 +415,10 @@ def full_like(a, fill_value, dtype=None):
     a = asarray(a)
     if dtype is not None:
         return full(a.shape, fill_value, dtype)
-    return broadcast_to(Array(np.asarray(fill_value, a.dtype), a.aval.weak_type), a.shape)
+    fill = asarray(fill_value, a.dtype)
+    if a.aval.weak_type and type(fill_value) in _PYTHON_SCALARS:
+        fill = _scalar(fill._value, weak_type=True)
+    return broadcast_to(fill, a.shape)
 
 
 def zeros_like(a, dtype=None): return full_like(a, 0, dtype)
@@ -510,7 +522,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         count = sum(broadcast_to(where, a.shape), axes, compute, keepdims=keepdims)
     total = sum(a, axes, compute, keepdims=keepdims, where=where)
     return _strong(lax.div(total, count if where is not None else
-                           Array(np.asarray(count, compute), weak_type=True)), dtype)
+                           LiteralArray(np.asarray(count, compute), weak_type=True)), dtype)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -539,7 +551,7 @@ def _var(a, axis, dtype, correction, keepdims):
     a = astype(a, compute)
     centred = lax.square(lax.sub(a, mean(a, axis, compute, keepdims=True)))
     count = np.prod([a.shape[i] for i in _reduction_axes(axis, a.ndim)])
-    normalizer = lax.sub(Array(np.asarray(count, compute)),
+    normalizer = lax.sub(LiteralArray(np.asarray(count, compute)),
                          lax.convert_element_type(correction, compute))
     result = astype(lax.div(sum(centred, axis, compute, keepdims=keepdims), normalizer), dtype)
     return _where(greater(normalizer, 0), result, np.nan)

@@ -760,6 +760,18 @@ JAXPR = {
     "outer": J(lambda jax, jnp: jax.make_jaxpr(jnp.outer)(V3, V4)),
     "cond with closure": J(lambda jax, jnp: jax.make_jaxpr(lambda p, x: jax.lax.cond(
         p, lambda y: y @ G, lambda y: y @ G * 2, x))(True, V4), xfail="numpy-constants"),
+    # A 0-d array made eagerly and closed over is a constant input; one made from a Python
+    # number inside the traced function is a literal.
+    "closed-over 0-d weak array": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
+        lambda x: x * c)(V3))(jnp.array(2.0))),
+    "closed-over 0-d computed array": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
+        lambda x: x * c)(V3))(jnp.sin(1.0))),
+    "closed-over 0-d float32 scalar": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
+        lambda x: x * c)(V3))(jnp.float32(3.0))),
+    "closed-over 0-d int8 array": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
+        lambda x: x + c)(2.0))(jnp.array(2, jnp.int8))),
+    "0-d arrays made inside": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: x * jnp.array(2.0) * jnp.sin(1.0) + jnp.float32(1))(V3)),
     "cond with array closure": J(lambda jax, jnp: (lambda g: jax.make_jaxpr(lambda p, x: jax.lax.cond(
         p, lambda y: y @ g, lambda y: y @ g * 2, x))(True, V4))(jnp.asarray(G))),
     "while jvp": J(lambda jax, jnp: jax.make_jaxpr(lambda x, t: jax.jvp(
