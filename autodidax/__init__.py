@@ -17,19 +17,32 @@ from autodidax import tree_util  # noqa: E402  (chapter 02)
 from autodidax.core import Array  # noqa: E402,F401
 from autodidax.jvp import jvp  # noqa: E402,F401  (chapter 03)
 from autodidax.batching import jacfwd, vmap  # noqa: E402,F401  (chapter 04: jacfwd as vmap of jvp)
-from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401  (chapter 05)
-from autodidax.runtime import (default_backend, device_put, devices,  # noqa: E402,F401  (07)
-                               get_backend)
-from autodidax.jit import jit  # noqa: E402,F401  (chapter 08)
+from autodidax import jaxpr as _jaxpr  # noqa: E402  (chapter 05)
+from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401
+from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: E402,F401
+                               device_get, device_put, devices, get_backend)  # (chapter 07)
+from autodidax.jit import disable_jit, jit  # noqa: E402,F401  (chapter 08)
 from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
+
+jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 
 # `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...
 tree = _types.ModuleType("autodidax.tree", "Short names for autodidax.tree_util, as jax.tree.")
 for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
                       ("structure", "tree_structure"), ("flatten", "tree_flatten"),
                       ("unflatten", "tree_unflatten"), ("all", "tree_all"),
-                      ("reduce", "tree_reduce")]:
+                      ("reduce", "tree_reduce"), ("flatten_with_path", "tree_flatten_with_path"),
+                      ("leaves_with_path", "tree_leaves_with_path"),
+                      ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose")]:
     setattr(tree, _short, getattr(tree_util, _long))
 _sys.modules["autodidax.tree"] = tree
+
+# `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
+errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")
+for _error in [core.ConcretizationTypeError, core.TracerBoolConversionError,
+               core.TracerIntegerConversionError, core.TracerArrayConversionError,
+               core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
+    setattr(errors, _error.__name__, _error)
+_sys.modules["autodidax.errors"] = errors

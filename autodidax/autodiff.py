@@ -275,6 +275,8 @@ transpose_rules[lax.squeeze_p] = lambda ct, x, *, dimensions: [lax.expand_dims(c
 transpose_rules[lax.transpose_p] = lambda ct, x, *, permutation: [
     lax.transpose(ct, np.argsort(permutation).tolist())]
 transpose_rules[lax.rev_p] = lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)]
+transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [
+    lax.cumsum(ct, axis, not reverse)]     # each input adds to the sums after it (JAX's rule)
 transpose_rules[lax.select_n_p] = _select_n_transpose
 transpose_rules[lax.stack_p] = lambda ct, *xs, axis: [
     piece if is_linear(x) else None for x, piece in zip(xs, lax.unstack_p.bind(ct, axis=axis))]
@@ -537,16 +539,18 @@ def _named_like(fun, f):
 
 def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
     """A function returning `(fun(*args), gradient)`: the gradient with respect to the
-    positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients)."""
+    positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients).
+    Keyword arguments are passed to `fun` and not differentiated, as in JAX."""
     check_callable(fun)
 
-    def value_and_grad_f(*args):
+    def value_and_grad_f(*args, **kwargs):
         most = argnums if isinstance(argnums, int) else max(argnums)
         if most >= len(args):
             raise TypeError(f"differentiating with respect to {argnums=} requires at least "
                             f"{most + 1} positional arguments to be passed by the caller, but "
                             f"got only {len(args)} positional arguments.")
-        partial_fun, dynamic = argnums_partial(fun, argnums, args, "grad")
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        partial_fun, dynamic = argnums_partial(f, argnums, args, "grad")
         _check_inputs("grad", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
         _check_scalar(out)
@@ -562,8 +566,8 @@ def grad(fun, argnums=0, has_aux=False, allow_int=False):
     """A function returning the gradient of the scalar function `fun` (and its aux output)."""
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, allow_int)
 
-    def grad_f(*args):
-        value, g = value_and_grad_f(*args)
+    def grad_f(*args, **kwargs):
+        value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
     return _named_like(fun, grad_f)
 
@@ -572,8 +576,9 @@ def jacrev(fun, argnums=0, allow_int=False):
     """The Jacobian of `fun` with respect to `argnums`, one `vjp` per output row, batched."""
     check_callable(fun)
 
-    def jacfun(*args):
-        partial_fun, dynamic = argnums_partial(fun, argnums, args, "jacrev")
+    def jacfun(*args, **kwargs):
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        partial_fun, dynamic = argnums_partial(f, argnums, args, "jacrev")
         _check_inputs("jacrev", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun = vjp(partial_fun, *dynamic)
         out_flat, out_tree = tree_flatten(out)
@@ -602,7 +607,12 @@ def jacrev(fun, argnums=0, allow_int=False):
 
 def hessian(fun, argnums=0):
     """The Hessian of a scalar function: forward-mode over reverse-mode, as in JAX."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+    check_callable(fun)
+
+    def hessian_f(*args, **kwargs):
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        return jacfwd(jacrev(f, argnums), argnums)(*args)
+    return _named_like(fun, hessian_f)
 
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):

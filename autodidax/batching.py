@@ -96,7 +96,9 @@ def _vectorized(prim):
 
 for _p in [lax.neg_p, lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.sqrt_p,
            lax.abs_p, lax.sign_p, lax.square_p, lax.integer_pow_p, lax.convert_element_type_p,
-           lax.not_p]:
+           lax.not_p, lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p, lax.exp2_p,
+           lax.expm1_p, lax.log1p_p, lax.tan_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.sinh_p,
+           lax.cosh_p, lax.asinh_p, lax.acosh_p, lax.atanh_p, lax.rsqrt_p, lax.stop_gradient_p]:
     batching_rules[_p] = _vectorized(_p)
 
 
@@ -147,7 +149,7 @@ def _align(x, d, rank, out_rank, out_dim):
 
 for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.pow_p,
            lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p,
-           lax.and_p, lax.or_p, lax.xor_p]:
+           lax.and_p, lax.or_p, lax.xor_p, lax.atan2_p, lax.rem_p]:
     batching_rules[_p] = _broadcasting(_p)
 
 
@@ -194,8 +196,21 @@ def _reducer(prim):
     return rule
 
 
-for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]:
+for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p,
+           lax.reduce_or_p, lax.reduce_and_p, lax.argmax_p, lax.argmin_p]:
     batching_rules[_p] = _reducer(_p)
+
+
+def _cumulative_rule(prim):
+    """`cumsum` and `cumprod` keep their axis: shift it past the batch axis."""
+    def rule(vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+    return rule
+
+
+for _p in [lax.cumsum_p, lax.cumprod_p]:
+    batching_rules[_p] = _cumulative_rule(_p)
 
 
 def _transpose_rule(vals, dims, *, permutation, **params):

@@ -4,9 +4,11 @@
 """`jit`: a higher-order primitive, compiled with XLA and cached, with JAX's ahead-of-time stages."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
+import types
 
 from autodidax import numpy as jnp
 from autodidax.batching import batch, batching_rules, moveaxis
@@ -17,7 +19,7 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text)
-from autodidax.runtime import Array, compile_or_get_cached, default_device
+from autodidax.runtime import Array, compile_or_get_cached, config, default_device
 from autodidax.tree_util import tree_flatten, tree_unflatten
 
 
@@ -102,6 +104,9 @@ def hoist_tracer_consts(closed: ClosedJaxpr):
     return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
 
 
+_jit_disabled = False          # config.jax_disable_jit, below
+
+
 class _CacheEntry:
     __slots__ = ("jaxpr", "out_tree", "executable", "consts")
 
@@ -184,6 +189,8 @@ class Jitted:
 
     @api_boundary
     def __call__(self, *args, **kwargs):
+        if _jit_disabled:
+            return self.fun(*args, **kwargs)
         fast_key = None
         if not kwargs and isinstance(trace_ctx.trace, EvalTrace):
             # The fast path: every argument an array, found in the cache by its types alone.
@@ -203,6 +210,10 @@ class Jitted:
         outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
 
+    def __get__(self, obj, objtype=None):
+        """As a method, bind the instance as the first argument, as a function does."""
+        return self if obj is None else types.MethodType(self, obj)
+
     def _cache_size(self) -> int:
         return len(self._cache)
 
@@ -217,6 +228,14 @@ class Jitted:
         return self.trace(*args, **kwargs).lower()
 
 
+def _param_name(fun, i: int) -> str:
+    """The name of `fun`'s positional parameter `i`, or "argument i" without a signature."""
+    try:
+        return list(inspect.signature(fun).parameters)[i]
+    except (TypeError, ValueError, IndexError):
+        return f"argument {i}"
+
+
 def _hashable(x) -> bool:
     try:
         hash(x)
@@ -225,14 +244,44 @@ def _hashable(x) -> bool:
         return False
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=()):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+        donate_argnames=()):
     """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
-    `@jit` or `@partial(jit, static_argnums=...)`."""
+    `@jit` or `@partial(jit, static_argnums=...)`. Donation is accepted and ignored."""
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    return Jitted(fun, static_argnums, static_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames)
+    nums = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
+    names = {donate_argnames} if isinstance(donate_argnames, str) else set(donate_argnames)
+    static = jitted.static_argnames | {f"argument {i}" for i in jitted.static_argnums}
+    donated = names | {_param_name(fun, i) for i in nums}
+    if both := donated & static:
+        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
+                         f"{both} appear in both static_argnames and donate_argnames")
+    return jitted
+
+
+def _apply_disable_jit(value):
+    global _jit_disabled
+    _jit_disabled = bool(value)
+    return _jit_disabled
+
+
+config.define("jax_disable_jit", False, _apply_disable_jit)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """`with disable_jit():` runs every jitted function as plain Python inside the block."""
+    previous = config.jax_disable_jit
+    config.update("jax_disable_jit", disable)
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", previous)
 
 
 _library_jits: dict = {}     # a function of autodidax.numpy -> its Jitted

@@ -339,6 +339,108 @@ defjvp2(lax.dot_general_p,
         lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, t, **params))
 
 
+def _const(x, value):
+    """A scalar constant of `x`'s dtype, strongly typed (JAX's `_const`)."""
+    return LiteralArray(np.asarray(value, get_aval(x).dtype), weak_type=False)
+
+
+def _one(x):
+    """A scalar 1 of `x`'s dtype and weak type (JAX's `_one`)."""
+    return full_like_aval(1, get_aval(x).update(shape=()))
+
+
+for _piecewise_constant in (lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p,
+                            lax.reduce_or_p, lax.reduce_and_p):
+    defjvp_zero(_piecewise_constant)
+defjvp_zero(lax.stop_gradient_p)        # the identity, declared not to move (JAX's rule too)
+defjvp2(lax.exp2_p, lambda t, ans, x: lax.mul(lax.log(_const(x, 2)), lax.mul(t, ans)))
+defjvp2(lax.expm1_p, lambda t, ans, x: lax.mul(t, lax.add(ans, _one(ans))))
+defjvp2(lax.log1p_p, lambda t, ans, x: lax.div(t, lax.add(x, _one(x))))
+defjvp2(lax.tan_p, lambda t, ans, x: lax.mul(t, lax.add(_const(x, 1), lax.square(ans))))
+defjvp2(lax.asin_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.sub(_const(x, 1),
+                                                                   lax.square(x)))))
+defjvp2(lax.acos_p, lambda t, ans, x: lax.mul(t, lax.neg(lax.rsqrt(lax.sub(_const(x, 1),
+                                                                           lax.square(x))))))
+defjvp2(lax.atan_p, lambda t, ans, x: lax.div(t, lax.add(_const(x, 1), lax.square(x))))
+defjvp2(lax.sinh_p, lambda t, ans, x: lax.mul(t, lax.cosh(x)))
+defjvp2(lax.cosh_p, lambda t, ans, x: lax.mul(t, lax.sinh(x)))
+defjvp2(lax.asinh_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.add(lax.square(x), _one(x)))))
+defjvp2(lax.acosh_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.sub(lax.square(x), _one(x)))))
+defjvp2(lax.atanh_p, lambda t, ans, x: lax.mul(lax.integer_pow(lax.add(_one(x), x), -1),
+                                               lax.div(t, lax.sub(_one(x), x))))
+defjvp2(lax.rsqrt_p, lambda t, ans, x: lax.mul(t, lax.mul(_const(x, -0.5), lax.div(ans, x))))
+defjvp2(lax.atan2_p,
+        lambda t, ans, x, y: lax.mul(t, lax.div(y, lax.add(lax.square(x), lax.square(y)))),
+        lambda t, ans, x, y: lax.mul(t, lax.div(lax.neg(x),
+                                                lax.add(lax.square(x), lax.square(y)))))
+
+
+def _rem_jvp_rhs(t, ans, x, y):
+    return lax.mul(lax.neg(t), lax.mul(lax.sign(lax.div(x, y)),
+                                       lax.floor(lax.abs(lax.div(x, y)))))
+
+
+defjvp2(lax.rem_p, lambda t, ans, x, y: _maybe_broadcast(t, get_aval(ans).shape),
+        _rem_jvp_rhs)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    ans = lax.reduce_prod(x, axes)
+    if type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    shape = get_aval(x).shape
+    kept = [i for i in range(len(shape)) if i not in axes]
+    rest = [shape[i] for i in kept]
+    n = int(np.prod([shape[i] for i in axes], dtype=int))
+    x, t = (lax.reshape(lax.transpose(v, [*axes, *kept]), [n, *rest]) for v in (x, t))
+    while n > 1:                 # product rule on pairs: (x1 x2)' = t1 x2 + x1 t2
+        if n % 2:                # an odd one out is paired with 1, whose tangent is 0
+            x = lax.concatenate([x, full_like_aval(1, get_aval(x).update(shape=(1, *rest)))], 0)
+            t = lax.concatenate([t, full_like_aval(0, get_aval(t).update(shape=(1, *rest)))], 0)
+            n += 1
+        h = n // 2
+        (x1, x2), (t1, t2) = ([lax.slice(v, [0] * (1 + len(rest)), [h, *rest]),
+                               lax.slice(v, [h] + [0] * len(rest), [n, *rest])] for v in (x, t))
+        x, t, n = lax.mul(x1, x2), lax.add(lax.mul(t1, x2), lax.mul(x1, t2)), h
+    if n == 0:
+        return ans, full_like(ans, 0)
+    return ans, lax.reshape(t, rest)
+
+
+jvp_rules[lax.reduce_prod_p] = _reduce_prod_jvp
+deflinear(lax.cumsum_p)
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    """The product rule through a prefix scan: at step s every element is multiplied by the
+    one s places before it (Hillis and Steele), which takes log2(n) steps."""
+    (x,), (t,) = primals, tangents
+    ans = lax.cumprod(x, axis, reverse)
+    if type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    if reverse:
+        x, t = lax.rev(x, [axis]), lax.rev(t, [axis])
+    n, step = get_aval(x).shape[axis], 1
+    while step < n:
+        x_before, t_before = _shifted(x, axis, step, 1), _shifted(t, axis, step, 0)
+        x, t = lax.mul(x, x_before), lax.add(lax.mul(t, x_before), lax.mul(x, t_before))
+        step *= 2
+    return ans, lax.rev(t, [axis]) if reverse else t
+
+
+def _shifted(v, axis, step, fill):
+    """`v` moved `step` places along `axis`, the first `step` places filled with `fill`."""
+    shape = list(get_aval(v).shape)
+    start, limit = [0] * len(shape), list(shape)
+    limit[axis] -= step
+    head = full_like_aval(fill, get_aval(v).update(shape=(*shape[:axis], step, *shape[axis + 1:])))
+    return lax.concatenate([head, lax.slice(v, start, limit)], axis)
+
+
+jvp_rules[lax.cumprod_p] = _cumprod_jvp
+
+
 def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: bool = True):
     """`fun` takes flat arrays and returns a list of arrays; tangents may be `Zero`.
     Returns `(primals_out, tangents_out)`, two lists."""

@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import builtins
+import enum
 import string
 
 import numpy as np
 
-from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
-                            canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
+from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray,
+                            abstract_eval_rules, canonicalize_dtype, get_aval, impl_rules,
+                            trace_ctx, wrap_public_functions)
 
 
 _FLOAT, _INT, _BOOL = frozenset("f"), frozenset("iu"), frozenset("b")
@@ -47,6 +49,22 @@ sqrt_p = _unop("sqrt", np.sqrt, _FLOAT)
 abs_p = _unop("abs", np.abs, _NUM)
 sign_p = _unop("sign", np.sign, _NUM)
 square_p = _unop("square", np.square, _NUM)
+floor_p = _unop("floor", np.floor, _FLOAT)
+ceil_p = _unop("ceil", np.ceil, _FLOAT)
+expm1_p = _unop("expm1", np.expm1, _FLOAT)
+log1p_p = _unop("log1p", np.log1p, _FLOAT)
+tan_p = _unop("tan", np.tan, _FLOAT)
+asin_p = _unop("asin", np.arcsin, _FLOAT)
+acos_p = _unop("acos", np.arccos, _FLOAT)
+atan_p = _unop("atan", np.arctan, _FLOAT)
+sinh_p = _unop("sinh", np.sinh, _FLOAT)
+cosh_p = _unop("cosh", np.cosh, _FLOAT)
+asinh_p = _unop("asinh", np.arcsinh, _FLOAT)
+acosh_p = _unop("acosh", np.arccosh, _FLOAT)
+atanh_p = _unop("atanh", np.arctanh, _FLOAT)
+rsqrt_p = _unop("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype), _FLOAT)
+# XLA computes 2**x as exp(log(2) * x), a last bit away from NumPy's exp2 at some x.
+exp2_p = _unop("exp2", lambda x: np.exp(x.dtype.type(np.log(2)) * x), _FLOAT)
 
 
 def broadcasting_shape(name, *shapes):
@@ -98,13 +116,24 @@ def _div_impl(x, y):
     return np.where(y == 0, -1, quotient).astype(dtype)
 
 
+def _rem_impl(x, y):
+    """C's `%`: the sign of the dividend. XLA defines an integer x % 0 as x, and
+    INT_MIN % -1 as 0."""
+    if x.dtype.kind == "f":
+        return np.fmod(x, y)
+    divisor = np.where(y == 0, 1, y)
+    return np.where(y == 0, x, np.fmod(x.astype(np.int64), divisor)).astype(x.dtype)
+
+
 add_p = _binop("add", np.add, _NUM)
 sub_p = _binop("sub", np.subtract, _NUM)
 mul_p = _binop("mul", np.multiply, _NUM)
 div_p = _binop("div", _div_impl, _NUM)
+rem_p = _binop("rem", _rem_impl, _NUM)
 max_p = _binop("max", np.maximum, _ANY)
 min_p = _binop("min", np.minimum, _ANY)
 pow_p = _binop("pow", lambda x, y: np.power(x, y).astype(x.dtype, copy=False), _NUM)
+atan2_p = _binop("atan2", np.arctan2, _FLOAT)
 _BOOL_DTYPE = np.dtype("bool")
 gt_p = _binop("gt", np.greater, _ANY, _BOOL_DTYPE)
 lt_p = _binop("lt", np.less, _ANY, _BOOL_DTYPE)
@@ -131,6 +160,45 @@ and_p = _binop("and", np.bitwise_and, _BITS)
 or_p = _binop("or", np.bitwise_or, _BITS)
 xor_p = _binop("xor", np.bitwise_xor, _BITS)
 not_p = _unop("not", np.invert, _BITS)
+
+
+is_finite_p = Primitive("is_finite")
+impl_rules[is_finite_p] = np.isfinite
+
+
+def _is_finite_abstract(x):
+    _check_dtype("is_finite", x.dtype, _FLOAT)
+    return ShapedArray(x.shape, _BOOL_DTYPE, x.weak_type)
+
+
+abstract_eval_rules[is_finite_p] = _is_finite_abstract
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `lax.round` rounds halves (JAX's enum, printed as its number)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round_impl(x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    whole = np.trunc(x)                   # x - whole is exact: no rounding error at 0.49999997
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
+
+
+def _round_abstract(x, *, rounding_method):
+    _check_dtype("round", x.dtype, _FLOAT)
+    return x
+
+
+round_p = Primitive("round")
+impl_rules[round_p] = _round_impl
+abstract_eval_rules[round_p] = _round_abstract
+
+stop_gradient_p = Primitive("stop_gradient")
+impl_rules[stop_gradient_p] = lambda x: x
+abstract_eval_rules[stop_gradient_p] = lambda x: x
 
 
 integer_pow_p = Primitive("integer_pow")
@@ -227,6 +295,32 @@ reduce_max_p = _reduce("reduce_max", lambda x, axes: np.max(x, axes, initial=low
                        _ANY)
 reduce_min_p = _reduce("reduce_min", lambda x, axes: np.min(x, axes, initial=highest(x.dtype)),
                        _ANY)
+reduce_prod_p = _reduce("reduce_prod", lambda x, axes: np.prod(x, axes), _NUM)
+reduce_or_p = _reduce("reduce_or", lambda x, axes: np.bitwise_or.reduce(x, axes), _BITS)
+reduce_and_p = _reduce("reduce_and", lambda x, axes: np.bitwise_and.reduce(x, axes), _BITS)
+
+
+def _cumulative(name, impl):
+    prim = Primitive(name)
+
+    def impl_rule(x, *, axis, reverse):
+        x_in = np.flip(x, axis) if reverse else x
+        out = np.asarray(impl(x_in, axis)).astype(x.dtype)
+        return np.flip(out, axis) if reverse else out
+
+    def abstract_eval(x, *, axis, reverse):
+        _check_dtype(name, x.dtype, _NUM)
+        if not 0 <= axis < x.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        return x
+    impl_rules[prim] = impl_rule
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+cumsum_p = _cumulative("cumsum", lambda x, axis: np.cumsum(
+    x, axis, dtype=np.float64 if x.dtype.kind == "f" else None))
+cumprod_p = _cumulative("cumprod", lambda x, axis: np.cumprod(x, axis))
 
 
 def _argminmax(name, impl):
@@ -480,6 +574,39 @@ def sqrt(x): return sqrt_p.bind(x)
 def abs(x): return abs_p.bind(x)
 def sign(x): return sign_p.bind(x)
 def square(x): return square_p.bind(x)
+def floor(x): return floor_p.bind(x)
+def ceil(x): return ceil_p.bind(x)
+def is_finite(x): return is_finite_p.bind(x)
+def exp2(x): return exp2_p.bind(x)
+def expm1(x): return expm1_p.bind(x)
+def log1p(x): return log1p_p.bind(x)
+def tan(x): return tan_p.bind(x)
+def asin(x): return asin_p.bind(x)
+def acos(x): return acos_p.bind(x)
+def atan(x): return atan_p.bind(x)
+def sinh(x): return sinh_p.bind(x)
+def cosh(x): return cosh_p.bind(x)
+def asinh(x): return asinh_p.bind(x)
+def acosh(x): return acosh_p.bind(x)
+def atanh(x): return atanh_p.bind(x)
+def rsqrt(x): return rsqrt_p.bind(x)
+def atan2(x, y): return atan2_p.bind(*_lift_scalars(x, y))
+def rem(x, y): return rem_p.bind(*_lift_scalars(x, y))
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def stop_gradient(x):
+    """`x`, each leaf of the pytree `x`, with a zero derivative. (Pytrees are chapter 2's,
+    imported when called.) Evaluated eagerly, as in JAX, it returns `x` itself."""
+    from autodidax.tree_util import tree_map
+    if isinstance(trace_ctx.trace, EvalTrace):
+        return x
+    return tree_map(stop_gradient_p.bind, x)
+
+
 def add(x, y): return add_p.bind(*_lift_scalars(x, y))
 def sub(x, y): return sub_p.bind(*_lift_scalars(x, y))
 def mul(x, y): return mul_p.bind(*_lift_scalars(x, y))
@@ -511,6 +638,11 @@ def convert_element_type(x, new_dtype, weak_type=False):
 def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)
 def reduce_max(x, axes): return reduce_max_p.bind(x, axes=tuple(axes))
 def reduce_min(x, axes): return reduce_min_p.bind(x, axes=tuple(axes))
+def reduce_prod(x, axes): return reduce_prod_p.bind(x, axes=tuple(axes))
+def reduce_or(x, axes): return reduce_or_p.bind(x, axes=tuple(axes))
+def reduce_and(x, axes): return reduce_and_p.bind(x, axes=tuple(axes))
+def cumsum(x, axis=0, reverse=False): return cumsum_p.bind(x, axis=axis, reverse=reverse)
+def cumprod(x, axis=0, reverse=False): return cumprod_p.bind(x, axis=axis, reverse=reverse)
 
 
 def argmax(operand, axis, index_dtype):

@@ -388,6 +388,68 @@ lowering_rules[lax.stack_p] = _stack_lowering
 lowering_rules[lax.unstack_p] = _unstack_lowering
 
 
+for _prim, _op in [
+        (lax.floor_p, hlo.floor), (lax.ceil_p, hlo.ceil), (lax.is_finite_p, hlo.is_finite),
+        (lax.expm1_p, hlo.exponential_minus_one), (lax.log1p_p, hlo.log_plus_one),
+        (lax.tan_p, hlo.tan), (lax.rsqrt_p, hlo.rsqrt), (lax.asin_p, chlo.asin),
+        (lax.acos_p, chlo.acos), (lax.atan_p, chlo.atan), (lax.sinh_p, chlo.sinh),
+        (lax.cosh_p, chlo.cosh), (lax.asinh_p, chlo.asinh), (lax.acosh_p, chlo.acosh),
+        (lax.atanh_p, chlo.atanh), (lax.atan2_p, hlo.atan2), (lax.rem_p, hlo.remainder)]:
+    lowering_rules[_prim] = nary_lowering(_op)
+
+
+def _round_lowering(ctx, x, *, rounding_method):
+    if rounding_method == lax.RoundingMethod.TO_NEAREST_EVEN:
+        return [hlo.round_nearest_even(x)]
+    return [hlo.round_nearest_afz(x)]
+
+
+def _exp2_lowering(ctx, x):
+    aval, = ctx.avals_in
+    log2 = full_like_aval(np.log(2), aval)
+    return [hlo.exponential(hlo.multiply(log2, x))]
+
+
+def _and_identity(dtype):
+    return True if dtype.kind == "b" else np.iinfo(dtype).max if dtype.kind == "u" else -1
+
+
+lowering_rules[lax.round_p] = _round_lowering
+lowering_rules[lax.exp2_p] = _exp2_lowering
+lowering_rules[lax.stop_gradient_p] = lambda ctx, x: [x]
+lowering_rules[lax.reduce_prod_p] = _reduce_lowering(hlo.multiply, lambda dtype: 1)
+lowering_rules[lax.reduce_or_p] = _reduce_lowering(hlo.or_, lambda dtype: False)
+lowering_rules[lax.reduce_and_p] = _reduce_lowering(hlo.and_, _and_identity)
+
+
+def _cumulative_lowering(op, identity):
+    """`cumsum` and `cumprod` as JAX lowers them on the CPU: a `reduce_window` whose window
+    covers the whole axis, padded so that position i sees the elements up to i."""
+    def rule(ctx, x, *, axis, reverse):
+        aval, = ctx.avals_in
+        n = aval.shape[axis]
+        if n == 0:
+            return [x]
+        window, padding = [1] * aval.ndim, [[0, 0] for _ in range(aval.ndim)]
+        window[axis], padding[axis] = n, [0, n - 1] if reverse else [n - 1, 0]
+        init = ir_constant(identity, aval.dtype)
+        reduce = hlo.ReduceWindowOp(
+            [aval_to_ir_type(aval)], [x], [init], _dense(window),
+            window_strides=_dense([1] * aval.ndim), base_dilations=_dense([1] * aval.ndim),
+            window_dilations=_dense([1] * aval.ndim),
+            padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64)))
+        scalar = aval_to_ir_type(aval.update(shape=()))
+        body = reduce.regions[0].blocks.append(scalar, scalar)
+        with ir.InsertionPoint(body):
+            hlo.return_([op(*body.arguments)])
+        return [reduce.result]
+    return rule
+
+
+lowering_rules[lax.cumsum_p] = _cumulative_lowering(hlo.add, 0)
+lowering_rules[lax.cumprod_p] = _cumulative_lowering(hlo.multiply, 1)
+
+
 def _argminmax_lowering(direction, identity):
     def rule(ctx, x, *, axes, index_dtype):
         aval, = ctx.avals_in

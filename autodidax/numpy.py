@@ -65,7 +65,7 @@ def asarray(a, dtype=None):
         if dtype is None:
             return _scalar(np.asarray(a, aval.dtype), aval.weak_type)
         return _scalar(np.asarray(a, canonicalize_dtype(dtype)), False)
-    if isinstance(a, (list, tuple)) and any(_is_array(e) or isinstance(e, (list, tuple))
+    if isinstance(a, (list, tuple)) and builtins.any(_is_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
         return stack([asarray(e, dtype) for e in a])
     value = np.asarray(a)
@@ -126,7 +126,7 @@ def _broadcast_ranks(name, args, shapes):
     NumPy's error, a ValueError, if the shapes do not broadcast."""
     rank = builtins.max(len(s) for s in shapes)
     padded = [(1,) * (rank - len(s)) + s for s in shapes]
-    if any(len({d for d in dims if d != 1}) > 1 for dims in zip(*padded)):
+    if builtins.any(len({d for d in dims if d != 1}) > 1 for dims in zip(*padded)):
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
     return [lax.broadcast_in_dim(a, p, range(rank - len(s), rank)) if s and len(s) < rank else a
             for a, s, p in zip(args, shapes, padded)]
@@ -293,6 +293,189 @@ def _clip(arr, low, high):
     return arr if high is None else minimum(high, arr)
 
 
+def log1p(x): return lax.log1p(_to_float(x))
+def expm1(x): return lax.expm1(_to_float(x))
+def exp2(x): return lax.exp2(_to_float(x))
+def tan(x): return lax.tan(_to_float(x))
+def arcsin(x): return lax.asin(_to_float(x))
+def arccos(x): return lax.acos(_to_float(x))
+def arctan(x): return lax.atan(_to_float(x))
+def sinh(x): return lax.sinh(_to_float(x))
+def cosh(x): return lax.cosh(_to_float(x))
+def arcsinh(x): return lax.asinh(_to_float(x))
+def arccosh(x): return lax.acosh(_to_float(x))
+def arctanh(x): return lax.atanh(_to_float(x))
+def arctan2(x1, x2): return lax.atan2(*_promote("atan2", *_promote_dtypes(x1, x2, inexact=True)))
+
+
+def _constant_like(x, value):
+    """A strongly typed scalar constant of `x`'s dtype (JAX's `_constant_like`)."""
+    return LiteralArray(np.asarray(value, x.dtype))
+
+
+def log2(x):
+    x = _to_float(x)
+    return lax.div(lax.log(x), lax.log(_constant_like(x, 2)))
+
+
+def log10(x):
+    x = _to_float(x)
+    return lax.mul(lax.log(x), _constant_like(x, 0.4342944819032518))   # 1 / log(10)
+
+
+def logaddexp(x1, x2):
+    x1, x2 = _promote("logaddexp", *_promote_dtypes(x1, x2, inexact=True))
+    amax, delta = lax.max(x1, x2), lax.sub(x1, x2)
+    return lax.select_n(lax.ne(delta, delta),     # NaNs, or infinities of one sign: x1 + x2
+                        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+                        lax.add(x1, x2))
+
+
+def floor(x):
+    x = asarray(x)
+    return x if x.dtype.kind in "biu" else lax.floor(x)
+
+
+def ceil(x):
+    x = asarray(x)
+    return x if x.dtype.kind in "biu" else lax.ceil(x)
+
+
+def trunc(x):
+    x = asarray(x)
+    return x if x.dtype.kind in "biu" else _trunc(x)
+
+
+@_jit_in_jaxprs("trunc")
+def _trunc(x):
+    return _where(lax.lt(x, _constant_like(x, 0)), ceil(x), floor(x))
+
+
+def round(a, decimals=0, out=None):
+    """Halves to the nearest even integer, as NumPy (`lax.round`'s default is away from 0)."""
+    _check_out("round", out)
+    if decimals != 0:
+        raise NotImplementedError("jnp.round with decimals != 0 is not built in autodidax")
+    a = asarray(a)
+    return a if a.dtype.kind in "iu" else _round(a)
+
+
+@_jit_in_jaxprs("round")
+def _round(a):
+    return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+around = round
+
+
+def isnan(x):
+    x = asarray(x)
+    return lax.ne(x, x)
+
+
+@_jit_in_jaxprs("isinf")
+def isinf(x):
+    x = asarray(x)
+    if x.dtype.kind == "f":
+        return lax.eq(lax.abs(x), _constant_like(x, np.inf))
+    return full_like(x, False, _BOOL)
+
+
+def isfinite(x):
+    x = asarray(x)
+    return lax.is_finite(x) if x.dtype.kind == "f" else full_like(x, True, _BOOL)
+
+
+def _numeric_pair(name, x1, x2):
+    x1, x2 = _promote(name, x1, x2)
+    return (_numeric(x1), _numeric(x2)) if x1.dtype == _BOOL else (x1, x2)
+
+
+def remainder(x1, x2):
+    return _remainder(*_numeric_pair("rem", x1, x2))
+
+
+@_jit_in_jaxprs("remainder")
+def _remainder(x1, x2):
+    zero = _constant_like(x1, 0)
+    if x2.dtype.kind in "iu":
+        x2 = _where(lax.eq(x2, _constant_like(x2, 0)), full_like(x2, 1), x2)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
+                              trunc_mod_not_zero)
+    return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
+
+
+mod = remainder
+
+
+def floor_divide(x1, x2):
+    return _floor_divide(*_numeric_pair("div", x1, x2))
+
+
+@_jit_in_jaxprs("floor_divide")
+def _floor_divide(x1, x2):
+    if x1.dtype.kind == "u":
+        return lax.div(x1, x2)
+    if x1.dtype.kind == "i":
+        quotient = lax.div(x1, x2)
+        select = logical_and(not_equal(lax.sign(x1), lax.sign(x2)),
+                             not_equal(lax.rem(x1, x2), 0))
+        return _where(select, subtract(quotient, 1), quotient)
+    return _float_divmod(x1, x2)[0]
+
+
+def divmod(x1, x2):
+    return _divmod(*_numeric_pair("div", x1, x2))
+
+
+@_jit_in_jaxprs("divmod")
+def _divmod(x1, x2):
+    if x1.dtype.kind in "iu":
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
+def _float_divmod(x1, x2):
+    """CPython's float_divmod (floatobject.c), in JAX's operations."""
+    mod = lax.rem(x1, x2)
+    div = lax.div(_where(equal(x2, 0), x1, lax.sub(x1, mod)), x2)
+    ind = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select_n(ind, mod, add(mod, x2))
+    div = lax.select_n(ind, div, subtract(div, 1.0))
+    return lax.round(div), mod
+
+
+_ISCLOSE_DEFAULTS = (1e-05, 1e-08, False)
+
+
+def isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
+            equal_nan=_ISCLOSE_DEFAULTS[2]):
+    """|a - b| <= atol + rtol |b|, elementwise, as a boolean array (JAX's formula)."""
+    extra = [rtol, atol, equal_nan]
+    while extra and extra[-1] is _ISCLOSE_DEFAULTS[len(extra) - 1]:
+        extra.pop()            # as under JAX's jit, arguments left at their defaults are
+    return _isclose(a, b, *extra)      # constants of the traced function, not inputs
+
+
+@_jit_in_jaxprs("isclose", static_argnums=(4,))
+def _isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
+             equal_nan=_ISCLOSE_DEFAULTS[2]):
+    a, b = _promote("isclose", *_promote_dtypes(a, b, inexact=True))
+    rtol, atol = (LiteralArray(np.asarray(t, a.dtype)) if type(t) in _PYTHON_SCALARS
+                  else lax.convert_element_type(asarray(t), a.dtype) for t in (rtol, atol))
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_finite = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_finite, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
 def shape(a): return asarray(a).shape
 def ndim(a): return asarray(a).ndim
 def size(a): return asarray(a).size
@@ -302,7 +485,7 @@ def broadcast_to(a, shape):
     a = asarray(a)
     shape = tuple(shape)
     lead = len(shape) - a.ndim
-    if lead < 0 or any(d not in (1, s) for d, s in zip(a.shape, shape[lead:])):
+    if lead < 0 or builtins.any(d not in (1, s) for d, s in zip(a.shape, shape[lead:])):
         raise ValueError(f"cannot broadcast an array of shape {a.shape} to shape {shape}")
     if a.shape == shape:
         return a
@@ -610,6 +793,71 @@ def argmin(a, axis=None, out=None, keepdims=False):
     return _arg_extremum("argmin", lax.argmin, a, axis, out, keepdims)
 
 
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _check_out("prod", out)
+    a = asarray(a)
+    if dtype is None:
+        if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
+            dtype = np.dtype("uint32") if a.dtype.kind == "u" else _INT32
+        else:
+            dtype = a.dtype
+    dtype = canonicalize_dtype(dtype)
+    compute = _FLOAT32 if dtype == np.float16 else dtype
+    a = _strong(a, compute)
+    if where is not None:
+        a = _where(where, a, ones((), compute))
+    result = _reduce(lax.reduce_prod, a, axis, keepdims)
+    if initial is not None:
+        result = multiply(result, asarray(initial, compute))
+    return _strong(result, dtype)
+
+
+def _logical_reduction(name, reducer, a, axis, out, keepdims):
+    _check_out(name, out)
+    a = asarray(a)
+    return _reduce(reducer, _strong(a, _BOOL), axis, keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False):
+    return _logical_reduction("any", lax.reduce_or, a, axis, out, keepdims)
+
+
+def all(a, axis=None, out=None, keepdims=False):
+    return _logical_reduction("all", lax.reduce_and, a, axis, out, keepdims)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    _check_out("cumsum", out)
+    return _cumsum(asarray(a), axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    _check_out("cumprod", out)
+    return _cumprod(asarray(a), axis, dtype)
+
+
+def _cumulative(reducer, a, axis, dtype):
+    """As JAX's `_cumulative_reduction`: `axis=None` flattens; booleans accumulate in int32."""
+    if axis is None:
+        a, axis = lax.reshape(a, (a.size,)), 0
+    axis = _canonical_axis(axis, a.ndim)
+    dtype = canonicalize_dtype(dtype) if dtype is not None else (
+        _INT32 if a.dtype == _BOOL else a.dtype)
+    if a.dtype != dtype:
+        a = lax.convert_element_type(a, dtype)
+    return reducer(a, axis)
+
+
+@_jit_in_jaxprs("cumsum", static_argnums=(1, 2))
+def _cumsum(a, axis, dtype):
+    return _cumulative(lax.cumsum, a, axis, dtype)
+
+
+@_jit_in_jaxprs("cumprod", static_argnums=(1, 2))
+def _cumprod(a, axis, dtype):
+    return _cumulative(lax.cumprod, a, axis, dtype)
+
+
 def matmul(a, b):
     a, b = asarray(a), asarray(b)
     for i, x in enumerate((a, b)):
@@ -697,7 +945,7 @@ def _getitem(a, index):
     if builtins.sum(i is Ellipsis for i in index) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     fill = (builtins.slice(None),) * (a.ndim - len(real))
-    if any(i is Ellipsis for i in index):
+    if builtins.any(i is Ellipsis for i in index):
         at = next(k for k, i in enumerate(index) if i is Ellipsis)
         index = index[:at] + fill + index[at + 1:]
     else:
@@ -758,7 +1006,10 @@ _METHODS = {
     "__and__": bitwise_and, "__rand__": _swap(bitwise_and), "__or__": bitwise_or,
     "__ror__": _swap(bitwise_or), "__xor__": bitwise_xor, "__rxor__": _swap(bitwise_xor),
     "__invert__": bitwise_not,
+    "__mod__": remainder, "__rmod__": _swap(remainder), "__floordiv__": floor_divide,
+    "__rfloordiv__": _swap(floor_divide), "__divmod__": divmod, "__rdivmod__": _swap(divmod),
     "sum": sum, "mean": mean, "max": max, "min": min, "var": var, "std": std,
+    "prod": prod, "any": any, "all": all, "round": round, "cumsum": cumsum, "cumprod": cumprod,
     "argmax": argmax, "argmin": argmin,
     "astype": astype, "squeeze": squeeze, "dot": dot, "clip": clip, "swapaxes": swapaxes,
 }
@@ -790,3 +1041,4 @@ class _ScalarType:
 float32, float16 = _ScalarType("float32"), _ScalarType("float16")
 int32, int16, int8 = _ScalarType("int32"), _ScalarType("int16"), _ScalarType("int8")
 uint32, uint8, bool_ = _ScalarType("uint32"), _ScalarType("uint8"), _ScalarType("bool")
+float64, int64 = _ScalarType("float64"), _ScalarType("int64")

@@ -21,7 +21,7 @@ from autodidax import core
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
-from autodidax.tree_util import tree_map
+from autodidax.tree_util import tree_leaves, tree_map
 
 
 # The CUDA libraries each plugin links against: (folder under site-packages/nvidia, libraries).
@@ -80,8 +80,11 @@ _PLATFORM_ALIASES = {"gpu": "cuda"}
 _backends: dict = {}     # platform -> client, made on first use
 
 
+_default_platform = "cpu"      # changed by `config.update("jax_platforms", ...)`, below
+
+
 def default_backend() -> str:
-    return "cpu"
+    return _default_platform
 
 
 def get_backend(platform: str | None = None):
@@ -501,3 +504,75 @@ class eager_mode:
 
     def __exit__(self, *exc):
         _install(self.previous)
+
+
+class Config:
+    """Global settings, as `jax.config`: read `config.name`, change with `config.update`."""
+
+    def __init__(self):
+        object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_appliers", {})
+
+    def define(self, name: str, default, apply=None) -> None:
+        """Add an option. `apply(value)` puts a new value into effect (or raises) and returns
+        the value to store."""
+        self._values[name], self._appliers[name] = default, apply
+
+    def update(self, name: str, value) -> None:
+        if name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        apply = self._appliers[name]
+        self._values[name] = value if apply is None else apply(value)
+
+    def __getattr__(self, name):
+        values = self.__dict__.get("_values", {})
+        if name not in values:
+            raise AttributeError(f"'Config' object has no attribute {name!r}")
+        return values[name]
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"set options with config.update({name!r}, value), as in JAX")
+
+
+config = Config()
+
+
+def _apply_platforms(value):
+    global _default_platform
+    platforms = [p.strip() for p in (value or "cpu").split(",") if p.strip()] or ["cpu"]
+    for platform in platforms:
+        get_backend(platform)      # one that cannot start raises here, saying why
+    _default_platform = _PLATFORM_ALIASES.get(platforms[0], platforms[0])
+    _default_device.clear()
+    return value
+
+
+def _apply_x64(value):
+    if value:
+        raise NotImplementedError("autodidax has no 64-bit mode: its default dtypes are "
+                                  "float32 and int32, as JAX's with jax_enable_x64=False.")
+    return False
+
+
+def _apply_cache_dir(value):
+    set_cache_dir(value)
+    return value
+
+
+config.define("jax_platforms", None, _apply_platforms)
+config.define("jax_platform_name", None, _apply_platforms)
+config.define("jax_compilation_cache_dir", None, _apply_cache_dir)
+config.define("jax_enable_x64", False, _apply_x64)
+
+
+def block_until_ready(tree):
+    """Wait until every device array in `tree` is computed; return `tree`."""
+    for leaf in tree_leaves(tree):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return tree
+
+
+def device_get(tree):
+    """`tree` with every array replaced by its value on the host, a NumPy array."""
+    return tree_map(lambda x: np.asarray(x) if isinstance(x, core.Array) else x, tree)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from typing import Any, Callable, Iterable
 
@@ -302,6 +303,181 @@ def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIALIZE
     if initializer is _NO_INITIALIZER:
         return functools.reduce(function, tree_leaves(tree, is_leaf))
     return functools.reduce(function, tree_leaves(tree, is_leaf), initializer)
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    """The key of a child of a tuple or a list: its index."""
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class DictKey:
+    """The key of a child of a dict: its key in the dict."""
+    key: Any
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    """The key of a field of a namedtuple or a dataclass: the field's name."""
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FlattenedIndexKey:
+    """The key of a child of another registered node: its position among the children."""
+    key: int
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """A key path as a string: `['a'][0].x`, or `a/0/x` with `simple=True, separator='/'`."""
+    return separator.join(_simple_key_str(k) if simple else str(k) for k in keys)
+
+
+_KEY_FIELDS = {SequenceKey: "idx", DictKey: "key", GetAttrKey: "name", FlattenedIndexKey: "key"}
+
+
+def _simple_key_str(key) -> str:
+    field = _KEY_FIELDS.get(type(key))
+    return str(key) if field is None else str(getattr(key, field))
+
+
+def _sequence_keys(_, n: int) -> list:
+    return [SequenceKey(i) for i in range(n)]
+
+
+child_key_rules: dict[type, Callable[[Any, int], list]] = {
+    tuple: _sequence_keys,
+    list: _sequence_keys,
+    dict: lambda keys, _: [DictKey(k) for k in keys],
+    collections.OrderedDict: lambda keys, _: [DictKey(k) for k in keys],
+    collections.defaultdict: lambda aux, _: [DictKey(k) for k in aux[1]],
+}
+
+
+def _child_keys(node_type: NodeType, node_data: Any, n: int) -> list:
+    rule = child_key_rules.get(node_type.type)
+    if rule is not None:
+        return rule(node_data, n)
+    if node_type is _namedtuple_node_types.get(node_type.type):
+        return [GetAttrKey(name) for name in node_type.type._fields]
+    return [FlattenedIndexKey(i) for i in range(n)]
+
+
+@api_boundary
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                           is_leaf_takes_path: bool = False) -> tuple[list, PyTreeDef]:
+    """The `(key_path, leaf)` pairs of `tree`, left to right, and its structure."""
+    leaves = []
+    return leaves, _flatten_with_path(tree, (), is_leaf, is_leaf_takes_path, leaves)
+
+
+def _flatten_with_path(x, path: tuple, is_leaf, takes_path: bool, leaves: list) -> PyTreeDef:
+    node_type = _node_type_of(x)
+    if node_type is None or (is_leaf is not None
+                             and (is_leaf(path, x) if takes_path else is_leaf(x))):
+        leaves.append((path, x))
+        return LEAF
+    children, node_data = _take_apart(node_type, x)
+    keys = _child_keys(node_type, node_data, len(children))
+    return PyTreeDef(node_type, node_data, tuple([
+        _flatten_with_path(c, path + (k,), is_leaf, takes_path, leaves)
+        for k, c in zip(keys, children)]))
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                          is_leaf_takes_path: bool = False) -> list:
+    """The `(key_path, leaf)` pairs of `tree`, left to right."""
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
+
+
+@api_boundary
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any,
+                       is_leaf: Callable[..., bool] | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
+    """`tree_map`, but `f` receives each leaf's key path first: `f(path, leaf, *others)`."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+    paths, leaves = [p for p, _ in pairs], [x for _, x in pairs]
+    columns = [leaves] + [_flatten_up_to(treedef, r, f"tree {i}", "the first tree")
+                          for i, r in enumerate(rest, start=2)]
+    return treedef.unflatten([f(p, *xs) for p, *xs in zip(paths, *columns)])
+
+
+@api_boundary
+def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
+                       drop_fields=()) -> type:
+    """Register a dataclass (or a class built by keyword arguments) as a pytree node whose
+    children are its `data_fields` and whose aux data are its `meta_fields`. Without the two
+    lists, fields marked `metadata=dict(static=True)` are meta and the others data."""
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(f"register_dataclass needs both data_fields and meta_fields, or "
+                            f"neither; got {data_fields=} {meta_fields=}.")
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass needs data_fields and meta_fields when the "
+                            f"type is not a dataclass; {nodetype.__qualname__} is not one.")
+        fields = dataclasses.fields(nodetype)
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        missing, unexpected = init - {*data_fields, *meta_fields}, {*data_fields, *meta_fields} - init
+        if missing or unexpected:
+            raise ValueError(f"data_fields and meta_fields must name every field of "
+                             f"{nodetype.__qualname__} that its constructor takes, and only "
+                             f"those; missing: {sorted(missing)}, unexpected: {sorted(unexpected)}. "
+                             f"Name a field in drop_fields to leave it out.")
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")
+
+    def flatten(x):
+        return (tuple(getattr(x, name) for name in data_fields),
+                tuple(getattr(x, name) for name in meta_fields))
+
+    def unflatten(meta, data):
+        return nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, data)))
+
+    register_pytree_node(nodetype, flatten, unflatten)
+    child_key_rules[nodetype] = lambda _, n: [GetAttrKey(name) for name in data_fields]
+    return nodetype
+
+
+def _compose(outer: PyTreeDef, inner: PyTreeDef) -> PyTreeDef:
+    """The structure `outer` with every leaf replaced by the structure `inner`."""
+    if outer.node_type is None:
+        return inner
+    return PyTreeDef(outer.node_type, outer.node_data,
+                     tuple([_compose(c, inner) for c in outer.child_treedefs]))
+
+
+@api_boundary
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+    """A tree of structure `outer` of trees of structure `inner`, turned into a tree of
+    structure `inner` of trees of structure `outer`."""
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    n_inner, n_outer = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if treedef.num_leaves != n_inner * n_outer:
+        raise TypeError(f"tree_transpose expected a tree of structure "
+                        f"{_compose(outer_treedef, inner_treedef)} ({n_outer} x {n_inner} "
+                        f"leaves), got {treedef} ({treedef.num_leaves} leaves)")
+    rows = [flat[i * n_inner:(i + 1) * n_inner] for i in range(n_outer)]
+    return inner_treedef.unflatten([outer_treedef.unflatten(column) for column in zip(*rows)])
 
 
 class Store:

@@ -73,6 +73,16 @@ CASES = [
     ("argmin", (T3,), {"axis": 0, "index_dtype": np.int32}),
     ("stack", (A, Bm), {"axis": 0}), ("stack", (A, Bm, A), {"axis": 2}),
     ("unstack", (T3,), {"axis": 1}), ("unstack", (A,), {"axis": 0}),
+    ("floor", (A,), {}), ("ceil", (A,), {}), ("round", (A,), {"rounding_method": 1}),
+    ("is_finite", (A,), {}), ("exp2", (A,), {}), ("expm1", (A,), {}), ("log1p", (P,), {}),
+    ("tan", (A,), {}), ("asin", (np.tanh(A) / 2,), {}), ("acos", (np.tanh(A) / 2,), {}),
+    ("atan", (A,), {}), ("sinh", (A,), {}), ("cosh", (A,), {}), ("asinh", (A,), {}),
+    ("acosh", (P + 1,), {}), ("atanh", (np.tanh(A) / 2,), {}), ("rsqrt", (P,), {}),
+    ("atan2", (A, Bm), {}), ("rem", (I, J), {}), ("stop_gradient", (A,), {}),
+    ("reduce_prod", (A,), {"axes": (1,)}), ("reduce_or", (MASK,), {"axes": (0,)}),
+    ("reduce_and", (MASK,), {"axes": (0, 1)}),
+    ("cumsum", (A,), {"axis": 1}), ("cumsum", (T3,), {"axis": 2, "reverse": True}),
+    ("cumprod", (A,), {"axis": 0}), ("cumprod", (I,), {"axis": 1, "reverse": True}),
 ]
 FUNCTIONS = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "not": "bitwise_not"}
 

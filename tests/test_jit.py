@@ -216,3 +216,41 @@ def test_seeds_jit_examples_run_unchanged():
     ours, theirs = run(jax_, jnp_), run(jax, jnp_ref)
     assert ours[:3] == pytest.approx(theirs[:3], rel=1e-6)
     assert ours[3:] == theirs[3:]
+
+
+def test_jit_on_a_method_binds_self_like_jax():
+    import functools
+    import jax
+
+    def make(lib):
+        class Counter:
+            def __init__(self, k):
+                self.k = k
+
+            def __hash__(self):
+                return hash(self.k)
+
+            def __eq__(self, other):
+                return isinstance(other, Counter) and other.k == self.k
+
+            @functools.partial(lib.jit, static_argnums=0)
+            def apply(self, x):
+                return x + self.k
+        return Counter
+
+    ours, theirs = make(autodidax), make(jax)
+    assert type(ours.__dict__["apply"]).__name__ == "Jitted" and ours.apply is ours.__dict__["apply"]
+    bound = ours(1.0).apply
+    assert bound.__self__.k == 1.0 and bound.__name__ == theirs(1.0).apply.__name__ == "apply"
+    np.testing.assert_allclose(bound(np.ones(2, np.float32)), theirs(1.0).apply(np.ones(2)))
+    ours(1.0).apply(np.ones(2, np.float32))      # equal instances share the trace
+    ours(2.0).apply(np.ones(2, np.float32))
+    assert ours.apply.trace_count == 2
+
+
+def test_donation_is_accepted_and_ignored():
+    x = autodidax.numpy.ones(3)
+    y = autodidax.jit(lambda x: x * 2, donate_argnums=0)(x)
+    np.testing.assert_allclose(np.asarray(x) * 2, y)      # x is still usable
+    with pytest.raises(ValueError, match="cannot intersect"):
+        autodidax.jit(lambda x: x, static_argnames="x", donate_argnames="x")

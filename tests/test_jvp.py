@@ -80,6 +80,25 @@ PROGRAMS = {
         L.add(L.argmax(y, 1, np.int32), L.argmin(x, 1, np.int32)), np.float32)[:, None]),
     "stack_unstack": lambda L, x, y: L.stack([L.mul(u, 2.0) for u in L.unstack(
         L.stack([x, L.sin(y)], 1), 0)], 2),
+    "floor_ceil_round": lambda L, x, y: L.mul(L.add(L.floor(x), L.ceil(y)), L.add(
+        L.round(x), L.round(y, L.RoundingMethod.TO_NEAREST_EVEN))),
+    "is_finite": lambda L, x, y: L.select_n(L.is_finite(L.div(x, y)), y, x),
+    "exp2_expm1_log1p": lambda L, x, y: L.add(L.mul(L.exp2(x), L.expm1(y)), L.log1p(L.exp(x))),
+    "tan_atan_atan2": lambda L, x, y: L.add(L.mul(L.tan(x), L.atan(y)), L.atan2(x, y)),
+    "asin_acos_atanh": lambda L, x, y: L.add(L.mul(L.asin(L.tanh(x)), L.acos(L.tanh(y))),
+                                             L.atanh(L.tanh(x))),
+    "sinh_cosh": lambda L, x, y: L.mul(L.sinh(x), L.cosh(y)),
+    "asinh_acosh_rsqrt": lambda L, x, y: L.add(L.mul(L.asinh(x), L.acosh(L.add(L.exp(y), 1.0))),
+                                               L.rsqrt(L.exp(x))),
+    "rem": lambda L, x, y: L.rem(L.mul(x, 3.0), y),
+    "stop_gradient": lambda L, x, y: L.mul(L.stop_gradient(x), L.add(x, y)),
+    "reduce_prod": lambda L, x, y: L.add(L.reduce_prod(L.mul(x, y), (1,)),
+                                         L.reduce_prod(x, (0, 1))),
+    "cumsum_cumprod": lambda L, x, y: L.add(L.cumsum(L.mul(x, y), 1), L.mul(
+        L.cumprod(x, 1), L.cumprod(y, 0, reverse=True))),
+    "reduce_or_and": lambda L, x, y: L.select_n(L.reduce_or(L.gt(x, y), (0,)), L.sin(y[0]),
+                                                L.select_n(L.reduce_and(L.gt(x, y), (0,)),
+                                                           x[1], y[1])),
 }
 
 

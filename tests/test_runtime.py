@@ -310,3 +310,57 @@ def test_every_array_has_a_device():
     on_device = runtime.device_put(np.ones(3, np.float32))
     assert eager.device == on_device.device == runtime.devices("cpu")[0]
     assert eager.devices() == {eager.device}
+
+
+def test_config_options_of_the_runtime(tmp_path):
+    from autodidax.runtime import config
+    assert config.jax_enable_x64 is False
+    with pytest.raises(NotImplementedError, match="64-bit"):
+        config.update("jax_enable_x64", True)
+    assert config.jax_enable_x64 is False
+    config.update("jax_enable_x64", 0)
+    previous = runtime.get_cache_dir()
+    try:
+        config.update("jax_compilation_cache_dir", str(tmp_path))
+        assert runtime.get_cache_dir() == tmp_path and config.jax_compilation_cache_dir == str(tmp_path)
+        config.update("jax_compilation_cache_dir", None)
+        assert runtime.get_cache_dir() is None
+    finally:
+        runtime.set_cache_dir(previous)
+    with pytest.raises(AttributeError, match="Unrecognized config option"):
+        config.update("jax_enable_x32", True)
+    with pytest.raises(AttributeError):
+        config.jax_enable_x64 = True
+
+
+def test_config_platforms():
+    from autodidax.runtime import config
+    config.update("jax_platform_name", "cpu")
+    config.update("jax_platforms", "cpu")
+    assert runtime.default_backend() == "cpu" and runtime.default_device().platform == "cpu"
+    if runtime.find_cuda_plugin() is None:
+        with pytest.raises(RuntimeError, match="not available"):
+            config.update("jax_platforms", "gpu")
+        assert runtime.default_backend() == "cpu" and config.jax_platforms == "cpu"
+
+
+def test_device_get_and_block_until_ready():
+    x = runtime.device_put(np.arange(3, dtype=np.float32))
+    tree = {"x": x, "n": 3, "e": autodidax.numpy.ones(2)}
+    assert runtime.block_until_ready(tree) is tree
+    got = autodidax.device_get(tree)
+    assert type(got["x"]) is np.ndarray and type(got["e"]) is np.ndarray and got["n"] == 3
+    np.testing.assert_array_equal(got["x"], [0, 1, 2])
+
+
+def test_public_namespaces_match_jax():
+    import jax
+    import autodidax.errors
+    for name in vars(autodidax.errors):
+        if not name.startswith("_"):
+            assert hasattr(jax.errors, name), name
+            assert issubclass(getattr(autodidax.errors, name), Exception)
+    assert autodidax.errors.TracerBoolConversionError is core.TracerBoolConversionError
+    assert autodidax.jacobian is autodidax.jacrev
+    for name in ["block_until_ready", "device_get", "config", "disable_jit", "jacobian"]:
+        assert hasattr(jax, name) and hasattr(autodidax, name), name

@@ -399,3 +399,138 @@ def test_flatten_fun_output_structure_follows_the_last_call():
     assert repr(out_tree()) == "PyTreeDef([*, *])"
     flat_f(3)
     assert repr(out_tree()) == "PyTreeDef([*, *, *])"
+
+
+# ----------------------------------------------------------------------------------------------
+# Key paths, dataclasses and transpose, against JAX.
+@pytest.mark.parametrize("tree", EXAMPLES, ids=repr)
+def test_flatten_with_path_matches_jax(tree):
+    pairs, treedef = tu.tree_flatten_with_path(tree)
+    jpairs, jtreedef = jtu.tree_flatten_with_path(tree)
+    assert repr(treedef) == repr(jtreedef)
+    assert [repr(p) for p, _ in pairs] == [repr(p) for p, _ in jpairs]
+    assert [tu.keystr(p) for p, _ in pairs] == [jtu.keystr(p) for p, _ in jpairs]
+    assert ([tu.keystr(p, simple=True, separator="/") for p, _ in pairs]
+            == [jtu.keystr(p, simple=True, separator="/") for p, _ in jpairs])
+    _same_leaves([x for _, x in pairs], [x for _, x in jpairs])
+    _same_leaves([x for _, x in tu.tree_leaves_with_path(tree)], [x for _, x in jpairs])
+    f = lambda p, x: (tu.keystr(p), repr(x))
+    jf = lambda p, x: (jtu.keystr(p), repr(x))
+    assert repr(tu.tree_map_with_path(f, tree)) == repr(jtu.tree_map_with_path(jf, tree))
+
+
+def test_keys_compare_hash_and_print_as_jax():
+    pairs = [(tu.SequenceKey(1), jtu.SequenceKey(1)), (tu.DictKey("a"), jtu.DictKey("a")),
+             (tu.DictKey(2), jtu.DictKey(2)), (tu.GetAttrKey("x"), jtu.GetAttrKey("x")),
+             (tu.FlattenedIndexKey(3), jtu.FlattenedIndexKey(3))]
+    for ours, theirs in pairs:
+        assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
+        twin = type(ours)(getattr(ours, ours.__match_args__[0]))
+        assert ours == twin and hash(ours) == hash(twin)
+    assert tu.SequenceKey(1) != tu.FlattenedIndexKey(1) and tu.DictKey(1) == tu.DictKey(1.0)
+    with pytest.raises(AttributeError):
+        tu.SequenceKey(1).idx = 2
+    assert tu.keystr(("a", 3)) == jtu.keystr(("a", 3))
+
+
+def test_is_leaf_with_and_without_path():
+    tree = (1, {"a": [2, 3]}, [4])
+    for kwargs, jkwargs in [
+            (dict(is_leaf=lambda x: isinstance(x, list)),) * 2,
+            (dict(is_leaf=lambda p, x: len(p) == 2, is_leaf_takes_path=True),) * 2]:
+        pairs, treedef = tu.tree_flatten_with_path(tree, **kwargs)
+        jpairs, jtreedef = jtu.tree_flatten_with_path(tree, **jkwargs)
+        assert repr(treedef) == repr(jtreedef)
+        assert repr(pairs) == repr(jpairs)
+
+
+def test_map_with_path_of_several_trees():
+    f = lambda p, x, y: (len(p), x + y)
+    assert tu.tree_map_with_path(f, [1, (2,)], [10, (20,)]) == \
+        jtu.tree_map_with_path(f, [1, (2,)], [10, (20,)])
+
+
+def _dataclasses(lib):
+    import dataclasses
+    import functools
+
+    @lib.register_dataclass
+    @dataclasses.dataclass
+    class Inferred:
+        w: typing.Any
+        b: typing.Any = None
+        name: str = dataclasses.field(default="n", metadata=dict(static=True))
+
+    @functools.partial(lib.register_dataclass, data_fields=["y", "x"], meta_fields=["k"])
+    @dataclasses.dataclass
+    class Given:
+        x: typing.Any
+        y: typing.Any
+        k: int
+
+    return Inferred, Given
+
+
+def test_register_dataclass_matches_jax():
+    (Inferred, Given), (JInferred, JGiven) = _dataclasses(tu), _dataclasses(jtu)
+    for ours, theirs in [(Inferred(1.0, [2.0]), JInferred(1.0, [2.0])),
+                         ([Given(1, 2, 3), Inferred(4, name="m")],
+                          [JGiven(1, 2, 3), JInferred(4, name="m")])]:
+        pairs, treedef = tu.tree_flatten_with_path(ours)
+        jpairs, jtreedef = jtu.tree_flatten_with_path(theirs)
+        assert repr(treedef) == repr(jtreedef)
+        assert repr(pairs) == repr(jpairs)
+        assert repr(tu.tree_map(lambda x: x, ours)).replace("JInferred", "Inferred") == \
+            repr(jtu.tree_map(lambda x: x, theirs)).replace("JInferred", "Inferred")
+
+
+def test_register_dataclass_errors_match_jax():
+    import dataclasses
+
+    def fresh():
+        @dataclasses.dataclass
+        class Q:
+            a: int
+            b: int
+        return Q
+
+    bad = [dict(nodetype=int), dict(nodetype=fresh(), data_fields=["a"]),
+           dict(nodetype=fresh(), data_fields=["a"], meta_fields=[]),
+           dict(nodetype=fresh(), data_fields=["a", "b"], meta_fields=["a"]),
+           dict(nodetype=fresh(), data_fields=["a", "b", "c"], meta_fields=[])]
+    for kwargs in bad:
+        with pytest.raises(Exception) as theirs:
+            jtu.register_dataclass(**kwargs)
+        with pytest.raises(type(theirs.value)):
+            tu.register_dataclass(**{**kwargs, "nodetype": fresh()
+                                     if kwargs["nodetype"] is not int else int})
+    Q = fresh()
+    tu.register_dataclass(Q, data_fields=["a"], meta_fields=[], drop_fields=["b"])
+
+
+@pytest.mark.parametrize("outer, inner, tree", [
+    ([0, 0], (0, 0, 0), [(1, 2, 3), (4, 5, 6)]),
+    ([0, 0, 0], None, [(0.5, {"w": 1}), (0.25, {"w": 2}), (0.1, {"w": 3})]),
+    ({"a": 0, "b": 0}, [0, None], {"a": [1, None], "b": [2, None]}),
+    ((0,), None, ([1, 2],)),
+])
+def test_tree_transpose_matches_jax(outer, inner, tree):
+    ours = tu.tree_transpose(tu.tree_structure(outer),
+                             None if inner is None else tu.tree_structure(inner), tree)
+    theirs = jtu.tree_transpose(jtu.tree_structure(outer),
+                                None if inner is None else jtu.tree_structure(inner), tree)
+    assert repr(ours) == repr(theirs)
+
+
+def test_tree_transpose_wrong_count_is_a_type_error():
+    with pytest.raises(TypeError, match="tree_transpose expected"):
+        tu.tree_transpose(tu.tree_structure([0, 0]), tu.tree_structure((0, 0)),
+                          [(1, 2, 3), (4, 5, 6)])
+
+
+def test_jax_tree_short_names():
+    import autodidax
+    import jax.tree as jtree
+    for name in ["flatten_with_path", "leaves_with_path", "map_with_path", "transpose"]:
+        assert hasattr(jtree, name)
+        assert getattr(autodidax.tree, name) is getattr(tu, "tree_" + name)
