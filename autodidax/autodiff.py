@@ -50,13 +50,21 @@ class PartialEvalTrace(JaxprTrace):
         return super().process_primitive(primitive, args, params)
 
 
+class LinearizeTrace(JVPTrace):
+    """A JVP trace whose tangents are staged into a jaxpr: linearize's, and so grad's."""
+
+    def tracer_repr(self, tracer) -> str:
+        return (f"GradTracer(primal={tracer.primal}, "
+                f"typeof(tangent)={get_aval(tracer.tangent).str_short()})")
+
+
 def linearize_flat(flat_fun, primals):
     """Evaluate `flat_fun` at `primals` and stage its derivative there into a jaxpr. Returns
     the outputs, and a ClosedJaxpr from the tangents of the floating-point inputs to those of
     the floating-point outputs (integers and booleans have no derivative)."""
     with take_current_trace() as parent:
         pe = PartialEvalTrace(parent)
-        jvp_trace = JVPTrace(pe, TraceTag())
+        jvp_trace = LinearizeTrace(pe, TraceTag())
         tangents_in, tracers = [], []
         for p in primals:
             aval = tangent_aval(get_aval(p))

@@ -27,6 +27,10 @@ class BatchTracer(Tracer):
     def __init__(self, trace, val, batch_dim):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim
 
+    def __repr__(self):          # as JAX prints it: the example's type, then the whole batch's
+        return (f"VmapTracer(aval={self.aval.str_short(short_dtypes=False)}, "
+                f"batched={get_aval(self.val).str_short(short_dtypes=False)})")
+
     @property
     def aval(self):
         aval = get_aval(self.val)

@@ -35,8 +35,12 @@ class ShapedArray:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
 
-    def str_short(self) -> str:
-        return f"{_SHORT_NAMES[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = True) -> str:
+        """`f32[2,3]`; with `short_dtypes=False`, as tracers print it: `float32[2,3]`, and
+        `~float32[]` when weakly typed."""
+        if short_dtypes:
+            return f"{_SHORT_NAMES[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
     def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
         return ShapedArray(self.shape if shape is None else shape,
@@ -239,8 +243,8 @@ class Tracer:
         raise TypeError(f"unhashable type: a tracer ({self.aval.str_short()}); arrays are not "
                         "hashable, and a static argument must not be an array")
 
-    def __repr__(self):
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+    def __repr__(self):       # each kind of tracer may say more; JAX's print as `JitTracer(f32[])`
+        return f"{type(self).__name__}({self.aval.str_short(short_dtypes=False)})"
 
 
 import abc
@@ -307,10 +311,14 @@ class Array(metaclass=abc.ABCMeta):
     def __str__(self):
         return str(self._value)
 
+    def __format__(self, spec):     # f"{x:.2f}": a 0-d array formats as the Python number
+        value = self._value
+        return format(value.item() if value.ndim == 0 else value, spec)
+
     def __repr__(self):
         prefix = "Array("
         suffix = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "") + ")"
-        if self.size == 0 and self.shape != (0,):
+        if self.size == 0:
             suffix = f"shape={self.shape}, {suffix}"
         width = np.get_printoptions()["linewidth"]
         body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",

@@ -352,6 +352,9 @@ class JaxprTracer(Tracer):
     def aval(self):
         return self._var.aval
 
+    def __repr__(self):
+        return f"JitTracer({self.aval.str_short(short_dtypes=False)})"    # JAX's name for it
+
     def origin(self):
         """The user's line whose equation made this tracer, if it was made by one."""
         for eqn in self._trace.eqns:

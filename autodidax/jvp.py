@@ -106,6 +106,9 @@ class JVPTracer(Tracer):
     def __init__(self, trace: JVPTrace, primal, tangent):
         self._trace, self.primal, self.tangent = trace, primal, tangent
 
+    def __repr__(self):
+        return self._trace.tracer_repr(self)
+
     @property
     def aval(self) -> ShapedArray:
         return get_aval(self.primal)
@@ -131,6 +134,9 @@ class JVPTrace(Trace):
 
     def __repr__(self):
         return "jvp"
+
+    def tracer_repr(self, tracer) -> str:
+        return f"JVPTracer(primal={tracer.primal}, tangent={tracer.tangent})"
 
     def to_primal_tangent_pair(self, val):
         if isinstance(val, JVPTracer) and val._trace.tag is self.tag:

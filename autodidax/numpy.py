@@ -113,6 +113,7 @@ def _convert(a, from_scalar, dtype, weak):
 
 def _promote(name, *args):
     """Convert the arguments to their common dtype and make their ranks agree."""
+    _check_arraylike(name, *args)
     args = _promote_dtypes(*args)
     shapes = [a.shape for a in args]
     ranks = {len(s) for s in shapes if s}          # scalars go with any shape
@@ -353,7 +354,7 @@ def _trunc(x):
 
 def round(a, decimals=0, out=None):
     """Halves to the nearest even integer, as NumPy (`lax.round`'s default is away from 0)."""
-    _check_out("round", out)
+    _check_out("round", out, a)
     if decimals != 0:
         raise NotImplementedError("jnp.round with decimals != 0 is not built in autodidax")
     a = asarray(a)
@@ -654,10 +655,21 @@ def _reduction_axes(axis, ndim):
     return axes
 
 
-def _check_out(name, out):
+def _check_out(name, out, *arrays):
+    """JAX's checks of a reduction's arguments: no `out=`, and arrays, not lists."""
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: JAX "
                                   "arrays are immutable, use the returned value instead.")
+    _check_arraylike(name, *arrays)
+
+
+def _check_arraylike(name, *args):
+    """A list or tuple is not an array to JAX's functions (only `jnp.asarray` and `jnp.array`
+    turn them into one): `jnp.sum([1, 2])` would hide a slow conversion, so it is refused."""
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at "
+                            f"position {i}.")
 
 
 def _strong(a, dtype=None):
@@ -675,7 +687,7 @@ def _reduce(reducer, a, axis, keepdims):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _check_out("sum", out)
+    _check_out("sum", out, a)
     a = asarray(a)
     if dtype is None:
         if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
@@ -694,7 +706,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    _check_out("mean", out)
+    _check_out("mean", out, a)
     a = asarray(a)
     dtype = canonicalize_dtype(dtype or (a.dtype if a.dtype.kind == "f" else _FLOAT32))
     compute = _FLOAT32 if dtype == np.float16 else dtype
@@ -709,12 +721,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    _check_out("var", out)
+    _check_out("var", out, a)
     return _var(asarray(a), _static_axis(axis), dtype, ddof, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    _check_out("std", out)
+    _check_out("std", out, a)
     return _std(asarray(a), _static_axis(axis), dtype, ddof, keepdims)
 
 
@@ -746,7 +758,7 @@ def _std(a, axis, dtype, correction, keepdims):
 
 
 def _extremum(name, reducer, pick, a, axis, out, keepdims, initial, where):
-    _check_out(name, out)
+    _check_out(name, out, a)
     a = _strong(asarray(a))
     axes = _reduction_axes(axis, a.ndim)
     if initial is None and (where is not None or builtins.any(a.shape[i] == 0 for i in axes)):
@@ -771,7 +783,7 @@ amax, amin = max, min
 
 
 def _arg_extremum(name, primitive_fun, a, axis, out, keepdims):
-    _check_out(name, out)
+    _check_out(name, out, a)
     a = asarray(a)
     if axis is None:
         if a.size == 0:
@@ -794,7 +806,7 @@ def argmin(a, axis=None, out=None, keepdims=False):
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _check_out("prod", out)
+    _check_out("prod", out, a)
     a = asarray(a)
     if dtype is None:
         if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
@@ -813,7 +825,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def _logical_reduction(name, reducer, a, axis, out, keepdims):
-    _check_out(name, out)
+    _check_out(name, out, a)
     a = asarray(a)
     return _reduce(reducer, _strong(a, _BOOL), axis, keepdims)
 
@@ -827,12 +839,12 @@ def all(a, axis=None, out=None, keepdims=False):
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    _check_out("cumsum", out)
+    _check_out("cumsum", out, a)
     return _cumsum(asarray(a), axis, dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    _check_out("cumprod", out)
+    _check_out("cumprod", out, a)
     return _cumprod(asarray(a), axis, dtype)
 
 
@@ -859,6 +871,7 @@ def _cumprod(a, axis, dtype):
 
 
 def matmul(a, b):
+    _check_arraylike("matmul", a, b)
     a, b = asarray(a), asarray(b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:

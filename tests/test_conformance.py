@@ -115,6 +115,13 @@ TREE = {"b": [1.0, (2.0, None)], "a": Pair(3.0, [4.0]), "p": Params(5.0, 6.0),
         "o": collections.OrderedDict(z=7.0, y=8.0)}          # a pytree of every key kind
 
 
+def _seen(transform, x):
+    """The reprs of the values a function saw under `transform`."""
+    seen = []
+    transform(lambda v: seen.append(repr(v)) or v)(x)
+    return seen
+
+
 # ----------------------------------------------------------------------------------------------
 # The harness.
 class Case:
@@ -513,6 +520,19 @@ def _without_jit(jax, f, *args):
 
 
 TRANSFORMS = {
+    # how tracers print (each case returns the strings the function saw)
+    "repr of a jit tracer": C(lambda jax, jnp: _seen(jax.jit, 1.0)),
+    "repr of a jit tracer, array": C(lambda jax, jnp: _seen(jax.jit, F32)),
+    "repr of a make_jaxpr tracer": C(lambda jax, jnp: _seen(jax.make_jaxpr, 1.0)),
+    "repr of a grad tracer": C(lambda jax, jnp: _seen(jax.grad, 1.0)),
+    "repr of a vmap tracer": C(lambda jax, jnp: _seen(jax.vmap, F32)),
+    "repr of a jvp tracer": C(lambda jax, jnp: _seen(
+        lambda f: lambda x: jax.jvp(f, (x,), (x,)), 1.0)),
+    "format of a 0-d array": C(lambda jax, jnp: [f"{jnp.float32(3.14159):.2f}",
+                                                 f"{jnp.float32(3.14159)}", f"{jnp.int32(7):03d}",
+                                                 f"{jnp.asarray(F32)}", str(jnp.zeros((0,)))]),
+    "repr of empty arrays": C(lambda jax, jnp: [repr(jnp.zeros((0, 3))), repr(jnp.zeros((2, 0))),
+                                                repr(jnp.zeros((0,), jnp.int32))]),
     # grad
     "grad python float": C(lambda jax, jnp: jax.grad(_f(jnp))(1.0)),
     "grad numpy scalar": C(lambda jax, jnp: jax.grad(_f(jnp))(X0)),
@@ -934,6 +954,10 @@ def _leak(transformation, jax, jnp):
 
 
 ERRORS = {
+    "jnp.sum of a list": E(lambda jax, jnp: jnp.sum([1, 2, 3])),
+    "jnp.add of a list": E(lambda jax, jnp: jnp.add([1.0, 2.0], 1.0)),
+    "jnp.max of a tuple": E(lambda jax, jnp: jnp.max((1, 2))),
+    "matmul of lists": E(lambda jax, jnp: jnp.matmul([1.0, 2.0], [3.0, 4.0])),
     # shapes
     "add shape mismatch": E(lambda jax, jnp: jnp.asarray(F) + V3),
     "add shape mismatch arrays": E(lambda jax, jnp: jnp.add(V3, V4)),

@@ -379,7 +379,7 @@ def test_tracer_aval_and_concrete_value():
         return x * 2 if x > 0 else -x
 
     assert [float(v) for v in jvp(f, (jnp.asarray(3.0),), (jnp.asarray(1.0),))] == [6.0, 2.0]
-    assert seen == {"aval": "f32[]", "int": 3, "repr": "Traced<f32[]>with<JVPTrace>"}
+    assert seen == {"aval": "f32[]", "int": 3, "repr": "JVPTracer(primal=3.0, tangent=1.0)"}
     assert [float(v) for v in jvp(f, (-1.0,), (1.0,))] == [1.0, -1.0]
 
 
