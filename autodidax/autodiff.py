@@ -21,7 +21,7 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Litera
 from autodidax.jit import hoist_tracer_consts, jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
                            cast_like, check_callable, deflinear, float0, full_like, instantiate_zeros,
-                           maybe_jvp_tracer, tangent_aval)
+                           maybe_jvp_tracer, split_aux, tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -457,7 +457,7 @@ def vjp(fun, *primals, has_aux=False):
     with `has_aux`, `fun` returns `(output, aux)` and so does this, as `(out, vjp_fun, aux)`."""
     check_callable(fun)
     primals_flat, in_tree = tree_flatten(primals)
-    flat_fun, out_tree = flatten_fun(_split_aux(fun) if has_aux else fun, in_tree)
+    flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)
     out_flat, linear = linearize_flat(flat_fun, primals_flat)
     out_tree = out_tree()
     if has_aux:
@@ -496,18 +496,6 @@ def _type_str(shape, dtype):
     if dtype == float0:
         return f"float0[{','.join(map(str, shape))}]"
     return ShapedArray(shape, dtype).str_short()
-
-
-def _split_aux(fun):
-    def with_aux(*args):
-        result = fun(*args)
-        if not (isinstance(result, (tuple, list)) and len(result) == 2):
-            what = (f"a {type(result).__name__} of length {len(result)}"
-                    if isinstance(result, (tuple, list)) else "a single value")
-            raise TypeError("with has_aux=True the function must return a pair (output, aux), "
-                            f"but it returned {what}")
-        return tuple(result)
-    return with_aux
 
 
 def _check_inputs(name, leaves, allow_int):

@@ -443,9 +443,10 @@ def vmap(f, in_axes=0, out_axes=0):
     return api_boundary(batched_f)
 
 
-def jacfwd(f, argnums=0):
+def jacfwd(f, argnums=0, has_aux=False):
     """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
-    tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`."""
+    tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`. With
+    `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`."""
     check_callable(f)
     single = isinstance(argnums, int)
 
@@ -464,10 +465,11 @@ def jacfwd(f, argnums=0):
             slab = eye[:, start:start + a.size].reshape((n,) + a.shape)
             basis.append(Array(slab.astype(a.dtype)))
             start += a.size
-        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents)
-        y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
+        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents, has_aux=has_aux)
+        y, jac, *aux = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(*basis)
         example = tree_structure(dyn_args[0]) if single else in_tree
-        return tree_map(lambda out, j: _unravel(j, avals, example, get_aval(out)), y, jac)
+        jac = tree_map(lambda out, j: _unravel(j, avals, example, get_aval(out)), y, jac)
+        return (jac, aux[0]) if has_aux else jac
 
     return api_boundary(jacfun)
 

@@ -506,10 +506,25 @@ def _check_tangent(primal, tangent, where: str):
     return tangent
 
 
+def split_aux(fun: Callable) -> Callable:
+    """`fun`, which returns a pair `(output, aux)`, checked to return one: for `has_aux=True`,
+    where `aux` is carried along without being differentiated."""
+    def with_aux(*args, **kwargs):
+        result = fun(*args, **kwargs)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            what = (f"a {type(result).__name__} of length {len(result)}"
+                    if isinstance(result, (tuple, list)) else "a single value")
+            raise TypeError("with has_aux=True the function must return a pair (output, aux), "
+                            f"but it returned {what}")
+        return tuple(result)
+    return with_aux
+
+
 @api_boundary
-def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
     """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
-    `tangents`, both in the structure of `fun`'s output."""
+    `tangents`, both in the structure of `fun`'s output. With `has_aux`, `fun` returns
+    `(output, aux)`, and so does this, as `(output, J v, aux)`: `aux` is not differentiated."""
     check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
@@ -522,9 +537,15 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
                         f"structure {tangent_tree}.")
     tangents_flat = [_check_tangent(p, t, where) for p, t, where
                      in zip(primals_flat, tangents_flat, _leaf_names(primals, "primals"))]
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)
     primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
-    return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+    out_tree = out_tree()
+    if not has_aux:
+        return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
+    out_tree, aux_tree = out_tree.children()
+    n = out_tree.num_leaves
+    return (tree_unflatten(out_tree, primals_out[:n]), tree_unflatten(out_tree, tangents_out[:n]),
+            tree_unflatten(aux_tree, primals_out[n:]))
 
 
 def argnums_partial(fun: Callable, argnums, args: Sequence, what: str):

@@ -520,6 +520,16 @@ def _without_jit(jax, f, *args):
 
 
 TRANSFORMS = {
+    "jvp has_aux": C(lambda jax, jnp: jax.jvp(lambda x: (jnp.sin(x) * 2.0, {"c": jnp.cos(x)}),
+                                              (F32,), (POS,), has_aux=True)),
+    "jvp has_aux int aux": C(lambda jax, jnp: jax.jvp(lambda x: (x * x, jnp.argmax(x)),
+                                                      (F32,), (POS,), has_aux=True)),
+    "jacfwd has_aux": C(lambda jax, jnp: jax.jacfwd(lambda x: (jnp.tanh(x) * x, x.sum()),
+                                                    has_aux=True)(F32)),
+    "jacfwd has_aux argnums": C(lambda jax, jnp: jax.jacfwd(
+        lambda x, y: (x * y, (y, 3)), argnums=(0, 1), has_aux=True)(F32, POS)),
+    "jvp has_aux not a pair": E(lambda jax, jnp: jax.jvp(lambda x: x, (1.0,), (1.0,),
+                                                         has_aux=True)),
     # how tracers print (each case returns the strings the function saw)
     "repr of a jit tracer": C(lambda jax, jnp: _seen(jax.jit, 1.0)),
     "repr of a jit tracer, array": C(lambda jax, jnp: _seen(jax.jit, F32)),
