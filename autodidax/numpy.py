@@ -574,6 +574,40 @@ def stack(arrays, axis=0):
     return lax.stack(arrays, _canonical_axis(axis, arrays[0].ndim + 1))
 
 
+@_jit_in_jaxprs("atleast_1d")
+def atleast_1d(a):
+    a = asarray(a)
+    return reshape(a, (1,)) if a.ndim == 0 else a
+
+
+@_jit_in_jaxprs("atleast_2d")
+def atleast_2d(a):
+    a = asarray(a)
+    return lax.expand_dims(a, tuple(range(2 - a.ndim))) if a.ndim < 2 else a
+
+
+def vstack(tup):
+    """The arrays joined along a first axis, vectors as rows."""
+    return concatenate([atleast_2d(a) for a in tup], axis=0)
+
+
+def hstack(tup):
+    """The arrays joined along their second axis, or their only one for vectors."""
+    arrays = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, axis=0 if arrays and arrays[0].ndim == 1 else 1)
+
+
+def flip(m, axis=None):
+    """`m` with the order of its elements reversed along `axis` (default: every axis)."""
+    return _flip(asarray(m), tuple(axis) if isinstance(axis, list) else axis)
+
+
+@_jit_in_jaxprs("_flip", static_argnums=(1,))
+def _flip(m, axis):
+    axes = range(m.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return lax.rev(m, sorted(_canonical_axis(a, m.ndim) for a in axes))
+
+
 def _canonical_shape(shape) -> tuple:
     """A shape from an int, a sequence of ints, or arrays holding them (`zeros(x.shape[0])`)."""
     try:
@@ -918,6 +952,26 @@ def matmul(a, b):
     out = lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
     out = lax.transpose(out, np.argsort(out_batch + out_a + out_b).tolist())
     return lax.expand_dims(out, both_squeeze) if both_squeeze else out
+
+
+def tensordot(a, b, axes=2):
+    """Contract the last `axes` dimensions of `a` with the first of `b` (an int), or the
+    dimensions listed for each (a pair of sequences): one `dot_general`."""
+    _check_arraylike("tensordot", a, b)
+    a, b = _promote_dtypes(a, b)
+    if type(axes) is int:
+        if axes > builtins.min(a.ndim, b.ndim):
+            raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks "
+                            f"({a.shape} and {b.shape})")
+        a_axes, b_axes = tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes))
+    else:
+        a_axes, b_axes = ((ax,) if isinstance(ax, int) else tuple(ax) for ax in axes)
+        if len(a_axes) != len(b_axes):
+            raise TypeError("tensordot requires axes lists to have equal length, got "
+                            f"{a_axes} and {b_axes}.")
+        a_axes = tuple(_canonical_axis(i, a.ndim) for i in a_axes)
+        b_axes = tuple(_canonical_axis(i, b.ndim) for i in b_axes)
+    return lax.dot_general(a, b, ((a_axes, b_axes), ((), ())), preferred_element_type=a.dtype)
 
 
 def dot(a, b):

@@ -237,6 +237,17 @@ def _params(table):
 # ----------------------------------------------------------------------------------------------
 # The NumPy front end.
 NUMPY = {
+    "vstack": C(lambda jax, jnp: jnp.vstack([F32, POS, jnp.ones((2, 5))])),
+    "vstack scalars": C(lambda jax, jnp: jnp.vstack([1.0, 2.0])),
+    "hstack vectors": C(lambda jax, jnp: jnp.hstack([F32, I32])),
+    "hstack matrices": C(lambda jax, jnp: jnp.hstack([F, G.T[:3]])),
+    "flip all": C(lambda jax, jnp: jnp.flip(T)),
+    "flip axis": C(lambda jax, jnp: jnp.flip(T, axis=-1)),
+    "flip axes": C(lambda jax, jnp: jnp.flip(T, axis=(0, 2))),
+    "tensordot 0 (outer)": C(lambda jax, jnp: jnp.tensordot(F32, POS, 0)),
+    "tensordot 1": C(lambda jax, jnp: jnp.tensordot(F, G, 1)),
+    "tensordot pairs": C(lambda jax, jnp: jnp.tensordot(T, F, axes=([1, 2], [0, 1]))),
+    "tensordot int axes 2": C(lambda jax, jnp: jnp.tensordot(T, F, axes=2)),
     # creation
     "zeros": C(lambda jax, jnp: jnp.zeros((2, 3))),
     "full int": C(lambda jax, jnp: jnp.full((2, 2), 7)),
@@ -807,6 +818,9 @@ CONTROL = {
 # ----------------------------------------------------------------------------------------------
 # Jaxpr text: `str(jax.make_jaxpr(f)(*args))`, character for character.
 JAXPR = {
+    "tensordot": J(lambda jax, jnp: jax.make_jaxpr(lambda a, b: jnp.tensordot(a, b, 1))(F, G)),
+    "vstack": J(lambda jax, jnp: jax.make_jaxpr(lambda a, b: jnp.vstack([a, b]))(F32, POS)),
+    "flip": J(lambda jax, jnp: jax.make_jaxpr(lambda a: jnp.flip(a, 1))(T)),
     "add literal": J(lambda jax, jnp: jax.make_jaxpr(lambda x: x + 1.0)(F32)),
     "mul int literal": J(lambda jax, jnp: jax.make_jaxpr(lambda x: x * 2)(I32)),
     "sin times 3": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.sin(x) * 3)(F)),
