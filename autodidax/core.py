@@ -396,7 +396,14 @@ class EvalTrace(Trace):
             if isinstance(x, Tracer):
                 raise escaped_tracer_error(x, f" in {primitive}")
         out_avals = abstract_eval_rules[primitive](*map(get_aval, args), **params)
-        out = run_quietly(impl_rules[primitive], list(map(to_numpy, args)), params)
+        if _numpy_errors is None:
+            out = run_quietly(impl_rules[primitive], list(map(to_numpy, args)), params)
+        else:                       # run_quietly, inlined: this is every eager operation
+            token = _numpy_errors.set(_QUIET)
+            try:
+                out = impl_rules[primitive](*map(to_numpy, args), **params)
+            finally:
+                _numpy_errors.reset(token)
         if primitive.multiple_results:
             return [Array(o, a.weak_type) for o, a in zip(out, out_avals)]
         return Array(out, out_avals.weak_type)
