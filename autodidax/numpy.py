@@ -992,6 +992,129 @@ def outer(a, b):
     return multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 
+def tile(A, reps):
+    """`A` repeated `reps` times along each axis (an int, or one count per axis)."""
+    A = asarray(A)
+    reps = (operator.index(reps),) if not isinstance(reps, (tuple, list)) else tuple(reps)
+    d = builtins.max(A.ndim, len(reps))
+    shape, reps = (1,) * (d - A.ndim) + A.shape, (1,) * (d - len(reps)) + reps
+    A = reshape(A, shape)
+    wide = [n for pair in zip(reps, shape) for n in pair]        # (r0, s0, r1, s1, ...)
+    A = lax.broadcast_in_dim(A, wide, range(1, 2 * d, 2))
+    return reshape(A, [r * s for r, s in zip(reps, shape)])
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of `a` repeated `repeats` times (an int) along `axis` (default: of the
+    flattened array)."""
+    a = asarray(a)
+    if not isinstance(repeats, int):
+        raise NotImplementedError("jnp.repeat with an array of repeat counts is not built in "
+                                  "autodidax: pass an int")
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _canonical_axis(axis, a.ndim)
+    wide = a.shape[:axis + 1] + (repeats,) + a.shape[axis + 1:]
+    a = lax.broadcast_in_dim(a, wide, [i for i in range(len(wide)) if i != axis + 1])
+    return reshape(a, a.shape[:axis] + (wide[axis] * repeats,) + wide[axis + 2:])
+
+
+def roll(a, shift, axis=None):
+    """`a` with its elements shifted by `shift` places along `axis`, those that fall off one
+    end coming back at the other (default: of the flattened array, then reshaped)."""
+    a = asarray(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    for s, ax in zip(shifts, axes):
+        ax = _canonical_axis(ax, a.ndim)
+        n = a.shape[ax]
+        if n:
+            s = operator.index(s) % n
+            a = concatenate([_slice_axis(a, n - s, n, ax), _slice_axis(a, 0, n - s, ax)],
+                            ax) if s else a
+    return a
+
+
+def _slice_axis(a, start, stop, axis):
+    starts, limits = [0] * a.ndim, list(a.shape)
+    starts[axis], limits[axis] = start, stop
+    return lax.slice(a, starts, limits)
+
+
+def _triangle(m, k, lower):
+    m = asarray(m)
+    if m.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least two "
+                         f"dimensions, got shape {m.shape}")
+    n, p = m.shape[-2:]
+    mask = np.tri(n, p, k, dtype=bool) if lower else ~np.tri(n, p, k - 1, dtype=bool)
+    return _where(mask, m, zeros_like(m))
+
+
+def tril(m, k=0): return _triangle(m, k, lower=True)
+def triu(m, k=0): return _triangle(m, k, lower=False)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal of the matrices along `axis1` and `axis2`, as the last axis."""
+    a = asarray(a)
+    axis1, axis2 = _canonical_axis(axis1, a.ndim), _canonical_axis(axis2, a.ndim)
+    a = lax.transpose(a, [i for i in range(a.ndim) if i not in (axis1, axis2)] + [axis1, axis2])
+    n, p = a.shape[-2:]
+    picked = sum(_where(np.eye(n, p, offset, dtype=bool), a, zeros_like(a)), axis=-1,
+                 dtype=a.dtype)
+    start, stop = builtins.max(0, -offset), builtins.min(n, p - offset)
+    return _slice_axis(picked, start, builtins.max(start, stop), picked.ndim - 1)
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+def diag(v, k=0):
+    """The diagonal of a matrix, or the matrix with a vector on its diagonal."""
+    v = asarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    n = v.shape[0] + builtins.abs(k)
+    padded = concatenate([v, zeros(builtins.abs(k), v.dtype)]) if k else v
+    values = padded[:, None] if k >= 0 else padded[None, :]    # v[i] at (i, i + k)
+    return _where(np.eye(n, n, k, dtype=bool), broadcast_to(values, (n, n)),
+                  zeros((n, n), v.dtype))
+
+
+def meshgrid(*xi, indexing="xy", sparse=False):
+    """Coordinate arrays from coordinate vectors: `indexing="xy"` (Cartesian, the first two
+    axes swapped) or `"ij"` (matrix)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    xi = [ravel(asarray(x)) for x in xi]
+    shape = [x.shape[0] for x in xi]
+    if indexing == "xy" and len(xi) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xi):
+        at = (1 - i if i < 2 else i) if indexing == "xy" and len(xi) > 1 else i
+        out.append(lax.broadcast_in_dim(x, [s if j == at else 1 for j, s in enumerate(shape)]
+                                        if sparse else shape, [at]))
+    return out
+
+
+def kron(a, b):
+    """The Kronecker product: every element of `a` times the whole of `b`."""
+    a, b = _promote_dtypes(a, b)
+    d = builtins.max(a.ndim, b.ndim)
+    a, b = reshape(a, (1,) * (d - a.ndim) + a.shape), reshape(b, (1,) * (d - b.ndim) + b.shape)
+    wide = multiply(lax.expand_dims(a, range(1, 2 * d, 2)), lax.expand_dims(b, range(0, 2 * d, 2)))
+    return reshape(wide, [m * n for m, n in zip(a.shape, b.shape)])
+
+
 def _getitem(a, index):
     index = index if isinstance(index, tuple) else (index,)
     for i in index:

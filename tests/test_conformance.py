@@ -237,6 +237,28 @@ def _params(table):
 # ----------------------------------------------------------------------------------------------
 # The NumPy front end.
 NUMPY = {
+    "tile int": C(lambda jax, jnp: jnp.tile(F32, 3)),
+    "tile tuple": C(lambda jax, jnp: jnp.tile(F, (2, 1, 3))),
+    "repeat flat": C(lambda jax, jnp: jnp.repeat(F, 2)),
+    "repeat axis": C(lambda jax, jnp: jnp.repeat(I, 3, axis=1)),
+    "roll flat": C(lambda jax, jnp: jnp.roll(F, 5)),
+    "roll axis": C(lambda jax, jnp: jnp.roll(T, -1, axis=2)),
+    "roll axes": C(lambda jax, jnp: jnp.roll(T, (1, 2), axis=(0, 1))),
+    "tril": C(lambda jax, jnp: jnp.tril(F)),
+    "triu k": C(lambda jax, jnp: jnp.triu(T, 1)),
+    "tril k negative int": C(lambda jax, jnp: jnp.tril(I, -1)),
+    "diagonal": C(lambda jax, jnp: jnp.diagonal(F)),
+    "diagonal offset axes": C(lambda jax, jnp: jnp.diagonal(T, 1, 1, 2)),
+    "trace": C(lambda jax, jnp: jnp.trace(F)),
+    "trace int8": C(lambda jax, jnp: jnp.trace(jnp.asarray(I8).reshape(5, 1) * jnp.ones((1, 5), jnp.int8))),
+    "diag of vector": C(lambda jax, jnp: jnp.diag(F32)),
+    "diag of vector k": C(lambda jax, jnp: (jnp.diag(F32, 2), jnp.diag(I32, -1))),
+    "diag of matrix": C(lambda jax, jnp: jnp.diag(F, -1)),
+    "meshgrid xy": C(lambda jax, jnp: jnp.meshgrid(F32, V3)),
+    "meshgrid ij": C(lambda jax, jnp: jnp.meshgrid(F32, V3, V4, indexing="ij")),
+    "meshgrid sparse": C(lambda jax, jnp: jnp.meshgrid(F32, V3, sparse=True)),
+    "kron": C(lambda jax, jnp: jnp.kron(F, I)),
+    "kron vectors": C(lambda jax, jnp: jnp.kron(F32, I32)),
     "vstack": C(lambda jax, jnp: jnp.vstack([F32, POS, jnp.ones((2, 5))])),
     "vstack scalars": C(lambda jax, jnp: jnp.vstack([1.0, 2.0])),
     "hstack vectors": C(lambda jax, jnp: jnp.hstack([F32, I32])),
@@ -531,6 +553,11 @@ def _without_jit(jax, f, *args):
 
 
 TRANSFORMS = {
+    "grad of kron and trace": C(lambda jax, jnp: jax.grad(
+        lambda x: jnp.trace(jnp.kron(x, x[:2, :2])))(F), rtol=1e-5),
+    "vmap of tril and roll": C(lambda jax, jnp: jax.vmap(lambda m: jnp.roll(jnp.tril(m), 1))(T)),
+    "jit of tile, repeat, diag": C(lambda jax, jnp: jax.jit(
+        lambda v: (jnp.tile(v, 2), jnp.repeat(v, 2), jnp.diag(v, 1)))(F32)),
     "jvp has_aux": C(lambda jax, jnp: jax.jvp(lambda x: (jnp.sin(x) * 2.0, {"c": jnp.cos(x)}),
                                               (F32,), (POS,), has_aux=True)),
     "jvp has_aux int aux": C(lambda jax, jnp: jax.jvp(lambda x: (x * x, jnp.argmax(x)),
