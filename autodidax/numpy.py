@@ -720,8 +720,11 @@ def _reduce(reducer, a, axis, keepdims):
     return lax.expand_dims(out, axes) if keepdims else out
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _check_out("sum", out, a)
+def _accumulate(name, reducer, combine, identity, a, axis, dtype, out, keepdims, initial,
+                where):
+    """A sum or a product, as NumPy's and JAX's: small integers and booleans accumulate in
+    (u)int32, float16 in float32; `where=` masks elements with the identity."""
+    _check_out(name, out, a)
     a = asarray(a)
     if dtype is None:
         if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
@@ -732,11 +735,16 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     compute = _FLOAT32 if dtype == np.float16 else dtype     # half precision adds in single
     a = _strong(a, compute)
     if where is not None:
-        a = _where(where, a, zeros((), compute))
-    result = _reduce(lax.reduce_sum, a, axis, keepdims)
+        a = _where(where, a, full((), identity, compute))
+    result = _reduce(reducer, a, axis, keepdims)
     if initial is not None:
-        result = add(result, asarray(initial, compute))
+        result = combine(result, asarray(initial, compute))
     return _strong(result, dtype)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    return _accumulate("sum", lax.reduce_sum, add, 0, a, axis, dtype, out, keepdims, initial,
+                       where)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
@@ -840,22 +848,8 @@ def argmin(a, axis=None, out=None, keepdims=False):
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _check_out("prod", out, a)
-    a = asarray(a)
-    if dtype is None:
-        if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
-            dtype = np.dtype("uint32") if a.dtype.kind == "u" else _INT32
-        else:
-            dtype = a.dtype
-    dtype = canonicalize_dtype(dtype)
-    compute = _FLOAT32 if dtype == np.float16 else dtype
-    a = _strong(a, compute)
-    if where is not None:
-        a = _where(where, a, ones((), compute))
-    result = _reduce(lax.reduce_prod, a, axis, keepdims)
-    if initial is not None:
-        result = multiply(result, asarray(initial, compute))
-    return _strong(result, dtype)
+    return _accumulate("prod", lax.reduce_prod, multiply, 1, a, axis, dtype, out, keepdims,
+                       initial, where)
 
 
 def _logical_reduction(name, reducer, a, axis, out, keepdims):
