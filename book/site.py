@@ -31,14 +31,17 @@ def stage(src: Path, root: Path = ROOT, allow_missing: bool = False,
     if src.exists():
         shutil.rmtree(src)
     (src / "chapters").mkdir(parents=True)
-    docs = []
+    docs, appendices = [], []
     for ch in listed:
         if ch.notebook.exists():
             shutil.copy2(ch.notebook, src / "chapters" / ch.notebook.name)
-            docs.append(f"chapters/{ch.notebook.stem}")
-    toc = "\n".join(["", "```{toctree}", ":caption: Chapters", ":maxdepth: 1", "", *docs, "```", ""])
+            # Appendices are numbered A1, A2...: they get a table of contents of their own.
+            (appendices if ch.number[0].isalpha() else docs).append(f"chapters/{ch.notebook.stem}")
+    toc = "".join("\n".join(["", "```{toctree}", f":caption: {caption}", ":maxdepth: 1", "",
+                              *names, "```", ""])
+                  for caption, names in [("Chapters", docs), ("Appendices", appendices)] if names)
     (src / "index.md").write_text((SITE / "index.md").read_text() + toc)
-    return docs
+    return docs + appendices
 
 
 def build(out: Path, root: Path = ROOT, allow_missing: bool = False, quiet: bool = True,
