@@ -26,6 +26,11 @@ from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.con
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
 
+from autodidax import nn  # noqa: E402,F401  (appendix A1: jax.nn)
+import autodidax.scipy.special  # noqa: E402,F401  (appendix A1: jax.scipy.special)
+import autodidax.scipy.stats.norm  # noqa: E402,F401  (appendix A1: jax.scipy.stats.norm)
+import autodidax.numpy.linalg  # noqa: E402,F401  (appendix A2: jnp.linalg)
+
 jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 
 # `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...

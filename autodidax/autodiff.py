@@ -12,7 +12,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.batching import batching_rules, jacfwd, vmap
+from autodidax.batching import (all_gather, all_gather_p, batching_rules, jacfwd, pmax_p,
+                                 pmin_p, psum_p, psum_scatter, reduce_scatter_p, vmap)
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
@@ -243,7 +244,7 @@ transpose_rules[lax.convert_element_type_p] = lambda ct, x, **params: [
 
 
 def _reduce_sum_transpose(ct, x, *, axes, **params):
-    kept = [i for i in range(x.aval.ndim) if i not in axes]
+    kept = tuple(np.delete(np.arange(x.aval.ndim), axes))   # NumPy ints, printed as JAX's
     return [lax.broadcast_in_dim(ct, x.aval.shape, kept)]
 
 
@@ -325,33 +326,7 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_typ
 transpose_rules[lax.dot_general_p] = _dot_general_transpose
 
 
-pad_p = Primitive("pad")
-
-
-def _padded_shape(shape, padding_config):
-    return tuple(lo + hi + d + max(d - 1, 0) * interior
-                 for d, (lo, hi, interior) in zip(shape, padding_config))
-
-
-def _pad_impl(x, padding_value, *, padding_config):
-    out = np.full(_padded_shape(x.shape, padding_config), padding_value, x.dtype)
-    out[tuple(slice(lo, lo + (d - 1) * (interior + 1) + 1 if d else lo, interior + 1)
-              for d, (lo, hi, interior) in zip(x.shape, padding_config))] = x
-    return out
-
-
-def _pad_abstract(x, padding_value, *, padding_config):
-    if len(padding_config) != x.ndim or any(n < 0 for cfg in padding_config for n in cfg):
-        raise TypeError(f"pad needs one non-negative (low, high, interior) per dimension of "
-                        f"{x.str_short()}, got {padding_config}")
-    if padding_value.shape or padding_value.dtype != x.dtype:
-        raise TypeError(f"pad's padding value must be a scalar of dtype {x.dtype.name}, got "
-                        f"{padding_value.str_short()}")
-    return x.update(shape=_padded_shape(x.shape, padding_config))
-
-
-def pad(x, padding_value, padding_config):
-    return pad_p.bind(x, padding_value, padding_config=tuple(map(tuple, padding_config)))
+pad = lax.pad
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
@@ -361,43 +336,27 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     for d, start, stride, n in zip(shape, start_indices, strides, get_aval(ct).shape):
         end = start + (n - 1) * stride + 1 if n else start
         config.append((start, d - end, stride - 1))
-    return [pad(ct, LiteralArray(np.zeros((), x.aval.dtype)), config)]
+    return [lax.pad(ct, LiteralArray(np.zeros((), x.aval.dtype)), config)]
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
-    shape = get_aval(ct).shape
-    t_x = lax.slice(ct, [lo for lo, _, _ in padding_config],
-                    [n - hi for n, (_, hi, _) in zip(shape, padding_config)],
-                    [interior + 1 for _, _, interior in padding_config])
-    t_value = None
-    if is_linear(padding_value):    # the padding value's cotangent: everything not from x
-        everything = range(len(shape))
-        t_value = lax.sub(lax.reduce_sum(ct, everything), lax.reduce_sum(t_x, everything))
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    everything = list(range(get_aval(ct).ndim))
+
+    def t_operand():
+        unpadded = lax.pad(ct, np.zeros((), get_aval(ct).dtype),
+                           [(-a, -b, 0) for a, b in zip(lo, hi)])
+        return lax.slice(unpadded, [0] * len(lo), get_aval(unpadded).shape,
+                         [i + 1 for i in interior])
+
+    t_x = t_operand() if is_linear(x) or is_linear(padding_value) else None
+    t_value = (lax.sub(lax.reduce_sum(ct, everything), lax.reduce_sum(t_x, everything))
+               if is_linear(padding_value) else None)
     return [t_x if is_linear(x) else None, t_value]
 
 
-def _pad_batching_rule(vals, dims, *, padding_config):
-    (x, value), (x_dim, value_dim) = vals, dims
-    if value_dim is not None:
-        raise NotImplementedError("vmap of pad over its padding value")
-    config = list(padding_config)
-    config.insert(x_dim, (0, 0, 0))
-    return pad(x, value, config), x_dim
-
-
-def _pad_lowering(ctx, x, padding_value, *, padding_config):
-    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
-    dense = lambda xs: ir.DenseI64ArrayAttr.get(list(xs))
-    return [hlo.pad(x, padding_value, dense(low), dense(high), dense(interior))]
-
-
-impl_rules[pad_p] = _pad_impl
-abstract_eval_rules[pad_p] = _pad_abstract
-deflinear(pad_p)
-batching_rules[pad_p] = _pad_batching_rule
-lowering_rules[pad_p] = _pad_lowering
 transpose_rules[lax.slice_p] = _slice_transpose
-transpose_rules[pad_p] = _pad_transpose
+transpose_rules[lax.pad_p] = _pad_transpose
 
 
 split_p = Primitive("split")
@@ -695,3 +654,44 @@ def _jit_transpose(cts, *args, jaxpr, name):
 
 
 transpose_rules[jit_p] = _jit_transpose
+
+
+def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    named = tuple(a for a in axes if not isinstance(a, int))
+    positional = tuple(a for a in axes if isinstance(a, int))
+    if positional:
+        ct, = _reduce_sum_transpose(ct, x, axes=positional)
+    return [psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
+
+
+transpose_rules[psum_p] = _psum_transpose
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                          axis_size, tiled):
+    return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension, tiled=tiled)]
+
+
+def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_index_groups,
+                              axis_size, tiled):
+    return [all_gather(ct, axis_name, axis=scatter_dimension, tiled=tiled)]
+
+
+transpose_rules[all_gather_p] = _all_gather_transpose
+transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
+
+
+def _allreduce_lowering(reduce_p):
+    def rule(ctx, x, *, axes, axis_index_groups):
+        named = tuple(a for a in axes if not isinstance(a, int))
+        if named:
+            raise NotImplementedError(f"compiling a collective over the named axes {named}, "
+                                      "an exchange between devices, is not supported yet")
+        positional = tuple(a for a in axes if isinstance(a, int))
+        return lowering_rules[reduce_p](ctx, x, axes=positional) if positional else [x]
+    return rule
+
+
+lowering_rules[psum_p] = _allreduce_lowering(lax.reduce_sum_p)
+lowering_rules[pmax_p] = _allreduce_lowering(lax.reduce_max_p)
+lowering_rules[pmin_p] = _allreduce_lowering(lax.reduce_min_p)

@@ -4,16 +4,19 @@
 """Batching: the batching trace, a batching rule for every primitive, `vmap` and `jacfwd`."""
 from __future__ import annotations
 
+import functools
 import inspect
+from typing import NamedTuple
 
 import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, Trace, Tracer, api_boundary, get_aval, set_current_trace,
+from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
+                            api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
 from autodidax.jvp import (TraceTag, add_any, add_any_p, argnums_partial, cast_like,
-                           check_callable, check_float_inputs, jvp)
+                           check_callable, check_float_inputs, deflinear, jvp)
 from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
                                  tree_unflatten)
 
@@ -42,16 +45,49 @@ class BatchTracer(Tracer):
 
 
 batching_rules: dict = {}   # primitive -> rule(vals, dims, **params) -> (out, out_dim)
+fancy_batching_rules: dict = {}   # primitive -> rule(axis_data, vals, dims, **params)
+
+
+class AxisData(NamedTuple):
+    """The axis a batching trace maps over: its size, and its name (None if it has none)."""
+    name: object
+    size: int
+
+
+class _AxisContext:
+    """The named axes bound now (a stack of `AxisData`), and the axis whose rule is running."""
+    __slots__ = ("bound", "rule_axis")
+
+
+axis_context = _AxisContext()
+axis_context.bound, axis_context.rule_axis = [], None
+
+
+class running_rule_of:
+    """`with running_rule_of(axis_data):` while a batching rule for that axis runs."""
+    __slots__ = ("axis_data", "prev")
+
+    def __init__(self, axis_data):
+        self.axis_data = axis_data
+
+    def __enter__(self):
+        self.prev, axis_context.rule_axis = axis_context.rule_axis, self.axis_data
+
+    def __exit__(self, *exc):
+        axis_context.rule_axis = self.prev
 
 
 class BatchTrace(Trace):
     """Interprets primitives on batched values, with the parent trace doing the arithmetic."""
 
-    def __init__(self, parent_trace, tag, axis_size):
-        self.parent_trace, self.tag, self.axis_size = parent_trace, tag, axis_size
+    def __init__(self, parent_trace, tag, axis_data):
+        self.parent_trace, self.tag, self.axis_data = parent_trace, tag, axis_data
+
+    axis_size = property(lambda self: self.axis_data.size)
 
     def __repr__(self):
-        return f"vmap (of a batch of {self.axis_size})"
+        name = "" if self.axis_data.name is None else f" named {self.axis_data.name!r}"
+        return f"vmap (of a batch of {self.axis_data.size}{name})"
 
     def to_batch_info(self, x):
         """The value and batch dimension of `x`, which is unbatched unless it is ours."""
@@ -60,30 +96,56 @@ class BatchTrace(Trace):
         return x, not_mapped
 
     def process_primitive(self, primitive, tracers, params):
-        vals, dims = zip(*map(self.to_batch_info, tracers))
-        if all(d is not_mapped for d in dims):
+        vals, dims = zip(*map(self.to_batch_info, tracers)) if tracers else ((), ())
+        fancy = fancy_batching_rules.get(primitive)
+        if fancy is None and all(d is not_mapped for d in dims):
             with set_current_trace(self.parent_trace):
                 return primitive.bind(*vals, **params)
         rule = batching_rules.get(primitive)
-        if rule is None:
+        if fancy is None and rule is None:
             raise NotImplementedError(f"vmap has no batching rule for the primitive {primitive}: "
                                       f"register one in autodidax.batching.batching_rules")
-        with set_current_trace(self.parent_trace):
-            out, out_dim = rule(vals, dims, **params)
+        with set_current_trace(self.parent_trace), running_rule_of(self.axis_data):
+            if fancy is not None:
+                out, out_dim = fancy(self.axis_data, vals, dims, **params)
+            else:
+                out, out_dim = rule(vals, dims, **params)
         if primitive.multiple_results:
             return [x if d is not_mapped else BatchTracer(self, x, d) for x, d in zip(out, out_dim)]
         return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
 
 
-def batch(f, axis_size, in_dims, args):
+_inherit = object()     # `batch`'s default axis name: that of the rule calling it, if any
+
+
+class extend_axis_env:
+    """`with extend_axis_env(name, size):` binds the axis `name` inside the block."""
+    __slots__ = ("axis_data",)
+
+    def __init__(self, name, size):
+        self.axis_data = AxisData(name, size)
+
+    def __enter__(self):
+        axis_context.bound.append(self.axis_data)
+
+    def __exit__(self, *exc):
+        axis_context.bound.pop()
+
+
+def batch(f, axis_size, in_dims, args, axis_name=_inherit):
     """Run `f` on the flat list `args`, batched along `in_dims` (`not_mapped` for unbatched
-    arguments). Returns its flat outputs and their batch dimensions."""
+    arguments), over an axis named `axis_name` (None: no name). Returns its flat outputs and
+    their batch dimensions. A batching rule that calls `batch` carries on the axis it batches,
+    so by default the axis takes the name of the axis whose rule is running."""
+    if axis_name is _inherit:
+        rule_axis = axis_context.rule_axis
+        axis_name = rule_axis.name if rule_axis is not None else None
     with take_current_trace() as parent:
-        trace = BatchTrace(parent, TraceTag(), axis_size)
+        trace = BatchTrace(parent, TraceTag(), AxisData(axis_name, axis_size))
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
                    for x, d in zip(args, in_dims)]
         try:
-            with set_current_trace(trace):
+            with set_current_trace(trace), extend_axis_env(axis_name, axis_size):
                 outs = f(*tracers)
             out_vals, out_dims = zip(*map(trace.to_batch_info, outs)) if outs else ((), ())
         finally:
@@ -123,7 +185,8 @@ def broadcast(x, size, axis):
     """`x` repeated `size` times along a new axis at position `axis`."""
     shape = list(_shape(x))
     shape.insert(axis, size)
-    return lax.broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != axis])
+    # NumPy integers, as JAX's own `broadcast` makes them: its jaxprs print `np.int64(1)`
+    return lax.broadcast_in_dim(x, shape, tuple(np.delete(np.arange(len(shape)), axis)))
 
 
 def bdim_at_front(x, bdim, size):
@@ -145,7 +208,7 @@ def _align(x, d, rank, out_rank, out_dim):
     """An operand of an elementwise primitive, made to agree with a batched output of rank
     `out_rank` per example, batched along `out_dim`, without copying it."""
     if d is not_mapped:
-        return x if rank == 0 else lax.expand_dims(x, [out_dim])
+        return x if rank == 0 else broadcast(x, 1, out_dim)
     if rank == out_rank:
         return moveaxis(x, d, out_dim)
     return lax.expand_dims(x, [i for i in range(out_rank + 1) if i != out_dim])
@@ -196,7 +259,9 @@ def _reducer(prim):
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
         out_dim = d - sum(a < d for a in axes)
-        return prim.bind(x, axes=tuple(a + (a >= d) for a in axes), **params), out_dim
+        # np.where, as JAX's rule computes them: the new axes are NumPy ints, and print so.
+        return prim.bind(x, axes=tuple(np.where(np.less(axes, d), axes, np.add(axes, 1))),
+                         **params), out_dim
     return rule
 
 
@@ -292,6 +357,24 @@ batching_rules.update({
 })
 
 
+def _pad_rule(vals, dims, *, padding_config):
+    (x, value), (d, value_dim) = vals, dims
+    if d is not_mapped:
+        x, d = broadcast(x, _shape(value)[value_dim], 0), 0
+    config = list(padding_config)
+    config.insert(d, (0, 0, 0))
+    if value_dim is not_mapped:
+        return lax.pad(x, value, config), d
+    dtype = get_aval(x).dtype
+    padded = lax.pad(x, np.zeros((), dtype), config)
+    mask = lax.pad(lax.broadcast_in_dim(np.array(True), _shape(x), ()), np.array(False), config)
+    values = lax.broadcast_in_dim(value, _shape(padded), (d,))
+    return lax.select_n(mask, values, padded), d
+
+
+batching_rules[lax.pad_p] = _pad_rule
+
+
 def _bump(axes, d):
     """Per-example axis numbers, renumbered for a value batched along `d`."""
     return tuple(a + (a >= d) for a in axes)
@@ -372,16 +455,25 @@ def _canonical_in_axis(x, axis, name):
     return axis % len(shape)
 
 
-def _mapped_axis_size(args, in_dims, names, in_axes):
+def _mapped_axis_size(args, in_dims, names, in_axes, axis_size=None):
+    if not args and axis_size is None:
+        raise ValueError("vmap wrapped function must be passed at least one argument containing "
+                         "an array or axis_size must be specified, but it got no arguments")
     sizes = [None if d is not_mapped else _shape(x)[d] for x, d in zip(args, in_dims)]
-    distinct = {s for s in sizes if s is not None}
+    distinct = {s for s in sizes if s is not None} | ({axis_size} - {None})
     if len(distinct) == 1:
-        return distinct.pop()
+        size = distinct.pop()
+        if axis_size is not None and (type(axis_size) is not int or axis_size < 0):
+            raise TypeError(f"vmap axis_size must be a nonnegative int, but got {axis_size!r}")
+        return size
     if not distinct:
         raise ValueError("vmap needs at least one argument with a mapped axis, to know the size "
-                         f"of the batch, but in_axes={in_axes!r} maps none of the arguments")
+                         f"of the batch, but in_axes={in_axes!r} maps none of the arguments and "
+                         "axis_size is not given")
     lines = [f"  axis {d} of {n} ({get_aval(x).str_short()}) has size {s}"
              for x, d, n, s in zip(args, in_dims, names(), sizes) if s is not None]
+    if axis_size is not None:
+        lines.insert(0, f"  the axis_size argument is {axis_size!r}")
     raise ValueError("vmap got arguments whose mapped axes have different sizes:\n"
                      + "\n".join(lines))
 
@@ -407,9 +499,13 @@ def _check_axes_spec(what, axes):
                         f"with those as leaves, but got {axes!r}")
 
 
-def vmap(f, in_axes=0, out_axes=0):
+def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """`f` vectorised: its positional arguments are batched along `in_axes` (an int, None, or
-    a tuple with one pytree prefix per argument), its outputs along `out_axes`."""
+    a tuple with one pytree prefix per argument), its keyword arguments along axis 0, its
+    outputs along `out_axes`. `axis_name` names the mapped axis, for collectives such as
+    `psum`; `axis_size` gives its size, needed when no argument is mapped. `spmd_axis_name`
+    only matters when arrays are sharded over devices, which autodidax does not do yet: it
+    is accepted and has no effect."""
     check_callable(f)
     in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
     if not (in_axes is None or type(in_axes) in (int, tuple)):
@@ -417,28 +513,37 @@ def vmap(f, in_axes=0, out_axes=0):
                         f"positional argument, but got {in_axes!r}")
     _check_axes_spec("in_axes", in_axes)
     _check_axes_spec("out_axes", out_axes)
+    hash(axis_name)     # a name must be hashable, as in JAX: a TypeError otherwise
 
-    def batched_f(*args):
+    def batched_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"vmap in_axes has {len(in_axes)} entries, but the function was "
                              f"called with {len(args)} positional arguments; in_axes must be an "
                              "int, None, or a tuple with one entry per positional argument")
         args_flat, in_tree = tree_flatten(args)
-        names = lambda: _arg_names(f, in_tree)
-        in_dims = _flatten_axes("in_axes", in_axes, args, "arguments")
+        kwargs_flat, kwargs_tree = tree_flatten(kwargs)
+        names = lambda: _arg_names(f, in_tree) + [
+            f"argument {key}{path}" for key, child in zip(kwargs_tree.node_data or (),
+                                                          kwargs_tree.child_treedefs)
+            for path in _key_paths(child)]
+        in_dims = _flatten_axes("in_axes", in_axes, args, "arguments") + [0] * len(kwargs_flat)
+        args_flat = args_flat + kwargs_flat
         in_dims = [_canonical_in_axis(x, d, lambda i=i: names()[i])
                    for i, (x, d) in enumerate(zip(args_flat, in_dims))]
-        axis_size = _mapped_axis_size(args_flat, in_dims, names, in_axes)
-        flat_f, out_tree = flatten_fun(f, in_tree)
-        out_vals, out_dims = batch(flat_f, axis_size, in_dims, args_flat)
+        size = _mapped_axis_size(args_flat, in_dims, names, in_axes, axis_size)
+        n = len(args_flat) - len(kwargs_flat)
+        flat_f, out_tree = flatten_fun(
+            lambda *a: f(*tree_unflatten(in_tree, a[:n]), **tree_unflatten(kwargs_tree, a[n:])),
+            tree_structure(tuple(range(len(args_flat)))))
+        out_vals, out_dims = batch(flat_f, size, in_dims, args_flat, axis_name)
         outs = tree_unflatten(out_tree(), out_vals)
         out_dests = _flatten_axes("out_axes", out_axes, outs, "outputs")
         out_names = lambda: ["the output" + p for p in _key_paths(out_tree())]
-        outs = [_move_to_out_axis(x, src, dst, axis_size, lambda i=i: out_names()[i])
+        outs = [_move_to_out_axis(x, src, dst, size, lambda i=i: out_names()[i])
                 for i, (x, src, dst) in enumerate(zip(out_vals, out_dims, out_dests))]
         return tree_unflatten(out_tree(), outs)
 
-    batched_f.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
+    batched_f.__name__ = getattr(f, "__name__", "vmap_f")    # JAX keeps the function's name
     batched_f.__wrapped__ = f
     return api_boundary(batched_f)
 
@@ -446,12 +551,14 @@ def vmap(f, in_axes=0, out_axes=0):
 def jacfwd(f, argnums=0, has_aux=False):
     """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
     tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`. With
-    `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`."""
+    `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`. Keyword arguments are
+    passed to `f` and not differentiated."""
     check_callable(f)
     single = isinstance(argnums, int)
 
-    def jacfun(*args):
-        partial_f, dyn_args = argnums_partial(f, argnums, args, "jacfwd")
+    def jacfun(*args, **kwargs):
+        fun = functools.partial(f, **kwargs) if kwargs else f
+        partial_f, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
         leaves, in_tree = tree_flatten(dyn_args)
         check_float_inputs(leaves, "jacfwd")
         avals = [get_aval(x) for x in leaves]
@@ -483,3 +590,323 @@ def _unravel(jac, in_avals, in_tree, out_aval):
         blocks.append(cast_like(block, out_aval))
         start += a.size
     return tree_unflatten(in_tree, blocks)
+
+
+def bound_axis_size(name) -> int:
+    """The size of the innermost axis bound as `name`, or JAX's NameError."""
+    for axis in reversed(axis_context.bound):
+        if axis.name is not None and axis.name == name:
+            return axis.size
+    raise NameError(f"unbound axis name: {name}")
+
+
+def _check_axis_names(axes, api_name):
+    for name in axes:
+        if not isinstance(name, int) and not any(
+                a.name is not None and a.name == name for a in axis_context.bound):
+            raise NameError(f"Found an unbound axis name: {name}. To fix this, call {api_name} "
+                            f"inside a function mapped with vmap(..., axis_name={name!r}).")
+
+
+psum_p, pmax_p, pmin_p = Primitive("psum"), Primitive("pmax"), Primitive("pmin")
+_np_reducers = {psum_p: np.sum, pmax_p: np.max, pmin_p: np.min}
+
+
+def _split_axes(axes):
+    named = tuple(a for a in axes if not isinstance(a, int))
+    return named, tuple(a for a in axes if isinstance(a, int))
+
+
+def _allreduce_abstract(name):
+    def rule(x, *, axes, axis_index_groups):
+        _check_axis_names(axes, name)
+        _, positional = _split_axes(axes)
+        if any(not 0 <= a < x.ndim for a in positional):
+            raise ValueError(f"reduction axes {positional} contains out-of-bounds indices for "
+                             f"{x.str_short(short_dtypes=False)}.")
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in positional)
+        return ShapedArray(shape, x.dtype)
+    return rule
+
+
+def _allreduce_impl(prim):
+    def impl(x, *, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        _check_axis_names(named, prim.name)
+        if named:   # bound, but met outside its vmap's trace: no other examples to reach
+            raise NotImplementedError(f"{prim} over the axes {named} outside of their vmap")
+        return np.asarray(_np_reducers[prim](x, axis=positional), x.dtype) if positional else x
+    return impl
+
+
+def _collective_reduction_rule(prim):
+    def rule(axis_data, vals, dims, *, axes, axis_index_groups):
+        (x,), (d,) = vals, dims
+        if axis_index_groups is not None:
+            raise NotImplementedError("axis_index_groups is not supported in vmap collectives")
+        if axis_data.name is None or axis_data.name not in axes:
+            if d is not_mapped or not any(isinstance(a, int) for a in axes):
+                return prim.bind(x, axes=axes, axis_index_groups=None), d
+            axes = tuple(a + 1 if isinstance(a, int) else a for a in axes)
+            return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), 0
+        rest = tuple(a for a in axes if a != axis_data.name)
+        if d is not_mapped:     # the same value in every example
+            if rest:
+                x = prim.bind(x, axes=rest, axis_index_groups=None)
+            if prim is psum_p:
+                x = lax.mul(np.array(axis_data.size, get_aval(x).dtype), x)
+            return x, not_mapped
+        axes = tuple(0 if a == axis_data.name else a + 1 if isinstance(a, int) else a
+                     for a in axes)
+        return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), not_mapped
+    return rule
+
+
+for _p in [psum_p, pmax_p, pmin_p]:
+    impl_rules[_p] = _allreduce_impl(_p)
+    abstract_eval_rules[_p] = _allreduce_abstract(_p.name)
+    fancy_batching_rules[_p] = _collective_reduction_rule(_p)
+deflinear(psum_p)       # a sum is linear; JAX gives pmax and pmin no derivative, nor do we
+
+
+def _axis_names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _no_groups(axis_index_groups):
+    if axis_index_groups is not None:
+        raise NotImplementedError("autodidax does not support axis_index_groups")
+
+
+def _const(x, value):
+    return type(x)(value) if type(x) in (bool, int, float) else np.array(value, get_aval(x).dtype)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of `x` (a pytree) over the named axes `axis_name` (a name or a tuple of names;
+    ints are positional axes of `x`), the same for every example of those axes."""
+    _no_groups(axis_index_groups)
+    axes = _axis_names(axis_name)
+    if not axes:
+        return x
+    leaves, tree = tree_flatten(x)
+    leaves = [lax.convert_element_type(leaf, np.int32) if get_aval(leaf).dtype == np.bool_
+              else leaf for leaf in leaves]
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=None) for leaf in leaves]
+    else:       # the same value in every example: multiply by the size of the axes
+        named, positional = _split_axes(axes)
+        size = int(np.prod([bound_axis_size(name) for name in named]))
+        outs = []
+        for leaf in leaves:
+            if positional:
+                leaf = lax.reduce_sum(leaf, [a % max(np.ndim(leaf), 1) for a in positional])
+            outs.append(_const(leaf, size) * leaf)
+    return tree_unflatten(tree, outs)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """The mean of `x` (a pytree) over the named axes `axis_name`."""
+    x = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    n = psum(1, axis_name)
+    return tree_map(lambda v: v / n, x)
+
+
+def axis_size(axis_name) -> int:
+    """The number of examples along the named axis `axis_name` (or a tuple of names)."""
+    return psum(1, axis_name)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """The maximum of `x` (a pytree) over the named axes `axis_name`."""
+    _no_groups(axis_index_groups)
+    axes = _axis_names(axis_name)
+    return tree_map(lambda leaf: pmax_p.bind(leaf, axes=axes, axis_index_groups=None), x)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """The minimum of `x` (a pytree) over the named axes `axis_name`."""
+    _no_groups(axis_index_groups)
+    axes = _axis_names(axis_name)
+    return tree_map(lambda leaf: pmin_p.bind(leaf, axes=axes, axis_index_groups=None), x)
+
+
+axis_index_p = Primitive("axis_index")
+
+
+def _axis_index_impl(*, axis_name):
+    _check_axis_names((axis_name,), "axis_index")
+    raise NotImplementedError(f"axis_index of the axis {axis_name!r} outside of its vmap")
+
+
+def _axis_index_abstract(*, axis_name):
+    _check_axis_names(_axis_names(axis_name), "axis_index")
+    return ShapedArray((), np.int32)
+
+
+def _axis_index_rule(axis_data, vals, dims, *, axis_name):
+    if axis_data.name is None or axis_data.name not in _axis_names(axis_name):
+        return axis_index_p.bind(axis_name=axis_name), not_mapped
+    return lax.iota(np.int32, axis_data.size), 0
+
+
+impl_rules[axis_index_p] = _axis_index_impl
+abstract_eval_rules[axis_index_p] = _axis_index_abstract
+fancy_batching_rules[axis_index_p] = _axis_index_rule
+
+
+def axis_index(axis_name):
+    """The position of this example along the named axis `axis_name`; for a tuple of names,
+    the position in the grid they make, the last name varying fastest."""
+    if not isinstance(axis_name, (tuple, list)):
+        return axis_index_p.bind(axis_name=axis_name)
+    index, inner = 0, 1
+    for name in reversed(axis_name):
+        index = index + axis_index(name) * inner
+        inner *= psum(1, name)
+    return index
+
+
+all_gather_p = Primitive("all_gather")
+
+
+def _all_gather_abstract(x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size,
+                         tiled):
+    _check_axis_names(axis_name, "all_gather")
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return x.update(shape=tuple(shape))
+
+
+def _all_gather_impl(x, *, axis_name, **params):
+    _check_axis_names(axis_name, "all_gather")
+    raise NotImplementedError(f"all_gather over the axes {axis_name} outside of their vmap")
+
+
+def _all_gather_rule(axis_data, vals, dims, *, all_gather_dimension, axis_name,
+                     axis_index_groups, axis_size, tiled):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name is None or axis_data.name not in axis_name:
+        if d is not_mapped:
+            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
+        if d <= all_gather_dimension:
+            all_gather_dimension += 1
+        elif not tiled:
+            d += 1
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
+    if len(axis_name) > 1:
+        raise NotImplementedError("all_gather over several axis names under vmap")
+    if d is not_mapped:
+        y = broadcast(x, axis_size, all_gather_dimension)
+    else:
+        y = moveaxis(x, d, all_gather_dimension)
+    if tiled:       # fold the gathered axis into the one after it
+        shape = list(_shape(y))
+        shape[all_gather_dimension:all_gather_dimension + 2] = [
+            shape[all_gather_dimension] * shape[all_gather_dimension + 1]]
+        y = lax.reshape(y, shape)
+    return y, not_mapped
+
+
+impl_rules[all_gather_p] = _all_gather_impl
+abstract_eval_rules[all_gather_p] = _all_gather_abstract
+fancy_batching_rules[all_gather_p] = _all_gather_rule
+deflinear(all_gather_p)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """The values of `x` (a pytree) from every example of the named axis `axis_name`, stacked
+    along a new axis `axis`, or concatenated along the axis `axis` if `tiled`."""
+    _no_groups(axis_index_groups)
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not names:
+        return x
+    size = psum(1, names)
+
+    def bind(leaf):
+        ndim = np.ndim(leaf) + (not tiled)
+        if not -ndim <= axis < ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        return all_gather_p.bind(leaf, all_gather_dimension=axis % ndim, axis_name=names,
+                                 axis_index_groups=None, axis_size=size, tiled=tiled)
+    return tree_map(bind, x)
+
+
+reduce_scatter_p = Primitive("reduce_scatter")
+
+
+def _reduce_scatter_abstract(x, *, axis_name, scatter_dimension, axis_index_groups, axis_size,
+                             tiled):
+    _check_axis_names(axis_name, "reduce_scatter")
+    shape, n = list(x.shape), x.shape[scatter_dimension]
+    if tiled:
+        if n % axis_size:
+            raise ValueError(f"tiled reduce_scatter operand scatter dimension size {n} must be "
+                             f"divisible by shard_count {axis_size}")
+        shape[scatter_dimension] = n // axis_size
+    else:
+        if n != axis_size:
+            raise ValueError(f"reduce_scatter operand scatter dimension size {n} must match "
+                             f"shard count {axis_size}")
+        del shape[scatter_dimension]
+    return x.update(shape=tuple(shape))
+
+
+def _reduce_scatter_impl(x, *, axis_name, **params):
+    _check_axis_names(axis_name, "reduce_scatter")
+    raise NotImplementedError(f"psum_scatter over the axes {axis_name} outside of their vmap")
+
+
+def _reduce_scatter_rule(axis_data, vals, dims, *, scatter_dimension, axis_name,
+                         axis_index_groups, axis_size, tiled):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name is None or axis_data.name not in axis_name:
+        if d is not not_mapped:
+            if d <= scatter_dimension:
+                scatter_dimension += 1
+            elif not tiled:
+                d += 1
+        return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), d
+    if len(axis_name) > 1:
+        raise NotImplementedError("psum_scatter over several axis names under vmap")
+    if d is not_mapped:
+        y = lax.mul(np.array(axis_size, get_aval(x).dtype), x)
+    else:
+        y = lax.reduce_sum(x, [d])
+    if tiled:       # cut the scattered axis into one block per example
+        shape = list(_shape(y))
+        shape[scatter_dimension:scatter_dimension + 1] = [
+            axis_size, shape[scatter_dimension] // axis_size]
+        y = lax.reshape(y, shape)
+    return y, scatter_dimension
+
+
+impl_rules[reduce_scatter_p] = _reduce_scatter_impl
+abstract_eval_rules[reduce_scatter_p] = _reduce_scatter_abstract
+fancy_batching_rules[reduce_scatter_p] = _reduce_scatter_rule
+deflinear(reduce_scatter_p)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """`psum(x, axis_name)` (for a pytree `x`), of which each example keeps its own slice (or
+    block, if `tiled`) along `scatter_dimension`."""
+    _no_groups(axis_index_groups)
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not names:
+        return x
+    size = psum(1, names)
+    return tree_map(lambda leaf: reduce_scatter_p.bind(
+        leaf, axis_name=names, scatter_dimension=scatter_dimension, axis_index_groups=None,
+        axis_size=size, tiled=tiled), x)
+
+
+# They are `jax.lax` functions: registered where chapter 1's `lax` looks up later names.
+lax.later_names.update(psum=psum, pmean=pmean, pmax=pmax, pmin=pmin, all_gather=all_gather,
+                       psum_scatter=psum_scatter, axis_index=axis_index, axis_size=axis_size)

@@ -1,8 +1,12 @@
 # Generated from chapters/10_control_flow.md by `make export`: edit the chapter, not this file.
 
 
-"""Structured control flow: `cond`, `while_loop` and `fori_loop`, as higher-order primitives."""
+"""Structured control flow: `cond`, `switch`, `while_loop`, `scan`, `fori_loop` and `map`, as
+higher-order primitives."""
 from __future__ import annotations
+
+import inspect
+import operator
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -10,17 +14,21 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
-                                transpose_rules)
-from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped
-from autodidax.core import (Array, LiteralArray, Primitive, abstract_eval_rules, api_boundary,
-                            get_aval, impl_rules, set_current_trace)
-from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
-                             trace_to_jaxpr)
+from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, is_linear,
+                                partial_eval_jaxpr, partial_eval_rules, transpose_rules)
+from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped, vmap
+from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, ShapedArray, Tracer,
+                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            set_current_trace)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
+                             jaxpr_as_fun, trace_to_jaxpr)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
-from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
-from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
+                                jaxpr_subcomp, lowering_rules)
+from autodidax.runtime import config, default_device, xla_primitive_executable
+from autodidax.tree_util import (flatten_fun, keystr, tree_flatten, tree_flatten_with_path,
+                                 tree_map, tree_unflatten)
 
 
 def trace_to_jaxpr_with_consts(fun, in_tree, in_avals):
@@ -63,10 +71,23 @@ def _common_consts(jaxprs, consts):
     out = []
     for closed, cs in zip(jaxprs, consts):
         j = closed.jaxpr
-        mine = dict(zip(map(id, cs), j.invars[:len(cs)]))
+        mine = {id(c): v for c, v in zip(cs, j.invars[:len(cs)])}
         invars = [mine[id(c)] if id(c) in mine else Var(get_aval(c)) for c in all_consts]
         out.append(ClosedJaxpr(Jaxpr([], invars + j.invars[len(cs):], j.eqns, j.outvars), []))
     return out, all_consts
+
+
+_no_operand = object()
+
+
+def _one_operand(operands, operand):
+    """The operands, given positionally or (one of them) as `operand=`."""
+    if operand is _no_operand:
+        return operands
+    if operands:
+        raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand} and positional operands {operands}")
+    return (operand,)
 
 
 def _check_pred(pred):
@@ -84,10 +105,12 @@ def _check_pred(pred):
 
 
 @api_boundary
-def cond(pred, true_fun, false_fun, *operands):
-    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`: both are traced, one runs."""
+def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`: both are traced, one runs.
+    A single operand may be passed by keyword, `operand=`, JAX's older convention."""
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _one_operand(operands, operand)
     dtype = _check_pred(pred).dtype
     if dtype.kind != "b":
         pred = lax.ne(pred, np.zeros((), dtype))
@@ -103,8 +126,23 @@ def cond(pred, true_fun, false_fun, *operands):
     if diff:
         raise TypeError(diff + ".")
     branches, consts = _common_consts([false_jaxpr, true_jaxpr], [false_consts, true_consts])
-    outs = cond_p.bind(index, *consts, *ops_flat, branches=tuple(branches))
-    return tree_unflatten(true_tree, outs)
+    return tree_unflatten(true_tree, _bind_cond(index, branches, [*consts, *ops_flat]))
+
+
+def _bind_cond(index, branches, args):
+    """Bind `cond_p`, except for the outputs that every branch returns unchanged from the same
+    input: those are that input, and the branches do not return them (as in JAX)."""
+    fwd = []
+    for outs in zip(*[b.jaxpr.outvars for b in branches]):
+        where = {b.jaxpr.invars.index(v) if type(v) is Var and v in b.jaxpr.invars else None
+                 for b, v in zip(branches, outs)}
+        fwd.append(where.pop() if len(where) == 1 else None)
+    if any(f is not None for f in fwd):
+        branches = [ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars, b.jaxpr.eqns,
+                                      [v for v, f in zip(b.jaxpr.outvars, fwd) if f is None]),
+                                b.consts) for b in branches]
+    outs = iter(cond_p.bind(index, *args, branches=tuple(branches)))
+    return [next(outs) if f is None else jnp.asarray(args[f]) for f in fwd]
 
 
 def _cond_impl(index, *args, branches):
@@ -116,7 +154,8 @@ def _cond_abstract(index, *avals, branches):
     if index.shape or index.dtype != np.int32:
         raise TypeError(f"cond's index must be an i32[] scalar, got {index.str_short()}")
     for i, b in enumerate(branches):
-        if len(b.in_avals) != len(avals) or not all(map(_same_type, b.in_avals, avals)):
+        if len(b.in_avals) != len(avals) or not all(
+                _same_type(a, b) for a, b in zip(b.in_avals, avals)):
             got = ", ".join(a.str_short() for a in avals)
             want = ", ".join(a.str_short() for a in b.in_avals)
             raise TypeError(f"cond branch {i} takes ({want}), but the operands are ({got})")
@@ -269,6 +308,14 @@ def _promote_weak(x, aval, out_aval):
 @api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`, starting from `init_val`."""
+    if config.jax_disable_jit:          # debugging: a Python loop, unless a value is traced
+        try:
+            val = tree_map(jnp.asarray, init_val)
+            while cond_fun(val):
+                val = body_fun(val)
+            return val
+        except ConcretizationTypeError:
+            pass
     init_flat, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]
     avals = [get_aval(x) for x in init_flat]
@@ -313,7 +360,7 @@ def _while_abstract(*avals, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     if pred.shape or pred.dtype != np.bool_:
         raise TypeError(f"while's cond_jaxpr must return a bool[] scalar, got {pred.str_short()}")
     outs = body_jaxpr.out_avals
-    if len(outs) != len(carry) or not all(map(_same_type, carry, outs)):
+    if len(outs) != len(carry) or not all(_same_type(a, b) for a, b in zip(carry, outs)):
         raise TypeError("while's body_jaxpr must return the carry's types ("
                         + ", ".join(a.str_short() for a in carry) + "), but it returns ("
                         + ", ".join(a.str_short() for a in outs) + ")")
@@ -458,20 +505,6 @@ def _while_transpose(cts, *args, **params):
 transpose_rules[while_p] = _while_transpose
 
 
-@api_boundary
-def fori_loop(lower, upper, body_fun, init_val):
-    """`val = body_fun(i, val)` for `i` from `lower` to `upper - 1`; returns the final `val`."""
-    def fori_cond(carry):
-        i, upper, _ = carry
-        return lax.lt(i, upper)
-
-    def fori_body(carry):
-        i, upper, x = carry
-        return lax.add(i, 1), upper, body_fun(i, x)
-
-    return while_loop(fori_cond, fori_body, (lower, upper, init_val))[2]
-
-
 def _cond_partial_eval(trace, args, params):
     branches = params["branches"]
     index, *ops = args
@@ -504,7 +537,7 @@ def _cond_partial_eval(trace, args, params):
 
     def unknown_branch(i):
         known, unknown, uk, fwd = splits[i]
-        start, n_res = sum(map(len, res_avals[:i])), sum(map(len, res_avals))
+        start, n_res = sum(len(a) for a in res_avals[:i]), sum(len(a) for a in res_avals)
 
         def fun(*args):
             mine, uk_ops = args[start:start + len(res_avals[i])], args[n_res:]
@@ -516,16 +549,33 @@ def _cond_partial_eval(trace, args, params):
 
     with set_current_trace(trace.parent_trace):
         known_outs = cond_p.bind(index, *[x for x, u in zip(ops, unknowns) if not u],
-                                 branches=tuple(map(known_branch, range(len(branches)))))
+                                 branches=tuple(known_branch(i) for i in range(len(branches))))
     n_known = out_uk.count(False)
     unknown_outs = JaxprTrace.process_primitive(
         trace, cond_p, [index, *known_outs[n_known:], *[x for x, u in zip(ops, unknowns) if u]],
-        {"branches": tuple(map(unknown_branch, range(len(branches))))})
+        {"branches": tuple(unknown_branch(i) for i in range(len(branches)))})
     known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
 
 
 partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+def _substitute(j: Jaxpr, new: dict) -> Jaxpr:
+    """`j` with the variables in `new` replaced by their values there."""
+    sub = lambda vs: [new.get(v, v) if type(v) is Var else v for v in vs]  # noqa: E731
+    return Jaxpr(j.constvars, sub(j.invars), [e._replace(invars=sub(e.invars)) for e in j.eqns],
+                 sub(j.outvars))
+
+
+def _retype_invars(closed, positions, avals):
+    """`closed` with the inputs at `positions` given the types `avals` (same shapes and dtypes,
+    weak types may differ)."""
+    j = closed.jaxpr
+    new = dict(zip((j.invars[i] for i in positions), (Var(a) for a in avals)))
+    if all(v.aval == new[v].aval for v in new):
+        return closed
+    return ClosedJaxpr(_substitute(j, new), closed.consts)
 
 
 def _cond_transpose(cts, index, *ops, branches):
@@ -536,6 +586,9 @@ def _cond_transpose(cts, index, *ops, branches):
     cts = [instantiate_zeros(ct) for ct in cts]
 
     def transposed(branch):
+        branch = _retype_invars(branch, [i for i, lin in enumerate(linear) if lin],
+                                [x.aval for x in ops if is_linear(x)])
+
         def fun(*known_and_cts):
             it = iter(known_and_cts[:len(known)])
             full = [x if is_linear(x) else next(it) for x in ops]
@@ -543,11 +596,780 @@ def _cond_transpose(cts, index, *ops, branches):
             return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
         return trace_to_jaxpr(fun, [get_aval(x) for x in (*known, *cts)])
 
-    outs = iter(cond_p.bind(index, *known, *cts, branches=tuple(map(transposed, branches))))
+    outs = iter(cond_p.bind(index, *known, *cts, branches=tuple(transposed(b) for b in branches)))
     return [None] + [next(outs) if lin else None for lin in linear]
 
 
 transpose_rules[cond_p] = _cond_transpose
 
 
-lax.cond, lax.while_loop, lax.fori_loop = cond, while_loop, fori_loop
+scan_p = Primitive("scan")
+scan_p.multiple_results = True
+
+
+def _stacked(aval, length):
+    return aval.update(shape=(length, *aval.shape))
+
+
+def _unstacked(aval):
+    return aval.update(shape=aval.shape[1:])
+
+
+def _scan_length(xs_flat, length):
+    """The trip count: `length`, or the leading size that every leaf of `xs` shares."""
+    for x in xs_flat:
+        if not np.shape(x):
+            raise ValueError(f"scan got value with no leading axis to scan over: {x}.")
+    sizes = [np.shape(x)[0] for x in xs_flat]
+    if length is not None:
+        try:
+            length = operator.index(length)
+        except TypeError:
+            raise ConcretizationTypeError(
+                "The `length` argument to `scan` expects a concrete `int` value. For scan-like "
+                "iteration with a dynamic length, use `while_loop` or `fori_loop`.") from None
+        if any(s != length for s in sizes):
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {sizes}.")
+        return length
+    if not sizes:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    if len(set(sizes)) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         + ", ".join(str(s) for s in sizes) + ".")
+    return sizes[0]
+
+
+def _carry_name(f):
+    try:
+        return next(iter(inspect.signature(f).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _mismatch(a, b):
+    what = ([] if a.dtype == b.dtype else ["the dtypes do not match"]) + (
+        [] if a.shape == b.shape else ["the shapes do not match"])
+    return ", so " + ", and ".join(what)
+
+
+def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
+    if in_tree == out_tree and all(_same_type(a, b) for a, b in zip(avals, out_avals)):
+        return
+    name = _carry_name(f)
+
+    def component(path):
+        if name:
+            return f"the input carry component {name}{path}" if path else f"the input carry {name}"
+        return f"the input carry at path {path}" if path else "the input carry"
+
+    if in_tree != out_tree:
+        raise TypeError("scan body function carry input and carry output must have the same "
+                        "pytree structure, but they differ:\n\nthe input tree structure is:\n"
+                        f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
+                        "function so that the carry output has the same pytree structure as the "
+                        "carry input.")
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
+    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
+             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
+             for p, a, b in zip(paths, avals, out_avals) if not _same_type(a, b)]
+    if diffs:
+        if len(diffs) == 1:
+            text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
+        else:
+            text = "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+        raise TypeError("scan body function carry input and carry output must have equal "
+                        f"types, but they differ:\n\n{text}\nRevise the function so that all "
+                        "output types match the corresponding input types.")
+
+
+def _forwarding_rewrites(jaxpr, consts, init_flat, num_carry):
+    """Move carries that the body passes through unchanged to the constants. Returns the new
+    jaxpr, constants, carries, and which carries were moved."""
+    j, nc = jaxpr.jaxpr, len(consts)
+    moved = [j.outvars[i] is j.invars[nc + i] for i in range(num_carry)]
+    if not any(moved):
+        return jaxpr, consts, init_flat, moved
+    carry_in = j.invars[nc:nc + num_carry]
+    invars = ([v for v, m in zip(carry_in, moved) if m] + j.invars[:nc]
+              + [v for v, m in zip(carry_in, moved) if not m] + j.invars[nc + num_carry:])
+    outvars = [v for v, m in zip(j.outvars, moved) if not m] + j.outvars[num_carry:]
+    new = ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), jaxpr.consts)
+    new_consts = [x for x, m in zip(init_flat, moved) if m] + list(consts)
+    return new, new_consts, [x for x, m in zip(init_flat, moved) if not m], moved
+
+
+@api_boundary
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns the final carry
+    and the `y`s stacked."""
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be a callable.")
+    init_flat, init_tree = tree_flatten(init)
+    xs_flat, _ = tree_flatten(xs)
+    length = _scan_length(xs_flat, length)
+    if isinstance(unroll, bool):
+        unroll = max(length, 1) if unroll else 1
+    unroll = operator.index(unroll)
+    if unroll < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+    if config.jax_disable_jit:          # debugging: a Python loop that calls `f` itself
+        return _scan_in_python(f, init, xs, length, reverse)
+    x_avals = [_unstacked(get_aval(x)) for x in xs_flat]
+    args_tree = tree_flatten((init, xs))[1]
+    trees = {}
+
+    def body(carry, x):
+        out = f(carry, x)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(f"scan body output must be a pair, got {out}.")
+        trees["carry"], trees["ys"] = tree_flatten(out[0])[1], tree_flatten(out[1])[1]
+        return tuple(out)
+
+    avals = [get_aval(x) for x in init_flat]
+    for _ in range(2):      # twice if a weakly typed initial carry has to be promoted
+        jaxpr, consts, _ = trace_to_jaxpr_with_consts(body, args_tree, avals + x_avals)
+        out_avals = jaxpr.out_avals[:len(avals)]
+        if trees["carry"] != init_tree:
+            break
+        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
+        if not any(promote):
+            break
+        init_flat = [_promote_weak(x, a, b) if p else x
+                     for x, a, b, p in zip(init_flat, avals, out_avals, promote)]
+        avals = [get_aval(x) for x in init_flat]
+    _check_scan_carry(f, init, init_tree, trees["carry"], avals, out_avals)
+    num_carry = len(init_flat)
+    jaxpr, consts, carry_flat, moved = _forwarding_rewrites(jaxpr, consts, init_flat, num_carry)
+    # a y that is an x slice as it came in: return that input, do not stack it again
+    j, n_in = jaxpr.jaxpr, len(jaxpr.jaxpr.invars)
+    n_xs, nk = len(xs_flat), len(carry_flat)
+    x_vars = j.invars[n_in - n_xs:]
+    same_x = [x_vars.index(v) if type(v) is Var and v in x_vars else None
+              for v in j.outvars[nk:]]
+    j = Jaxpr(j.constvars, j.invars, j.eqns,
+              j.outvars[:nk] + [v for v, s in zip(j.outvars[nk:], same_x) if s is None])
+    outs = scan_p.bind(*consts, *carry_flat, *xs_flat, jaxpr=ClosedJaxpr(j, jaxpr.consts),
+                       length=length, reverse=reverse, unroll=unroll,
+                       num_consts=len(consts), num_carry=nk)
+    carry_out, ys = iter(outs[:nk]), iter(outs[nk:])
+    moved_vals = iter(x for x, m in zip(init_flat, moved) if m)
+    carry_out = [next(moved_vals) if m else next(carry_out) for m in moved]
+    ys = [next(ys) if s is None else _as_array(xs_flat[s]) for s in same_x]
+    return tree_unflatten(init_tree, carry_out), tree_unflatten(trees["ys"], ys)
+
+
+def _scan_in_python(f, init, xs, length, reverse):
+    if length == 0:
+        raise ValueError("zero-length scan is not supported in disable_jit() mode because the "
+                         "output type is unknown.")
+    carry, ys = init, []
+    for i in (reversed(range(length)) if reverse else range(length)):
+        carry, y = f(carry, tree_map(lambda x: jnp.asarray(x)[i], xs))
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    return carry, tree_map(lambda *rows: jnp.stack(rows), *ys)
+
+
+def _as_array(x):
+    """A NumPy input returned as an output becomes an array of the library, as in JAX."""
+    return jnp.asarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _split_scan_args(args, num_consts, num_carry):
+    return args[:num_consts], args[num_consts:num_consts + num_carry], args[num_consts + num_carry:]
+
+
+def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, carry, xs = _split_scan_args(args, num_consts, num_carry)
+    rows = []
+    for t in range(length):
+        i = length - 1 - t if reverse else t
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *[x[i] for x in xs])
+        carry = outs[:num_carry]
+        rows.append(outs[num_carry:])
+    if reverse:
+        rows.reverse()
+    ys = [np.stack([np.asarray(r[k]) for r in rows]) if rows else np.zeros(a.shape, a.dtype)
+          for k, a in enumerate(_scan_out_avals(jaxpr, length, num_carry)[num_carry:])]
+    return list(carry) + ys
+
+
+def _scan_out_avals(jaxpr, length, num_carry):
+    outs = jaxpr.out_avals
+    return list(outs[:num_carry]) + [_stacked(a, length) for a in outs[num_carry:]]
+
+
+def _scan_abstract(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, carry, xs = _split_scan_args(avals, num_consts, num_carry)
+    want = jaxpr.in_avals
+    got = list(consts) + list(carry) + [_unstacked(a) if a.shape[:1] == (length,) else a
+                                        for a in xs]
+    if len(got) != len(want) or not all(_same_type(a, b) for a, b in zip(got, want)):
+        raise JaxprTypeError("scan's jaxpr takes (" + ", ".join(a.str_short() for a in want)
+                             + "), but the inputs, sliced, are ("
+                             + ", ".join(a.str_short() for a in got) + ")")
+    outs = jaxpr.out_avals[:num_carry]
+    if not all(_same_type(a, b) for a, b in zip(carry, outs)):
+        raise JaxprTypeError("scan's jaxpr must return the carry's types ("
+                             + ", ".join(a.str_short() for a in carry) + "), but it returns ("
+                             + ", ".join(a.str_short() for a in outs) + ")")
+    return _scan_out_avals(jaxpr, length, num_carry)
+
+
+impl_rules[scan_p] = _scan_impl
+abstract_eval_rules[scan_p] = _scan_abstract
+
+
+def _rearrange(closed, in_order, out_order):
+    """`closed` with its inputs and outputs reordered: position k takes the old one in_order[k]."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], j.eqns,
+                             [j.outvars[i] for i in out_order]), closed.consts)
+
+
+def _groups_order(sizes, nz_sizes):
+    """The order that interleaves (primals, tangents) group by group, for a jaxpr whose inputs
+    are all primal groups, then all tangent groups."""
+    starts, start = [], 0
+    for n in sizes:
+        starts.append(start)
+        start += n
+    order = []
+    for n, nz, s, t in zip(sizes, nz_sizes, starts,
+                           [start + sum(nz_sizes[:k]) for k in range(len(sizes))]):
+        order += [*range(s, s + n), *range(t, t + nz)]
+    return order
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    n_xs, n_ys = len(primals) - nc - nk, len(jaxpr.out_avals) - nk
+    nonzeros = _nonzero_tangents(primals, tangents)
+    const_nz, carry_nz, xs_nz = _split_scan_args(nonzeros, nc, nk)
+    while True:     # a carry tangent the body makes nonzero is nonzero from the start
+        body_jvp, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * n_ys)
+        if out_nz[:nk] == carry_nz:
+            break
+        carry_nz = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
+    ys_nz = out_nz[nk:]
+    body_jvp = _rearrange(body_jvp,
+                          _groups_order([nc, nk, n_xs], [sum(const_nz), sum(carry_nz), sum(xs_nz)]),
+                          _groups_order([nk, n_ys], [sum(carry_nz), sum(ys_nz)]))
+    consts, init, xs = _split_scan_args(primals, nc, nk)
+    t_consts, t_init, t_xs = _split_scan_args(tangents, nc, nk)
+    pick = lambda ts, nz: [instantiate_zeros(t) for t, z in zip(ts, nz) if z]  # noqa: E731
+    outs = scan_p.bind(*consts, *pick(t_consts, const_nz), *init, *pick(t_init, carry_nz),
+                       *xs, *pick(t_xs, xs_nz), jaxpr=body_jvp, length=length, reverse=reverse,
+                       unroll=unroll, num_consts=nc + sum(const_nz),
+                       num_carry=nk + sum(carry_nz))
+    n_kt = nk + sum(carry_nz)
+    carry, t_carry = outs[:nk], iter(outs[nk:n_kt])
+    ys, t_ys = outs[n_kt:n_kt + n_ys], iter(outs[n_kt + n_ys:])
+    out_avals = _scan_out_avals(jaxpr, length, nk)
+    out_tangents = [next(t_carry) if z else Zero(tangent_aval(a))
+                    for z, a in zip(carry_nz, out_avals[:nk])]
+    out_tangents += [next(t_ys) if z else Zero(tangent_aval(a))
+                     for z, a in zip(ys_nz, out_avals[nk:])]
+    return list(carry) + list(ys), out_tangents
+
+
+jvp_rules[scan_p] = _scan_jvp
+
+
+def _scan_batching_rule(vals, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    size = _axis_size(vals, dims)
+    n_ys = len(jaxpr.out_avals) - nk
+    batched = [d is not not_mapped for d in dims]
+    const_b, carry_b, xs_b = _split_scan_args(batched, nc, nk)
+
+    def body_types(bat):
+        return ([0 if b else not_mapped for b in bat],
+                [a.update(shape=(size, *a.shape)) if b else a
+                 for a, b in zip(jaxpr.in_avals, bat)])
+
+    while True:     # a carry the body makes batched is batched from the start
+        body, out_b = batch_jaxpr(jaxpr, size, *body_types(const_b + carry_b + xs_b),
+                                  carry_b + [False] * n_ys)
+        if out_b[:nk] == carry_b:
+            break
+        carry_b = [a or b for a, b in zip(carry_b, out_b[:nk])]
+    consts, init, xs = _split_scan_args(vals, nc, nk)
+    c_dims, i_dims, x_dims = _split_scan_args(dims, nc, nk)
+    consts = [moveaxis(x, d, 0) if d is not not_mapped else x for x, d in zip(consts, c_dims)]
+    init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, i_dims, carry_b)]
+    xs = [moveaxis(x, d, 1) if d is not not_mapped else x for x, d in zip(xs, x_dims)]
+    outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, length=length, reverse=reverse,
+                       unroll=unroll, num_consts=nc, num_carry=nk)
+    return outs, ([0 if b else not_mapped for b in carry_b]
+                  + [1 if b else not_mapped for b in out_b[nk:]])
+
+
+batching_rules[scan_p] = _scan_batching_rule
+
+
+_I32 = ShapedArray((), np.dtype(np.int32))
+
+
+def _scan_step(ctx, jaxpr, length, reverse, step, consts, carry, xs, ys, x_avals, y_avals):
+    """One iteration of the scan, at step `step` (an i32 ir.Value); returns (carry, ys)."""
+    i = hlo.subtract(ir_constant(np.int32(length - 1)), step) if reverse else step
+    zero = ir_constant(np.int32(0))
+    x_t = []
+    for x, a in zip(xs, x_avals):
+        row = hlo.dynamic_slice(x, [i] + [zero] * len(a.shape),
+                                ir.DenseI64ArrayAttr.get([1, *a.shape]))
+        x_t.append(hlo.reshape(aval_to_ir_type(a), row))
+    outs = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, _const_values(jaxpr),
+                         list(consts) + list(carry) + x_t)
+    carry, y_t = outs[:len(carry)], outs[len(carry):]
+    ys = [hlo.dynamic_update_slice(buf, hlo.reshape(aval_to_ir_type(_stacked(a, 1)), y),
+                                   [i] + [zero] * len(a.shape))
+          for buf, y, a in zip(ys, y_t, y_avals)]
+    return carry, ys
+
+
+def _scan_lowering(ctx, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    consts, carry, xs = _split_scan_args(list(args), nc, nk)
+    x_avals = [_unstacked(a) for a in ctx.avals_in[nc + nk:]]
+    y_avals = jaxpr.out_avals[nk:]
+    ys = [full_like_aval(0, a) for a in ctx.avals_out[nk:]]
+    trips = length // unroll if unroll else 0
+    if unroll != 1 and trips == 1 and length % unroll == 0:
+        trips = 0                               # fully unrolled: no loop at all, as in JAX
+    step = lambda t, carry, ys: _scan_step(ctx, jaxpr, length, reverse, t, consts,  # noqa: E731
+                                           carry, xs, ys, x_avals, y_avals)
+    if trips:
+        state = [ir_constant(np.int32(0)), *carry, *ys]
+        types = [aval_to_ir_type(_I32)] + [aval_to_ir_type(a) for a in
+                                           [*ctx.avals_in[nc:nc + nk], *ctx.avals_out[nk:]]]
+        loop = hlo.WhileOp(types, state)
+        cond_block = loop.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(cond_block):
+            hlo.return_([compare(cond_block.arguments[0], ir_constant(np.int32(trips)), "LT",
+                                 _I32)])
+        body_block = loop.regions[1].blocks.append(*types)
+        with ir.InsertionPoint(body_block):
+            trip, *rest = body_block.arguments
+            c, b = list(rest[:nk]), list(rest[nk:])
+            for k in range(unroll):
+                t = hlo.add(hlo.multiply(trip, ir_constant(np.int32(unroll))),
+                            ir_constant(np.int32(k)))
+                c, b = step(t, c, b)
+            hlo.return_([hlo.add(trip, ir_constant(np.int32(1))), *c, *b])
+        results = list(loop.results)[1:]
+        carry, ys = results[:nk], results[nk:]
+    for t in range(trips * unroll, length):     # the steps that do not fill a trip
+        carry, ys = step(ir_constant(np.int32(t)), carry, ys)
+    return list(carry) + list(ys)
+
+
+lowering_rules[scan_p] = _scan_lowering
+
+
+def _invariant_vars(jaxpr: Jaxpr, n_consts: int) -> set:
+    """The variables of `jaxpr` computed from its constants and first `n_consts` inputs alone."""
+    inv = set(jaxpr.constvars) | set(jaxpr.invars[:n_consts])
+    for eqn in jaxpr.eqns:
+        if all(type(v) is not Var or v in inv for v in eqn.invars):
+            inv.update(eqn.outvars)
+    return inv
+
+
+def _eval_invariant(closed: ClosedJaxpr, consts, wanted):
+    """The values of the variables `wanted`, loop-invariant, from the first inputs `consts`:
+    only the equations they need are evaluated."""
+    if not wanted:
+        return []
+    j = closed.jaxpr
+    env = dict(zip(j.constvars, closed.consts))
+    env.update(zip(j.invars, consts))
+    read = lambda v: v.val if type(v) is not Var else env[v]  # noqa: E731
+    needed = set(wanted)
+    for eqn in reversed(j.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(v for v in eqn.invars if type(v) is Var)
+    for eqn in j.eqns:
+        if any(v in needed for v in eqn.outvars):
+            outs = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [read(v) for v in wanted]
+
+
+def _scan_partial_eval(trace, args, params):
+    jaxpr, length, nc, nk = (params["jaxpr"], params["length"], params["num_consts"],
+                             params["num_carry"])
+    n_ys = len(jaxpr.out_avals) - nk
+    const_uk, carry_uk, xs_uk = _split_scan_args([trace.is_unknown(x) for x in args], nc, nk)
+    while True:     # a carry the body makes unknown is unknown from the start
+        known, unknown, out_uk, fwd = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk)
+        if all(c or not o for c, o in zip(carry_uk, out_uk[:nk])):
+            break
+        carry_uk = [a or b for a, b in zip(carry_uk, out_uk[:nk])]
+    uk = const_uk + carry_uk + xs_uk
+    avals = jaxpr.in_avals
+    n_kc, n_kk = const_uk.count(False), carry_uk.count(False)
+    # where each residual comes from: a known constant (not stacked), a known x (already
+    # stacked), or the known body (a carry read as is, or a value it computes: stacked)
+    known_args = [x for x, u in zip(args, uk) if not u]
+    kind = ["const" if f is not None and f < n_kc else
+            "x" if f is not None and f >= n_kc + n_kk else "body" for f in fwd]
+    # JAX stacks a copy of `xs` given as a NumPy array rather than forward it; so do we, so
+    # that the programs print alike
+    kind = ["body" if k == "x" and isinstance(known_args[f], np.ndarray) else k
+            for f, k in zip(fwd, kind)]
+    passed = [c and not o for c, o in zip(carry_uk, out_uk[:nk])]
+    n_known_out = out_uk.count(False)
+    # a residual the body computes from known constants alone is the same in every iteration:
+    # compute it once, before the loop, rather than stacking `length` copies (JAX hoists too)
+    invariant = _invariant_vars(known.jaxpr, n_kc)
+    computed_vars = iter(known.jaxpr.outvars[n_known_out:])
+    kind = ["hoist" if f is None and next(computed_vars) in invariant else k
+            for f, k in zip(fwd, kind)]
+
+    def known_body(*known_ins):
+        outs = eval_jaxpr(known.jaxpr, known.consts, *known_ins)
+        k_outs, computed = outs[:n_known_out], iter(outs[n_known_out:])
+        full = iter(k_outs)
+        full = [None if u else next(full) for u in out_uk]
+        res = [next(computed) if f is None else known_ins[f]
+               for f, k in zip(fwd, kind) if k == "body"]
+        carry = [o for o, u in zip(full[:nk], carry_uk) if not u]
+        ys = [o for o, u in zip(full[nk:], out_uk[nk:]) if not u]
+        return carry + ys + res + [o for o, p in zip(full[:nk], passed) if p]
+
+    known_avals = [a for a, u in zip(avals, uk) if not u]
+    known_jaxpr = trace_to_jaxpr(known_body, known_avals)
+    computed_vars = iter(known.jaxpr.outvars[n_known_out:])
+    hoisted_vars = [next(computed_vars) if f is None else None for f in fwd]
+    with set_current_trace(trace.parent_trace):
+        hoisted = iter(_eval_invariant(known, known_args[:n_kc],
+                                       [v for v, k in zip(hoisted_vars, kind) if k == "hoist"]))
+        known_outs = scan_p.bind(*known_args, jaxpr=known_jaxpr, length=length,
+                                 reverse=params["reverse"], unroll=params["unroll"],
+                                 num_consts=n_kc, num_carry=n_kk)
+    n_k_carry_ys = n_kk + out_uk[nk:].count(False)
+    body_res = known_outs[n_k_carry_ys:]
+    const_res = [known_args[f] if k == "const" else next(hoisted)  # not scanned over
+                 for f, k in zip(fwd, kind) if k in ("const", "hoist")]
+    computed = iter(body_res)
+    ext_res = [known_args[f] if k == "x" else next(computed)        # scanned by the unknown
+               for f, k in zip(fwd, kind) if k in ("x", "body")] + list(computed)  # passed last
+    n_ext = len(ext_res) - sum(passed)
+
+    def unknown_body(*ins):
+        c_res = iter(ins[:len(const_res)])
+        uk_ins = ins[len(const_res):len(ins) - len(ext_res)]
+        e_res = ins[len(ins) - len(ext_res):]
+        e_it, passed_vals = iter(e_res[:n_ext]), iter(e_res[n_ext:])
+        res = [next(c_res) if k in ("const", "hoist") else next(e_it) for k in kind]
+        outs = iter(eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *uk_ins))
+        carry = [next(passed_vals) if p else next(outs) for p, u in zip(passed, carry_uk) if u]
+        return carry + [next(outs) for u in out_uk[nk:] if u]
+
+    uk_avals = [a for a, u in zip(avals, uk) if u]
+    unknown_jaxpr = trace_to_jaxpr(
+        unknown_body, [get_aval(r) for r in const_res] + uk_avals
+        + [_unstacked(get_aval(r)) for r in ext_res])
+    unknown_outs = JaxprTrace.process_primitive(
+        trace, scan_p, [*const_res, *[x for x, u in zip(args, uk) if u], *ext_res],
+        dict(jaxpr=unknown_jaxpr, length=length, reverse=params["reverse"],
+             unroll=params["unroll"], num_consts=len(const_res) + sum(const_uk),
+             num_carry=sum(carry_uk)))
+    known_iter, unknown_iter = iter(known_outs[:n_k_carry_ys]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in carry_uk + out_uk[nk:]]
+
+
+partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    consts, init, xs = _split_scan_args(args, nc, nk)
+    c_lin, x_lin = [is_linear(x) for x in consts], [is_linear(x) for x in xs]
+    ires = [x for x in consts if not is_linear(x)]
+    eres = [x for x in xs if not is_linear(x)]
+    ct_carry = [instantiate_zeros(ct) for ct in cts[:nk]]
+    ys_nz = [type(ct) is not Zero for ct in cts[nk:]]       # zero cotangents are not scanned
+    ct_ys = [ct for ct, nz in zip(cts[nk:], ys_nz) if nz]
+    in_avals = jaxpr.in_avals
+    lin_const_avals = [tangent_aval(a) for a, lin in zip(in_avals[:nc], c_lin) if lin]
+    ct_consts = [zeros_like_aval(a) for a in lin_const_avals]
+
+    def body(*ins):
+        ires_, acc, ct_c, ct_y, eres_ = _split_groups(
+            ins, [len(ires), len(ct_consts), nk, len(ct_ys), len(eres)])
+        it_i, it_e = iter(ires_), iter(eres_)
+        full = ([UndefinedPrimal(a) if lin else next(it_i) for a, lin in zip(in_avals, c_lin)]
+                + [UndefinedPrimal(get_aval(ct)) for ct in ct_carry]
+                + [UndefinedPrimal(a) if lin else next(it_e)
+                   for a, lin in zip(in_avals[nc + nk:], x_lin)])
+        ct_y = iter(ct_y)
+        ct_y = [next(ct_y) if nz else ct for ct, nz in zip(cts[nk:], ys_nz)]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(ct_c) + ct_y)
+        ct_c_in, ct_k_in, ct_x_in = _split_scan_args(cts_in, nc, nk)
+        acc = [instantiate_zeros(add_cotangents(a, ct))
+               for a, ct in zip(acc, [ct for ct, lin in zip(ct_c_in, c_lin) if lin])]
+        return (acc + [instantiate_zeros(ct) for ct in ct_k_in]
+                + [instantiate_zeros(ct) for ct, lin in zip(ct_x_in, x_lin) if lin])
+
+    # the carry's cotangents have the types of the output carry's (strongly typed where the
+    # initial carry was weak): transpose a body whose carry inputs have those types, as JAX does
+    jaxpr = _retype_invars(jaxpr, range(nc, nc + nk), [get_aval(ct) for ct in ct_carry])
+    t_avals = ([get_aval(x) for x in ires] + lin_const_avals
+               + [get_aval(ct) for ct in ct_carry]
+               + [_unstacked(get_aval(ct)) for ct in ct_ys]
+               + [_unstacked(get_aval(x)) for x in eres])
+    t_jaxpr = trace_to_jaxpr(body, t_avals)
+    # residuals the backward loop does not read (those of outputs whose cotangent is zero) are
+    # not passed to it: the known scan then computes them for nobody, and XLA drops them
+    used = _used_vars(t_jaxpr.jaxpr)
+    n_mid = len(ct_consts) + nk + len(ct_ys)
+    keep = [v in used for v in t_jaxpr.jaxpr.invars]
+    keep[len(ires):len(ires) + n_mid] = [True] * n_mid
+    j = t_jaxpr.jaxpr
+    t_jaxpr = ClosedJaxpr(Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns,
+                                j.outvars), t_jaxpr.consts)
+    args = [x for x, k in zip([*ires, *ct_consts, *ct_carry, *ct_ys, *eres], keep) if k]
+    n_ires = sum(keep[:len(ires)])
+    outs = scan_p.bind(*args, jaxpr=t_jaxpr, length=length, reverse=not reverse, unroll=unroll,
+                       num_consts=n_ires, num_carry=len(ct_consts) + nk)
+    ct_c_out = iter(outs[:len(ct_consts)])
+    ct_k_out = outs[len(ct_consts):len(ct_consts) + nk]
+    ct_x_out = iter(outs[len(ct_consts) + nk:])
+    return ([next(ct_c_out) if lin else None for lin in c_lin]
+            + [ct if is_linear(x) else None for ct, x in zip(ct_k_out, init)]
+            + [next(ct_x_out) if lin else None for lin in x_lin])
+
+
+def _used_vars(j: Jaxpr) -> set:
+    return ({v for e in j.eqns for v in e.invars if type(v) is Var}
+            | {v for v in j.outvars if type(v) is Var})
+
+
+def _split_groups(xs, sizes):
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(xs[start:start + n]))
+        start += n
+    return out
+
+
+transpose_rules[scan_p] = _scan_transpose
+
+
+def _bound_dtype(lower, upper):
+    """The dtype of the counter: the bounds', or the strongly typed one's if one is a weakly
+    typed integer (a Python int), as in JAX."""
+    la, ua = get_aval(lower), get_aval(upper)
+    if la.dtype == ua.dtype:
+        return la.dtype
+    if la.dtype.kind == "i" and ua.dtype.kind == "i" and la.weak_type != ua.weak_type:
+        return ua.dtype if la.weak_type else la.dtype
+    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                    f"{la.dtype.name} and {ua.dtype.name}")
+
+
+@api_boundary
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """`val = body_fun(i, val)` for `i` from `lower` to `upper - 1`; returns the final `val`."""
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    dtype = _bound_dtype(lower, upper)
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        length = max(int(upper) - int(lower), 0)
+
+        def scan_body(carry, _):
+            i, x = carry
+            return (i + 1, body_fun(i, x)), None
+
+        (_, result), _ = scan(scan_body, (int(lower), init_val), None, length=length,
+                              unroll=False if unroll is None else unroll)
+        return result
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
+                         "statically known.")
+    if get_aval(lower).dtype != dtype:
+        lower = lax.convert_element_type(lower, dtype)
+    if get_aval(upper).dtype != dtype:
+        upper = lax.convert_element_type(upper, dtype)
+
+    def fori_cond(carry):
+        i, upper, _ = carry
+        return lax.lt(i, upper)
+
+    def fori_body(carry):
+        i, upper, x = carry
+        return lax.add(i, 1), upper, body_fun(i, x)
+
+    return while_loop(fori_cond, fori_body, (lower, upper, init_val))[2]
+
+
+clamp_p = Primitive("clamp")
+
+
+def _clamp_abstract(lo, x, hi):
+    for b in (lo, hi):
+        if b.dtype != x.dtype or (b.shape and b.shape != x.shape):
+            raise TypeError(f"clamp requires min and max to be scalars or of the operand's "
+                            f"shape, of its dtype; got min {lo.str_short()}, operand "
+                            f"{x.str_short()}, max {hi.str_short()}")
+    return x
+
+
+def _clamp_batching_rule(vals, dims, **params):
+    size = _axis_size(vals, dims)
+    lo, x, hi = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    shape = get_aval(x).shape
+    lo, hi = [lax.broadcast_in_dim(b, shape, [0]) if get_aval(b).shape != shape else b
+              for b in (lo, hi)]
+    return clamp_p.bind(lo, x, hi), 0
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    out = clamp_p.bind(lo, x, hi)
+    t = tangents[1]
+    if type(t) is Zero:
+        return out, t
+    inside = lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi))
+    return out, lax.select_n(inside, zeros_like_aval(get_aval(t)), t)
+
+
+impl_rules[clamp_p] = lambda lo, x, hi: np.clip(x, lo, hi)
+abstract_eval_rules[clamp_p] = _clamp_abstract
+jvp_rules[clamp_p] = _clamp_jvp
+batching_rules[clamp_p] = _clamp_batching_rule
+lowering_rules[clamp_p] = lambda ctx, lo, x, hi: [hlo.clamp(lo, x, hi)]
+
+
+def clamp(min, x, max):
+    """`x` with values below `min` raised to it and above `max` lowered to it."""
+    return clamp_p.bind(min, x, max)
+
+
+@api_boundary
+def switch(index, branches, *operands, operand=_no_operand):
+    """`branches[index](*operands)`, with `index` clamped into range."""
+    if not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    operands = _one_operand(operands, operand)
+    if np.shape(index):
+        raise TypeError(f"Branch index must be scalar, got {index} of shape "
+                        f"{np.shape(index)}.")
+    try:
+        dtype = get_aval(index).dtype
+    except TypeError:
+        raise TypeError(f"Index type must be an integer, got {index}.") from None
+    if dtype.kind not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {dtype}")
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = lax.convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    ops_flat, in_tree = tree_flatten(operands)
+    avals = [get_aval(x) for x in ops_flat]
+    traced = [trace_to_jaxpr_with_consts(b, in_tree, avals) for b in branches]
+    trees = [t[2] for t in traced]
+    for i, tree in enumerate(trees[1:], 1):
+        if tree != trees[0]:
+            raise TypeError(f"branch 0 and branch{i} outputs must have same type structure, "
+                            f"got {trees[0]} and {tree}.")
+        diff = _type_diff("branch 0", f"branch{i}", traced[0][0].out_avals, traced[i][0].out_avals)
+        if diff:
+            raise TypeError(diff + ".")
+    jaxprs, consts = _common_consts([t[0] for t in traced], [t[1] for t in traced])
+    return tree_unflatten(trees[0], _bind_cond(index, jaxprs, [*consts, *ops_flat]))
+
+
+@api_boundary
+def map(f, xs, *, batch_size=None):
+    """`f` applied to each row of `xs` (a pytree of arrays), the results stacked."""
+    if batch_size is None:
+        return scan(lambda _, x: ((), f(x)), (), xs)[1]
+    leaves, tree = tree_flatten(xs)
+    n = np.shape(leaves[0])[0]
+    batches, rest = divmod(n, batch_size) if batch_size else (0, n)
+    cut = batches * batch_size
+    outs = []
+    if batches:
+        stacked = tree_unflatten(tree, [lax.reshape(x[:cut], (batches, batch_size,
+                                                              *np.shape(x)[1:]))
+                                        for x in leaves])
+        ys = scan(lambda _, x: ((), vmap(f)(x)), (), stacked)[1]
+        outs.append(tree_map(lambda y: lax.reshape(y, (cut, *np.shape(y)[2:])), ys))
+    if rest:
+        outs.append(vmap(f)(tree_unflatten(tree, [x[cut:] for x in leaves])))
+    if len(outs) == 1:
+        return outs[0]
+    return tree_map(lambda a, b: lax.concatenate([a, b], 0), *outs)
+
+
+def _param_key(p):
+    if isinstance(p, ClosedJaxpr):
+        return _jaxpr_key(p)
+    if isinstance(p, tuple):
+        return tuple(_param_key(x) for x in p)
+    try:
+        hash(p)
+        return p
+    except TypeError:
+        return repr(p)
+
+
+def _value_key(c):
+    c = np.asarray(c)
+    return c.shape, c.dtype, c.tobytes()
+
+
+def _jaxpr_key(closed):
+    """A hashable key that two jaxprs of the same structure share."""
+    j, ids = closed.jaxpr, {}
+
+    def atom(v):
+        if type(v) is Var:
+            return ids.setdefault(v, len(ids)), v.aval
+        return "literal", v.aval, _value_key(v.val)
+
+    key = [tuple(atom(v) for v in j.constvars + j.invars)]
+    for eqn in j.eqns:
+        params = tuple(sorted((k, _param_key(p)) for k, p in eqn.params.items()))
+        key.append((eqn.primitive.name, params, tuple(atom(v) for v in eqn.invars),
+                    tuple(atom(v) for v in eqn.outvars)))
+    key.append(tuple(atom(v) for v in j.outvars))
+    key.append(tuple(_value_key(c) for c in closed.consts))
+    return tuple(key)
+
+
+_loop_executables: dict = {}    # (primitive, structure of params, input types) -> Executable
+
+
+def _run_compiled(primitive, python_impl):
+    def impl(*args, **params):
+        if config.jax_disable_jit:                  # debugging: run the body in Python
+            return python_impl(*args, **params)
+        avals = tuple(get_aval(x) for x in args)
+        key = (primitive.name, _param_key(tuple(sorted(params.items()))), avals)
+        exe = _loop_executables.get(key)
+        if exe is None:
+            try:
+                exe = xla_primitive_executable(primitive, params, avals, default_device())
+            except NotImplementedError:         # a primitive of the body cannot be lowered
+                return python_impl(*args, **params)
+            _loop_executables[key] = exe
+        return exe(*args)
+    return impl
+
+
+impl_rules[while_p] = _run_compiled(while_p, _while_impl)
+impl_rules[scan_p] = _run_compiled(scan_p, _scan_impl)
+
+
+lax.later_names.update(cond=cond, switch=switch, while_loop=while_loop, fori_loop=fori_loop,
+                       scan=scan, map=map)

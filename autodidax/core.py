@@ -9,7 +9,7 @@ import numpy as np
 _CANONICAL = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32"),
               np.dtype("uint64"): np.dtype("uint32")}
 _SHORT_NAMES = {"float32": "f32", "float16": "f16", "int32": "i32", "int16": "i16",
-                "int8": "i8", "uint32": "u32", "uint8": "u8", "bool": "bool"}
+                "int8": "i8", "uint32": "u32", "uint16": "u16", "uint8": "u8", "bool": "bool"}
 SUPPORTED_DTYPES = frozenset(np.dtype(name) for name in _SHORT_NAMES)
 
 

@@ -81,6 +81,12 @@ class Jaxpr:
 
     __repr__ = __str__
 
+    def pretty_print(self, *, use_color: bool = False) -> str:
+        return pp_jaxpr(self).format(use_color=use_color)
+
+    def _repr_pretty_(self, p, cycle):     # what a notebook shows: in colour, as JAX's
+        p.text(self.pretty_print(use_color=True))
+
 
 class ClosedJaxpr:
     """A jaxpr with the values of its constants: what `make_jaxpr` returns."""
@@ -98,6 +104,12 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
+    def pretty_print(self, *, use_color: bool = False) -> str:
+        return self.jaxpr.pretty_print(use_color=use_color)
+
+    def _repr_pretty_(self, p, cycle):
+        self.jaxpr._repr_pretty_(p, cycle)
+
 
 class Doc:
     """A document for the pretty printer."""
@@ -106,8 +118,8 @@ class Doc:
     def __add__(self, other):
         return Concat((self, other))
 
-    def format(self, width: int = 80) -> str:
-        return _format(self, width)
+    def format(self, width: int = 80, use_color: bool = False) -> str:
+        return _format(self, width, use_color)
 
 
 class Text(Doc):
@@ -135,6 +147,25 @@ class Group(Doc):
     def __init__(self, child): self.child = child
 
 
+class Color(Doc):
+    """`child` in an ANSI colour and intensity; None keeps the surrounding one."""
+    __slots__ = ("child", "foreground", "intensity")
+    def __init__(self, child, foreground=None, intensity=None):
+        self.child, self.foreground, self.intensity = child, foreground, intensity
+
+
+BLUE, MAGENTA, BRIGHT, NORMAL = 34, 35, 1, 22         # ANSI codes
+_DEFAULT = (39, NORMAL)                               # the terminal's colour, normal intensity
+
+
+def keyword(doc: Doc) -> Doc:
+    return Color(doc, BLUE, BRIGHT)
+
+
+def type_annotation(doc: Doc) -> Doc:
+    return Color(doc, MAGENTA, NORMAL)
+
+
 def join(sep: Doc, docs) -> Doc:
     parts = []
     for i, d in enumerate(docs):
@@ -158,28 +189,37 @@ def _fits(doc: Doc, room: int) -> bool:
     return room >= 0
 
 
-def _format(doc: Doc, width: int) -> str:
-    out, column = [], 0
-    stack = [(0, False, doc)]          # (indentation, flat?, document), without recursion
+def _recolor(shown, wanted) -> str:
+    """The ANSI escape from colour `shown` to `wanted`: only the codes that change."""
+    codes = [str(w) for s, w in zip(shown, wanted) if s != w]
+    return f"\x1b[{';'.join(codes)}m" if codes else ""
+
+
+def _format(doc: Doc, width: int, use_color: bool = False) -> str:
+    out, column, shown = [], 0, _DEFAULT
+    stack = [(0, False, doc, _DEFAULT)]   # (indentation, flat?, document, colour): no recursion
     while stack:
-        indent, flat, d = stack.pop()
+        indent, flat, d, color = stack.pop()
         kind = type(d)
-        if kind is Text:
+        if kind is Text or (kind is Brk and flat):
+            if use_color and color != shown:  # change colour only where visible text needs it
+                out.append(_recolor(shown, color))
+                shown = color
             out.append(d.s)
             column += len(d.s)
         elif kind is Brk:
-            if flat:
-                out.append(d.s)
-                column += len(d.s)
-            else:
-                out.append("\n" + " " * indent)
-                column = indent
+            out.append("\n" + " " * indent)
+            column = indent
         elif kind is Concat:
-            stack.extend((indent, flat, p) for p in reversed(d.parts))
+            stack.extend((indent, flat, p, color) for p in reversed(d.parts))
         elif kind is Nest:
-            stack.append((indent + d.n, flat, d.child))
+            stack.append((indent + d.n, flat, d.child, color))
+        elif kind is Color:
+            stack.append((indent, flat, d.child, (d.foreground or color[0], d.intensity or color[1])))
         else:
-            stack.append((indent, flat or _fits(d.child, width - column), d.child))
+            stack.append((indent, flat or _fits(d.child, width - column), d.child, color))
+    if use_color:
+        out.append(_recolor(shown, _DEFAULT))
     return "".join(out)
 
 
@@ -220,8 +260,8 @@ def _names_for(jaxprs, taken=()) -> _Names:
 
 
 def pp_vars(vs, names, *, separator="", print_shapes=False) -> Doc:
-    docs = [Text(names[v] + (":" + v.aval.str_short() if print_shapes else ""))
-            if isinstance(v, Var) else Text(_literal_str(v)) for v in vs]
+    docs = [(Text(names[v]) + type_annotation(Text(":" + v.aval.str_short())) if print_shapes
+             else Text(names[v])) if isinstance(v, Var) else Text(_literal_str(v)) for v in vs]
     return Nest(2, Group(join(Text(separator) + Group(Brk()), docs)))
 
 
@@ -277,12 +317,14 @@ def suggest_same_names(names, for_vars, like_vars) -> None:
 def _pp_jaxpr(jaxpr: Jaxpr, names) -> Doc:
     if jaxpr in names.shared:
         return Text(names.shared[jaxpr])
-    head = [Text("{ lambda "), pp_vars(jaxpr.constvars, names, print_shapes=True), Text("; "),
-            pp_vars(jaxpr.invars, names, print_shapes=True), Text(". let")]
+    head = [Text("{ "), keyword(Text("lambda ")), pp_vars(jaxpr.constvars, names, print_shapes=True),
+            Text("; "), pp_vars(jaxpr.invars, names, print_shapes=True), Text(". "),
+            keyword(Text("let"))]
     eqns = Nest(2, Brk() + join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns]))
     outs = pp_vars(jaxpr.outvars, names, separator=",")
     end = Text(",)" if len(jaxpr.outvars) == 1 else ")")
-    return Group(Nest(2, Concat([*head, eqns, Brk(), Text("in ("), outs, end])) + Text(" }"))
+    return Group(Nest(2, Concat([*head, eqns, Brk(), keyword(Text("in ")), Text("("), outs, end]))
+                 + Text(" }"))
 
 
 def _subjaxprs(jaxpr: Jaxpr):

@@ -9,9 +9,10 @@ import functools
 import inspect
 import os
 import types
+import weakref
 
 from autodidax import numpy as jnp
-from autodidax.batching import batch, batching_rules, moveaxis
+from autodidax.batching import batch, fancy_batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
@@ -105,6 +106,7 @@ def hoist_tracer_consts(closed: ClosedJaxpr):
 
 
 _jit_disabled = False          # config.jax_disable_jit, below
+_caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fast cache)}
 
 
 class _CacheEntry:
@@ -129,8 +131,14 @@ class Jitted:
         nums += tuple(params.index(n) for n in names if n in params)
         names += tuple(params[i] for i in nums if 0 <= i < len(params))
         self.static_argnums, self.static_argnames = tuple(sorted(set(nums))), frozenset(names)
-        self._cache: dict = {}         # signature -> traced jaxpr (and its executable)
-        self._fast: dict = {}          # avals of array-only calls -> the same entries
+        # signature -> traced jaxpr (and its executable); and avals of array-only calls -> the
+        # same entries. Shared by every `jit` of the same function with the same static options.
+        self._cache, self._fast = {}, {}
+        try:
+            options = (self.static_argnums, self.static_argnames)
+            self._cache, self._fast = _caches.setdefault(fun, {}).setdefault(options, ({}, {}))
+        except TypeError:              # not weakly referenceable: a cache of our own
+            pass
         self.trace_count = 0
 
     def _signature(self, args, kwargs):
@@ -150,7 +158,9 @@ class Jitted:
         try:
             hash(key)
         except TypeError as e:
-            bad = next(v for _, v in static_pos + static_named if not _hashable(v))
+            bad = next((v for _, v in static_pos + static_named if not _hashable(v)), None)
+            if bad is None:                     # not a static argument: some other part
+                raise TypeError(f"jit could not hash the signature of this call: {e}") from None
             raise ValueError("Non-hashable static arguments are not supported. An error occurred "
                              f"while trying to hash an object of type {type(bad)}, {bad!r}. The "
                              f"error was:\nTypeError: {e}") from None
@@ -372,8 +382,8 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
                       for nz, a in zip(out_nonzero, jaxpr.out_avals)]
 
 
-def _jit_batching_rule(vals, dims, *, jaxpr, name):
-    axis_size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+def _jit_batching_rule(axis_data, vals, dims, *, jaxpr, name):
+    axis_size = axis_data.size
     out_dims = []
 
     def batched(*args):
@@ -387,4 +397,4 @@ def _jit_batching_rule(vals, dims, *, jaxpr, name):
 
 
 jvp_rules[jit_p] = _jit_jvp
-batching_rules[jit_p] = _jit_batching_rule
+fancy_batching_rules[jit_p] = _jit_batching_rule

@@ -144,8 +144,9 @@ class JVPTrace(Trace):
         return val, Zero.from_primal_value(val)
 
     def process_primitive(self, primitive, tracers, params):
-        primals, tangents = zip(*map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents):
+        pairs = [self.to_primal_tangent_pair(x) for x in tracers]
+        primals, tangents = [p for p, _ in pairs], [t for _, t in pairs]
+        if all(type(t) is Zero for t in tangents):        # and a primitive without operands
             with set_current_trace(self.parent_trace):
                 return primitive.bind(*primals, **params)
         rule = jvp_rules.get(primitive)
@@ -323,10 +324,11 @@ jvp_rules[lax.convert_element_type_p] = _convert_element_type_jvp
 
 
 for _linear in (lax.reduce_sum_p, lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p,
-                lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p, lax.stack_p,
-                lax.unstack_p):
+                lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p, lax.pad_p,
+                lax.stack_p, lax.unstack_p):
     deflinear(_linear)
 defjvp_zero(lax.argmax_p)
+defjvp_zero(lax.iota_p)
 defjvp_zero(lax.argmin_p)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import operator
 import string
 
 import numpy as np
@@ -256,7 +257,8 @@ abstract_eval_rules[convert_element_type_p] = (
 
 
 def _check_axes(name, axes, ndim):
-    if any(not isinstance(a, int) or not 0 <= a < ndim for a in axes) or len(set(axes)) != len(axes):
+    if any(not isinstance(a, (int, np.integer)) or not 0 <= a < ndim for a in axes) or len(
+            set(axes)) != len(axes):
         raise ValueError(f"{name}: axes {axes} are not distinct axes of an array of rank {ndim}")
 
 
@@ -468,6 +470,69 @@ def _concatenate_abstract(*xs, dimension):
 
 
 abstract_eval_rules[concatenate_p] = _concatenate_abstract
+
+
+pad_p = Primitive("pad")
+
+
+def _dilated(d, interior):
+    """The size of `d` elements with `interior` padding between each two."""
+    return 0 if d == 0 else d + (d - 1) * interior
+
+
+def _pad_impl(x, padding_value, *, padding_config):
+    grow = [(builtins.max(lo, 0), builtins.max(hi, 0), i) for lo, hi, i in padding_config]
+    out = np.full([lo + hi + _dilated(d, i) for d, (lo, hi, i) in zip(x.shape, grow)],
+                  padding_value, x.dtype)
+    out[tuple(builtins.slice(lo, lo + _dilated(d, i), i + 1)
+              for d, (lo, hi, i) in zip(x.shape, grow))] = x
+    return out[tuple(builtins.slice(-builtins.min(lo, 0), n + builtins.min(hi, 0))
+                     for n, (lo, hi, _) in zip(out.shape, padding_config))]
+
+
+def _pad_abstract(x, padding_value, *, padding_config):
+    if x.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype.name} and {padding_value.dtype.name}.")
+    if padding_value.shape:
+        raise ValueError(f"padding_value must be a scalar; got shape {padding_value.shape}")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape {x.shape}")
+    if any(i < 0 for _, _, i in padding_config):
+        raise ValueError("interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    shape = tuple(int(lo + hi + _dilated(d, i)) for d, (lo, hi, i) in zip(x.shape, padding_config))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                         f"{shape}, for padding_config {padding_config} and operand shape "
+                         f"{x.shape}")
+    return x.update(shape=shape, weak_type=x.weak_type and padding_value.weak_type)
+
+
+impl_rules[pad_p] = _pad_impl
+abstract_eval_rules[pad_p] = _pad_abstract
+
+
+iota_p = Primitive("iota")
+
+
+def _iota_impl(*, dtype, shape, dimension, sharding=None):
+    kept = [1] * len(shape)
+    kept[dimension] = shape[dimension]
+    return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(kept), shape)
+
+
+def _iota_abstract(*, dtype, shape, dimension, sharding=None):
+    _check_dtype("iota", dtype, _NUM)
+    if any(d < 0 for d in shape) or not 0 <= dimension < len(shape):
+        raise ValueError(f"iota: dimension {dimension} is not an axis of shape {shape}, or the "
+                         "shape has a negative size")
+    return ShapedArray(shape, dtype)
+
+
+impl_rules[iota_p] = _iota_impl
+abstract_eval_rules[iota_p] = _iota_abstract
 
 
 stack_p = Primitive("stack")
@@ -682,6 +747,82 @@ def squeeze(x, dimensions):
 
 def rev(x, dimensions): return rev_p.bind(x, dimensions=tuple(dimensions))
 def concatenate(xs, dimension): return concatenate_p.bind(*xs, dimension=dimension)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """Integers counting along `dimension` of an array of `shape`."""
+    shape = tuple(operator.index(d) for d in shape)
+    return iota_p.bind(dtype=canonicalize_dtype(dtype), shape=shape,
+                       dimension=operator.index(dimension), sharding=None)
+
+
+def iota(dtype, size):
+    """`0, 1, ..., size - 1` as an array of `dtype`."""
+    return broadcasted_iota(dtype, (operator.index(size),), 0)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of `shape` filled with the scalar `fill_value`, weakly typed if it is a Python
+    scalar and no `dtype` is given."""
+    shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(map(operator.index, shape))
+    if np.shape(fill_value):
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    aval = get_aval(fill_value)
+    weak_type = dtype is None and aval.weak_type
+    if type(fill_value) in _PYTHON_SCALARS:      # a constant: made in its dtype at once
+        fill_value = LiteralArray(np.asarray(fill_value, canonicalize_dtype(dtype or aval.dtype)),
+                                  weak_type)
+    else:
+        fill_value = convert_element_type(fill_value, dtype or aval.dtype, weak_type)
+    return broadcast(fill_value, shape)
+
+
+def broadcast(operand, sizes):
+    """`operand` with new leading dimensions of `sizes`."""
+    shape = tuple(sizes) + tuple(get_aval(operand).shape)
+    return broadcast_in_dim(operand, shape, range(len(sizes), len(shape)))
+
+
+def clamp(min, x, max):
+    """`x` limited to `[min, max]` elementwise (`min` and `max` may be scalars). JAX has a
+    primitive for it; we compose it from comparisons and `select_n`, with JAX's derivative:
+    each of the three operands gets the tangent where it is the answer strictly, and at a tie
+    nobody does."""
+    x_aval = get_aval(x)
+    lo, hi = min, max
+    for name, v in (("min", lo), ("max", hi)):
+        aval = get_aval(v)
+        if aval.dtype != x_aval.dtype:
+            raise TypeError(f"lax.clamp requires arguments to have the same dtypes, got "
+                            f"{get_aval(lo).dtype.name}, {x_aval.dtype.name}, "
+                            f"{get_aval(hi).dtype.name}.")
+        if aval.shape and aval.shape != x_aval.shape:
+            raise TypeError(f"clamp requires {name}.shape == operand.shape or {name}.shape == "
+                            f"(), got {aval.shape} and {x_aval.shape}.")
+    value = min_p.bind(max_p.bind(x, lo), hi)
+    if isinstance(trace_ctx.trace, EvalTrace):
+        return value
+    x_wins = and_p.bind(gt_p.bind(x, lo), lt_p.bind(x, hi))
+    lo_wins = and_p.bind(gt_p.bind(lo, x), lt_p.bind(lo, hi))
+    hi_wins = lt_p.bind(hi, x)
+    tie = stop_gradient_p.bind(value)
+    out = select_n_p.bind(hi_wins, tie, _broadcast_to(hi, x_aval.shape))
+    out = select_n_p.bind(lo_wins, out, _broadcast_to(lo, x_aval.shape))
+    return select_n_p.bind(x_wins, out, x)
+
+
+def _broadcast_to(v, shape):
+    return v if get_aval(v).shape == shape else broadcast_in_dim(v, shape, ())
+
+
+def pad(operand, padding_value, padding_config):
+    """`operand` with `padding_value` added (or, where negative, elements removed) at each
+    dimension's ends, and between its elements: one `(low, high, interior)` per dimension."""
+    return pad_p.bind(operand, padding_value,
+                      padding_config=tuple(tuple(c) for c in padding_config))
+
+
 def stack(xs, axis=0): return stack_p.bind(*xs, axis=axis)
 def unstack(x, axis=0): return tuple(unstack_p.bind(x, axis=axis))
 
@@ -709,3 +850,15 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
 
 
 wrap_public_functions(globals(), __name__)
+
+
+# Names that later chapters add to `jax.lax`: the collectives of chapter 4, `cond`, `scan` and
+# the rest of chapter 10's control flow. This module cannot import them, so they register here.
+later_names: dict = {}
+
+
+def __getattr__(name):       # Python asks this only for names the module does not define
+    try:
+        return later_names[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -37,6 +37,7 @@ _IR_ELEMENT_TYPES = {
     "int16": lambda: ir.IntegerType.get_signless(16),
     "int8": lambda: ir.IntegerType.get_signless(8),
     "uint32": lambda: ir.IntegerType.get_unsigned(32),
+    "uint16": lambda: ir.IntegerType.get_unsigned(16),
     "uint8": lambda: ir.IntegerType.get_unsigned(8),
     "bool": lambda: ir.IntegerType.get_signless(1),
 }
@@ -330,6 +331,16 @@ lowering_rules[lax.transpose_p] = lambda ctx, x, *, permutation: [
 lowering_rules[lax.rev_p] = lambda ctx, x, *, dimensions: [hlo.reverse(x, _dense(dimensions))]
 lowering_rules[lax.concatenate_p] = lambda ctx, *xs, dimension: [
     hlo.concatenate(list(xs), dimension)]
+
+
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return [hlo.pad(x, padding_value, _dense(low), _dense(high), _dense(interior))]
+
+
+lowering_rules[lax.pad_p] = _pad_lowering
+lowering_rules[lax.iota_p] = lambda ctx, *, dtype, shape, dimension, sharding=None: [
+    hlo.iota(aval_to_ir_type(ctx.avals_out[0]), dimension)]
 
 
 def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_type):

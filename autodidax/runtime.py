@@ -187,8 +187,31 @@ class Array(core.Array):
         return self._buf.is_ready()
 
 
+class SingleDeviceSharding:
+    """An array wholly on one device: JAX's `jax.sharding.SingleDeviceSharding`."""
+    __slots__ = ("_device", "memory_kind")
+    is_fully_replicated = True
+
+    def __init__(self, device, *, memory_kind="device"):
+        self._device, self.memory_kind = device, memory_kind
+
+    device_set = property(lambda self: {self._device})
+
+    def __eq__(self, other):
+        return (type(other) is SingleDeviceSharding and other._device == self._device
+                and other.memory_kind == self.memory_kind)
+
+    def __hash__(self):
+        return hash((self._device, self.memory_kind))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
+
+
+Array.sharding = property(lambda self: SingleDeviceSharding(self.device))
 core.Array.device = property(lambda self: devices("cpu")[0])
 core.Array.devices = lambda self: {self.device}
+core.Array.sharding = property(lambda self: SingleDeviceSharding(self.device))
 
 
 _placements: dict = {}     # device -> (sharding, [device], DeviceList), made once per device

@@ -29,7 +29,8 @@ node_types: dict[type, NodeType] = {}
 @api_boundary
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
     """Make `nodetype` a pytree node. `flatten_func(x)` returns `(children, aux_data)`, with
-    `aux_data` hashable; `unflatten_func(aux_data, children)` builds the node again."""
+    `aux_data` comparable with `==` (and best hashable, which `jit`'s static arguments need);
+    `unflatten_func(aux_data, children)` builds the node again."""
     if nodetype in node_types:
         raise ValueError(f"{nodetype.__qualname__} is already registered as a pytree node; "
                          f"a type can be registered only once.")
@@ -107,7 +108,7 @@ class PyTreeDef:
 
     def __hash__(self):
         if self._hash is None:
-            self._hash = hash((self.node_type, self.node_data, self.child_treedefs))
+            self._hash = hash((self.node_type, self.child_treedefs))   # not the aux data
         return self._hash
 
     def __repr__(self):
@@ -367,6 +368,10 @@ child_key_rules: dict[type, Callable[[Any, int], list]] = {
 }
 
 
+# Types registered with keys of their own (below): type -> x -> (((key, child), ...), aux)
+flatten_with_keys_rules: dict[type, Callable] = {}
+
+
 def _child_keys(node_type: NodeType, node_data: Any, n: int) -> list:
     rule = child_key_rules.get(node_type.type)
     if rule is not None:
@@ -390,8 +395,12 @@ def _flatten_with_path(x, path: tuple, is_leaf, takes_path: bool, leaves: list) 
                              and (is_leaf(path, x) if takes_path else is_leaf(x))):
         leaves.append((path, x))
         return LEAF
-    children, node_data = _take_apart(node_type, x)
-    keys = _child_keys(node_type, node_data, len(children))
+    keyed = flatten_with_keys_rules.get(node_type.type)
+    if keyed is None:
+        children, node_data = _take_apart(node_type, x)
+        keys = _child_keys(node_type, node_data, len(children))
+    else:
+        keys, children, node_data = _take_apart_with_keys(node_type, keyed, x)
     return PyTreeDef(node_type, node_data, tuple([
         _flatten_with_path(c, path + (k,), is_leaf, takes_path, leaves)
         for k, c in zip(keys, children)]))
@@ -453,6 +462,41 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
     register_pytree_node(nodetype, flatten, unflatten)
     child_key_rules[nodetype] = lambda _, n: [GetAttrKey(name) for name in data_fields]
     return nodetype
+
+
+@api_boundary
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
+                              unflatten_func: Callable, flatten_func: Callable | None = None
+                              ) -> None:
+    """Make `nodetype` a pytree node whose children have keys: `flatten_with_keys(x)` returns
+    `(((key, child), ...), aux_data)`; `unflatten_func(aux_data, children)` builds it again."""
+    if flatten_func is None:
+        def flatten_func(x):
+            pairs, aux_data = flatten_with_keys(x)
+            return [child for _, child in pairs], aux_data
+    register_pytree_node(nodetype, flatten_func, unflatten_func)
+    flatten_with_keys_rules[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: register `cls` by its `tree_flatten_with_keys` method and its
+    `tree_unflatten` class method (and its `tree_flatten`, if it has one)."""
+    flatten = (lambda x: x.tree_flatten()) if hasattr(cls, "tree_flatten") else None
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              flatten)
+    return cls
+
+
+def _take_apart_with_keys(node_type: NodeType, flatten_with_keys: Callable, x):
+    result = flatten_with_keys(x)
+    try:
+        pairs, node_data = result
+        keys, children = zip(*pairs) if pairs else ((), ())
+    except (TypeError, ValueError):
+        raise ValueError(f"the flatten_with_keys function registered for "
+                         f"{node_type.type.__qualname__} must return a pair (((key, child), ...), "
+                         f"aux_data); it returned {result!r}") from None
+    return keys, children, node_data
 
 
 def _compose(outer: PyTreeDef, inner: PyTreeDef) -> PyTreeDef:

@@ -83,14 +83,17 @@ CASES = [
     ("reduce_and", (MASK,), {"axes": (0, 1)}),
     ("cumsum", (A,), {"axis": 1}), ("cumsum", (T3,), {"axis": 2, "reverse": True}),
     ("cumprod", (A,), {"axis": 0}), ("cumprod", (I,), {"axis": 1, "reverse": True}),
+    ("pad", (A, np.float32(0.5)), {"padding_config": ((1, 2, 0), (0, 1, 1))}),
+    ("pad", (I, np.int32(-3)), {"padding_config": ((-1, 1, 0), (2, -1, 2))}),
 ]
+NO_OPERANDS = {"iota"}   # a primitive without operands is never batched: it has no rule
 FUNCTIONS = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "not": "bitwise_not"}
 
 
 def test_every_primitive_has_a_batching_rule_and_a_case():
     prims = {v for k, v in vars(lax).items() if k.endswith("_p") and isinstance(v, core.Primitive)}
-    assert prims - set(batching_rules) == set()
-    assert {p.name for p in prims} == {name for name, _, _ in CASES}
+    assert {p.name for p in prims - set(batching_rules)} == NO_OPERANDS
+    assert {p.name for p in prims} - NO_OPERANDS == {name for name, _, _ in CASES}
 
 
 def example(x, k):
@@ -522,3 +525,110 @@ def test_vmap_folds_the_batch_into_dot_general_as_jax(case):
     assert str(ours) == str(jax.make_jaxpr(make(np_jax, jax))(*args))
     assert "broadcast_in_dim" not in str(ours)      # the unbatched operand is not repeated
     assert_same(make(jnp, autodidax)(*args), make(np_jax, jax)(*args))
+
+
+# --- named axes and collectives ------------------------------------------------------------------
+
+from autodidax import jit as ad_jit  # noqa: E402
+from autodidax.autodiff import grad as ad_grad  # noqa: E402
+from autodidax.batching import (AxisData, all_gather, axis_index, bound_axis_size,  # noqa: E402
+                                fancy_batching_rules, pmax, pmax_p, pmean, pmin, psum)
+from autodidax.jaxpr import make_jaxpr  # noqa: E402
+
+COLLECTIVES = {
+    "psum": lambda m: lambda x: m.psum(x, "i"),
+    "pmean": lambda m: lambda x: x - m.pmean(x, "i"),
+    "pmax": lambda m: lambda x: m.pmax(x, "i"),
+    "pmin": lambda m: lambda x: m.pmin(x, "i") * x,
+    "all_gather": lambda m: lambda x: m.all_gather(x, "i", axis=-1),
+    "all_gather tiled": lambda m: lambda x: m.all_gather(x, "i", tiled=True),
+    "axis_index": lambda m: lambda x: x * m.axis_index("i"),
+}
+OURS = __import__("autodidax.batching", fromlist=["psum"])
+
+
+@pytest.mark.parametrize("name", COLLECTIVES)
+@pytest.mark.parametrize("in_axes,out_axes", [(0, 0), (1, 0), (-1, 1), (0, -1)])
+def test_collectives_agree_with_jax(name, in_axes, out_axes):
+    x = normal(3, 4)
+    ours = vmap(COLLECTIVES[name](OURS), in_axes, out_axes, axis_name="i")(x)
+    theirs = jax.vmap(COLLECTIVES[name](jlax), in_axes, out_axes, axis_name="i")(x)
+    assert_same(ours, theirs)
+
+
+def test_an_axis_name_is_bound_only_while_the_function_runs():
+    sizes = []
+    vmap(lambda x: sizes.append(bound_axis_size("i")) or x, axis_name="i")(np.ones(5))
+    assert sizes == [5]
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        bound_axis_size("i")
+
+
+def test_an_inner_name_hides_an_outer_one():
+    f = vmap(vmap(lambda x: psum(x, "i"), axis_name="i"), axis_name="i")
+    np.testing.assert_allclose(np.asarray(f(A)), np.broadcast_to(A.sum(1, keepdims=True), A.shape))
+
+
+def test_unbound_names_raise_jaxs_name_error():
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        psum(A, "i")
+    with pytest.raises(NameError, match="Found an unbound axis name: j"):
+        vmap(lambda x: pmax(x, "j"), axis_name="i")(A)
+    with pytest.raises(NameError, match="Found an unbound axis name: k"):
+        vmap(lambda x: axis_index("k"), axis_name="i")(A)
+    with pytest.raises(NameError):
+        ad_jit(lambda x: psum(x, "i"))(A)
+
+
+def test_collective_rules_see_unbatched_values():
+    """`pmax` of a value that is the same in every example still reaches its rule."""
+    calls = []
+    rule = fancy_batching_rules[pmax_p]
+    try:
+        fancy_batching_rules[pmax_p] = lambda *a, **k: calls.append(a[0]) or rule(*a, **k)
+        out = vmap(lambda x, c: pmax(c, "i") + x, in_axes=(0, None), axis_name="i")(A, A[0])
+    finally:
+        fancy_batching_rules[pmax_p] = rule
+    assert calls == [AxisData("i", 2)]
+    np.testing.assert_allclose(np.asarray(out), A + A[0])
+
+
+def test_a_rule_that_calls_batch_carries_on_the_named_axis():
+    text = str(make_jaxpr(vmap(ad_jit(lambda x: psum(x, "i")), axis_name="i"))(A))
+    assert "psum[axes=(0,) axis_index_groups=None]" in text
+    np.testing.assert_allclose(np.asarray(vmap(ad_jit(lambda x: x / psum(x, "i")),
+                                               axis_name="i")(P)), P / P.sum(0), rtol=1e-6)
+
+
+def test_psum_shortcut_for_values_that_are_not_tracers():
+    out = vmap(lambda x: psum(2.0, "i") + 0 * x, axis_name="i")(np.ones(3, np.float32))
+    np.testing.assert_allclose(np.asarray(out), [6.0, 6.0, 6.0])
+    assert vmap(lambda x: psum(1, "i"), axis_name="i")(np.ones(4)).tolist() == [4] * 4
+
+
+def test_axis_index_under_grad_and_jit():
+    xs = normal(3, 2)
+    f = lambda w: vmap(lambda x: jnp.sum(x * w * axis_index("i")), axis_name="i")(xs).sum()
+    g = lambda w: jax.vmap(lambda x: jax.numpy.sum(x * w * jlax.axis_index("i")),
+                           axis_name="i")(xs).sum()
+    assert_same(ad_grad(f)(np.float32(1.5)), jax.grad(g)(np.float32(1.5)))
+    assert_same(ad_jit(vmap(lambda x: x + axis_index("i"), axis_name="i"))(xs),
+                jax.jit(jax.vmap(lambda x: x + jlax.axis_index("i"), axis_name="i"))(xs))
+
+
+def test_vmap_takes_keyword_arguments_batched_along_axis_0():
+    ours = vmap(lambda x, y, z=1.0: x * y + z, in_axes=(1,))(A.T, y=Bm, z=V[:2])
+    theirs = jax.vmap(lambda x, y, z=1.0: x * y + z, in_axes=(1,))(A.T, y=Bm, z=V[:2])
+    assert_same(ours, theirs)
+    with pytest.raises(ValueError, match="argument y"):
+        vmap(lambda x, y: x + y)(A, y=V)
+
+
+@pytest.mark.parametrize("axis_size,error", [(3, ValueError), (2.0, TypeError), (-1, TypeError)])
+def test_axis_size_errors(axis_size, error):
+    with pytest.raises(error):
+        vmap(lambda x: x, in_axes=(0 if error is ValueError else None), axis_size=axis_size)(A)
+
+
+def test_spmd_axis_name_is_accepted_and_ignored():
+    assert_same(vmap(jnp.sin, spmd_axis_name="d")(A), jax.vmap(jax.numpy.sin)(A))

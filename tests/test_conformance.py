@@ -21,7 +21,11 @@ Case kinds (one line each in the tables below):
 
 The tables, one test function each: NUMPY (the NumPy front end), TRANSFORMS, CONTROL (control
 flow), JAXPR (printed jaxprs) and ERRORS; a case's test id is its key, e.g.
-`test_numpy[sum axis keepdims]`. To add a case, add one line to the table of its area, e.g.
+`test_numpy[sum axis keepdims]`. Larger areas keep their table, and the inputs it needs, in a
+file of their own that imports this machinery: `test_conformance_numpy2.py` (more of the NumPy
+front end: pad, einsum, split, dtype helpers, statistics), `test_conformance_named.py` (named
+axes and collectives), `test_conformance_scan.py` (scan, switch, map), `test_conformance_library.py`
+(`jax.nn`, `jax.scipy`) and `test_conformance_linalg.py` (`jnp.linalg`). To add a case, add one line to the table of its area, e.g.
 `"sum of int8": C(lambda jax, jnp: jnp.sum(I8)),`. Inputs are NumPy arrays or Python scalars
 made once at module level (below), never inside the program with a random generator; use
 `jax.lax` for lax. Keep programs small: the JAX side compiles each new operation, which is
@@ -113,6 +117,35 @@ class Scale:
         return isinstance(other, Scale) and other.k == self.k
 TREE = {"b": [1.0, (2.0, None)], "a": Pair(3.0, [4.0]), "p": Params(5.0, 6.0),
         "o": collections.OrderedDict(z=7.0, y=8.0)}          # a pytree of every key kind
+
+
+class _Settings:
+    """A pytree node whose aux data is a dict (unhashable), as in JAX's sharp-bits tutorial."""
+
+    def __init__(self, x, mul):
+        self.x, self.mul = x, mul
+
+
+for _lib in (jax, autodidax):
+    _lib.tree_util.register_pytree_node(_Settings, lambda s: ((s.x,), {"mul": s.mul}),
+                                        lambda aux, kids: _Settings(*kids, **aux))
+
+
+def _dict_aux(jax):
+    f = jax.jit(lambda s, y: s.x * y if s.mul else y)
+    return f(_Settings(2.0, True), 3.0), f(_Settings(2.0, False), 3.0)
+
+
+def _traced_twice(jax):
+    """How many times `jit(f)` and then another `jit(f)` trace `f`: the cache is the function's."""
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 2
+    jax.jit(f)(1.0)
+    jax.jit(f)(2.0)
+    return len(traces)
 
 
 def _seen(transform, x):
@@ -553,6 +586,10 @@ def _without_jit(jax, f, *args):
 
 
 TRANSFORMS = {
+    "jit with dict aux data in a pytree": C(lambda jax, jnp: _dict_aux(jax)),
+    "sharding of a host array": C(lambda jax, jnp: repr(jnp.arange(3.0).sharding)),
+    "sharding of a jit result": C(lambda jax, jnp: repr(jax.jit(jnp.sin)(V3).sharding)),
+    "jit of the same function twice traces once": C(lambda jax, jnp: _traced_twice(jax)),
     "grad of kron and trace": C(lambda jax, jnp: jax.grad(
         lambda x: jnp.trace(jnp.kron(x, x[:2, :2])))(F), rtol=1e-5),
     "vmap of tril and roll": C(lambda jax, jnp: jax.vmap(lambda m: jnp.roll(jnp.tril(m), 1))(T)),
@@ -831,8 +868,7 @@ CONTROL = {
     "fori": C(lambda jax, jnp: _fori(jax, jnp)(F32)),
     "fori jit": C(lambda jax, jnp: jax.jit(_fori(jax, jnp))(F32)),
     "fori vmap": C(lambda jax, jnp: jax.vmap(_fori(jax, jnp))(F)),
-    "fori grad": C(lambda jax, jnp: jax.grad(lambda x: _fori(jax, jnp)(x).sum())(F32),
-                   xfail="fori-scan"),
+    "fori grad": C(lambda jax, jnp: jax.grad(lambda x: _fori(jax, jnp)(x).sum())(F32)),
     "fori traced bounds jit": C(lambda jax, jnp: jax.jit(lambda n, x: jax.lax.fori_loop(
         0, n, lambda i, c: c + i, x))(5, 0.5)),
     "fori weak carry": C(lambda jax, jnp: jax.lax.fori_loop(0, 3, lambda i, c: c + i, 0)),
@@ -845,6 +881,19 @@ CONTROL = {
 # ----------------------------------------------------------------------------------------------
 # Jaxpr text: `str(jax.make_jaxpr(f)(*args))`, character for character.
 JAXPR = {
+    "jnp.array of traced scalars": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.sum(jnp.array(x)))(list(range(3)))),
+    "jnp.array of tracers and a number": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, y: jnp.array([x, y, 1.0]))(1.0, 2.0)),
+    "jnp.array nested, mixed dtypes": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, y: jnp.array([[x, y], [1, 2]]))(np.float32(1.0), 2)),
+    "jnp.array of 20 tracers": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.array([x] * 20))(1.0)),
+    # What a notebook shows for a jaxpr (its _repr_pretty_): the same text, with ANSI colours.
+    "in colour": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 2.0, axis=0))(F)
+                   .pretty_print(use_color=True)),
+    "in colour, nested flat": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.jit(jnp.cos)(x))(1.0)
+                                .pretty_print(use_color=True)),
     "tensordot": J(lambda jax, jnp: jax.make_jaxpr(lambda a, b: jnp.tensordot(a, b, 1))(F, G)),
     "vstack": J(lambda jax, jnp: jax.make_jaxpr(lambda a, b: jnp.vstack([a, b]))(F32, POS)),
     "flip": J(lambda jax, jnp: jax.make_jaxpr(lambda a: jnp.flip(a, 1))(T)),
@@ -911,7 +960,7 @@ JAXPR = {
     "cond python scalar operand": J(lambda jax, jnp: jax.make_jaxpr(lambda p: jax.lax.cond(
         p, lambda x: x + 1.0, lambda x: x * 2.0, 3.0))(True)),
     "while": J(lambda jax, jnp: jax.make_jaxpr(_while(jax, jnp))(F32)),
-    "fori_loop": J(lambda jax, jnp: jax.make_jaxpr(_fori(jax, jnp))(F32), xfail="fori-scan"),
+    "fori_loop": J(lambda jax, jnp: jax.make_jaxpr(_fori(jax, jnp))(F32)),
     "fori_loop traced bounds": J(lambda jax, jnp: jax.make_jaxpr(lambda n, x: jax.lax.fori_loop(
         0, n, lambda i, c: c + i, x))(5, F32)),
     "grad": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(lambda x: jnp.sum(jnp.sin(x))))(F32)),

@@ -314,10 +314,17 @@ def test_grad_of_while_loop_fails_as_in_jax():
     msg = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop"
     with pytest.raises(ValueError, match=msg):
         grad(lambda x: loop(jnp, lax, x, 3)[1])(0.7)
+    with pytest.raises(ValueError, match=msg):       # a traced bound: a while_loop
+        jit(grad(lambda x, n: fori(jnp, lax, x, n)))(0.7, 3)
     with pytest.raises(ValueError, match=msg):
-        grad(lambda x: fori(jnp, lax, x, 3))(0.7)
+        jax.jit(jax.grad(lambda x, n: fori(jnp_ref, lax_ref, x, n)))(0.7, 3)
     with pytest.raises(ValueError, match=msg):
         jax.grad(lambda x: loop(jnp_ref, lax_ref, x, 3)[1])(0.7)
+
+
+def test_grad_of_fori_loop_with_static_bounds_goes_through_scan():
+    close(grad(lambda x: fori(jnp, lax, x, 3))(0.7),
+          jax.grad(lambda x: fori(jnp_ref, lax_ref, x, 3))(0.7))
 
 
 # --- weak types: JAX's promotion of a weakly typed initial carry ---------------------------------
@@ -360,3 +367,243 @@ def test_cond_output_has_branch_0s_weak_type_as_in_jax():
               lambda m, l: l.cond(True, lambda x: x * 2.0, lambda x: x, 1.0)]:
         o, t = f(jnp, lax), f(jnp_ref, lax_ref)
         assert (o.dtype, o.weak_type, float(o)) == (t.dtype, t.weak_type, float(t))
+
+
+# --- scan: evaluation, the rules, reverse mode, errors --------------------------------------------
+from autodidax.control_flow import map as lax_map, scan, switch  # noqa: E402
+
+ROWS = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+W33 = (np.arange(9, dtype=np.float32).reshape(3, 3) - 4) / 10
+
+
+def rnn(m, c, h, xs, **kw):
+    return c.scan(lambda h, x: (m.tanh(W33 @ h + x), h.sum()), h, xs, **kw)
+
+
+def rnn_loss(m, c, h, xs, **kw):
+    h, sums = rnn(m, c, h, xs, **kw)
+    return h.sum() + (sums * sums).sum()
+
+
+def test_lax_namespace_exposes_scan_and_switch():
+    assert lax.scan is scan and lax.switch is switch
+
+
+@pytest.mark.parametrize("kw", [{}, {"reverse": True}, {"unroll": 2},
+                                {"unroll": 3, "reverse": True}, {"unroll": True}, {"unroll": 0}])
+def test_scan_eager_jit_and_grad_for_every_order_and_unroll(kw):
+    h = np.array([0.1, -0.2, 0.3], np.float32)
+    close(rnn(jnp, lax, h, ROWS, **kw), rnn(jnp_ref, lax_ref, h, ROWS, **kw))
+    close(jit(lambda h, xs: rnn(jnp, lax, h, xs, **kw))(h, ROWS),
+          rnn(jnp_ref, lax_ref, h, ROWS, **kw))
+    theirs = jax.grad(lambda h, xs: rnn_loss(jnp_ref, lax_ref, h, xs, **kw), (0, 1))(h, ROWS)
+    close(grad(lambda h, xs: rnn_loss(jnp, lax, h, xs, **kw), (0, 1))(h, ROWS), theirs, 1e-5)
+    close(jit(grad(lambda h, xs: rnn_loss(jnp, lax, h, xs, **kw), (0, 1)))(h, ROWS), theirs, 1e-5)
+
+
+def test_scan_lowers_to_one_stablehlo_while_with_dynamic_slices():
+    text = jit(lambda h, xs: rnn(jnp, lax, h, xs)).lower(np.zeros(3, np.float32), ROWS).as_text()
+    assert text.count("stablehlo.while") == 1
+    assert "stablehlo.dynamic_slice" in text and "stablehlo.dynamic_update_slice" in text
+    unrolled = jit(lambda h, xs: rnn(jnp, lax, h, xs, unroll=True)).lower(
+        np.zeros(3, np.float32), ROWS).as_text()
+    assert "stablehlo.while" not in unrolled
+
+
+def test_scan_jvp_vmap_and_their_compositions():
+    h = np.array([0.1, -0.2, 0.3], np.float32)
+    hs = np.stack([h, -h, 2 * h])
+    close(jvp(lambda h: rnn(jnp, lax, h, ROWS), (h,), (h,)),
+          jax.jvp(lambda h: rnn(jnp_ref, lax_ref, h, ROWS), (h,), (h,)))
+    close(vmap(lambda h: rnn(jnp, lax, h, ROWS))(hs),
+          jax.vmap(lambda h: rnn(jnp_ref, lax_ref, h, ROWS))(hs))
+    xs2 = np.stack([ROWS, ROWS * 2], 2)
+    close(vmap(lambda xs: rnn(jnp, lax, h, xs), in_axes=2)(xs2),
+          jax.vmap(lambda xs: rnn(jnp_ref, lax_ref, h, xs), in_axes=2)(xs2))
+    close(jvp(vmap(lambda h: rnn(jnp, lax, h, ROWS)), (hs,), (hs,)),
+          jax.jvp(jax.vmap(lambda h: rnn(jnp_ref, lax_ref, h, ROWS)), (hs,), (hs,)))
+    close(vmap(grad(lambda h: rnn_loss(jnp, lax, h, ROWS)))(hs),
+          jax.vmap(jax.grad(lambda h: rnn_loss(jnp_ref, lax_ref, h, ROWS)))(hs), 1e-5)
+    close(jit(vmap(grad(lambda h: rnn_loss(jnp, lax, h, ROWS))))(hs),
+          jax.vmap(jax.grad(lambda h: rnn_loss(jnp_ref, lax_ref, h, ROWS)))(hs), 1e-5)
+
+
+def test_scan_jacobians_and_hessian():
+    def f(m, c):
+        return lambda xs: c.scan(lambda a, x: (m.sin(a) * x + a, a * x), 0.3, xs)
+    xs = np.array([0.5, -1.0, 2.0], np.float32)
+    close(jax_jacrev := jacrev_ours(f(jnp, lax))(xs), jax.jacrev(f(jnp_ref, lax_ref))(xs))
+    assert jax_jacrev is not None
+    close(hessian_ours(lambda xs: f(jnp, lax)(xs)[0])(xs),
+          jax.hessian(lambda xs: f(jnp_ref, lax_ref)(xs)[0])(xs), 1e-5)
+
+
+from autodidax.autodiff import hessian as hessian_ours, jacrev as jacrev_ours, vjp  # noqa: E402
+
+
+def test_scan_vjp_with_pytree_carry_and_integer_parts():
+    def f(m, c):
+        def body(carry, x):
+            n, v = carry
+            return (n + 1, {"a": v["a"] * x + n, "b": v["b"]}), v["a"].sum()
+        return lambda a: c.scan(body, (0, {"a": a, "b": 2.0}), ROWS)
+    a = np.array([1.0, 0.5, -0.5], np.float32)
+    out, pull = vjp(f(jnp, lax), a)
+    out_ref, pull_ref = jax.vjp(f(jnp_ref, lax_ref), a)
+    close(out, out_ref)
+    ct = jax.tree.map(lambda x: np.ones_like(x) if np.asarray(x).dtype.kind == "f"
+                      else np.zeros(np.shape(x), jax.dtypes.float0), out_ref)
+    close(pull(ct), pull_ref(ct))
+    # the integer carry's tangent is float0, as in JAX
+    _, t = jvp(f(jnp, lax), (a,), (a,))
+    _, t_ref = jax.jvp(f(jnp_ref, lax_ref), (a,), (a,))
+    assert np.asarray(t[0][0]).dtype == np.asarray(t_ref[0][0]).dtype == jax.dtypes.float0
+
+
+def test_loop_invariant_residuals_are_hoisted_not_stacked():
+    def f(m, c):
+        return lambda w, h: c.scan(lambda h, x: (h * m.sin(w) + x, None), h, XS)[0]
+    text = str(make_jaxpr(grad(f(jnp, lax), (0, 1)))(0.3, 0.5))
+    assert "f32[4]" in text.split("reverse=True")[0]          # the xs, forwarded
+    head = text.split("scan[")[0]
+    assert "cos" in head and "sin" in head                       # computed once, before the loops
+    close(grad(f(jnp, lax), (0, 1))(0.3, 0.5), jax.grad(f(jnp_ref, lax_ref), (0, 1))(0.3, 0.5))
+
+
+def test_grad_of_a_scan_stores_one_residual_row_per_iteration():
+    text = str(make_jaxpr(grad(lambda h: rnn_loss(jnp, lax, h, ROWS)))(np.zeros(3, np.float32)))
+    known, backward = text.split("reverse=True")[0], text.split("reverse=False")[-1]
+    assert "f32[4,3]" in known                  # a residual of f32[3] per step, stacked over 4
+    assert text.count("scan[") == 2
+
+
+def test_grad_memory_grows_with_length_and_forward_does_not():
+    def temp(f, n):
+        xs = np.zeros((n, 3), np.float32)
+        loaded = jit(f).lower(np.zeros(3, np.float32), xs).compile().executable.loaded
+        return loaded.get_compiled_memory_stats().temp_size_in_bytes
+    def fwd(h, xs):
+        return lax.scan(lambda h, x: (jnp.tanh(W33 @ h + x), None), h, xs)[0].sum()
+    bwd = grad(fwd)
+    assert temp(fwd, 1000) == temp(fwd, 100)
+    assert temp(bwd, 1000) > 5 * temp(bwd, 100)
+
+
+def test_scan_prints_as_jax():
+    for f in [lambda m, c: lambda h, xs: rnn(m, c, h, xs),
+              lambda m, c: lambda h, xs: rnn(m, c, h, xs, reverse=True, unroll=2),
+              lambda m, c: lambda h, xs: c.scan(lambda a, x: (a, x * a), h, xs),
+              lambda m, c: lambda h, xs: c.scan(lambda a, x: (a + x, x), h, xs)]:
+        args = (np.zeros(3, np.float32), ROWS)
+        ours = str(make_jaxpr(f(jnp, lax))(*args))
+        assert ours == str(jax.make_jaxpr(f(jnp_ref, lax_ref))(*args))
+
+
+def test_scan_of_zero_length_and_without_xs():
+    empty = np.zeros((0, 3), np.float32)
+    for f in [lambda m, c: c.scan(lambda a, x: (a + x.sum(), x * 2), 1.0, empty),
+              lambda m, c: c.scan(lambda a, _: (a * 2, a), 1.0, None, length=5),
+              lambda m, c: c.scan(lambda a, _: (a * 2, None), 1.0, None, length=0)]:
+        close(f(jnp, lax), f(jnp_ref, lax_ref))
+
+
+SCAN_ERRORS = [
+    (lambda c: c.scan(lambda a, x: (a + x, x), np.int32(0), XS), TypeError,
+     "The input carry a has type int32\\[\\] but the corresponding output carry component has "
+     "type float32\\[\\], so the dtypes do not match"),
+    (lambda c: c.scan(lambda a, x: ((a, a), x), 0.0, XS), TypeError, "same pytree structure"),
+    (lambda c: c.scan(lambda a, x: a, 0.0, XS), TypeError, "scan body output must be a pair"),
+    (lambda c: c.scan(lambda a, x: (a, x), 0.0, XS, length=3), ValueError,
+     "disagrees with leading axis sizes"),
+    (lambda c: c.scan(lambda a, x: (a, x), 0.0, None), ValueError,
+     "scan got no values to scan over and `length` not provided."),
+    (lambda c: c.scan(lambda a, x: (a, x), 0.0, XS, unroll=-1), ValueError,
+     "`unroll` must be a `bool` or a non-negative `int`."),
+    (lambda c: c.scan(3, 0.0, XS), TypeError, "lax.scan: f argument should be a callable."),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SCAN_ERRORS)))
+def test_scan_errors_as_in_jax(i):
+    f, cls, msg = SCAN_ERRORS[i]
+    with pytest.raises(cls, match=msg):
+        f(lax)
+    with pytest.raises(cls, match=msg):
+        f(lax_ref)
+
+
+def test_scan_error_different_leading_sizes():
+    for c in (lax, lax_ref):
+        with pytest.raises(ValueError, match="different leading axis sizes: 4, 3"):
+            c.scan(lambda a, x: (a, x), 0.0, (XS, ROWS[:3]))
+
+
+# --- fori_loop through scan, switch, map, eager loops compiled -----------------------------
+def test_fori_loop_with_static_bounds_is_a_scan_and_differentiates():
+    def f(c):
+        return lambda x: c.fori_loop(1, 5, lambda i, v: c.sin(v) * i, x)
+    assert str(make_jaxpr(f(lax))(0.7)) == str(jax.make_jaxpr(f(lax_ref))(0.7))
+    assert "scan[" in str(make_jaxpr(f(lax))(0.7))
+    close(grad(f(lax))(0.7), jax.grad(f(lax_ref))(0.7))
+    close(jit(grad(f(lax)))(0.7), jax.grad(f(lax_ref))(0.7))
+    close(vmap(grad(f(lax)))(XS), jax.vmap(jax.grad(f(lax_ref)))(XS))
+
+
+def test_fori_loop_with_a_traced_bound_is_a_while_loop():
+    text = str(make_jaxpr(lambda x, n: fori(jnp, lax, x, n))(0.7, 3))
+    assert "while[" in text and "scan[" not in text
+    with pytest.raises(ValueError, match="Can only use `unroll` in `fori_loop`"):
+        jit(lambda n: fori_loop(0, n, lambda i, c: c, 1.0, unroll=2))(3)
+    with pytest.raises(TypeError, match="lower and upper arguments to fori_loop must have equal"):
+        fori_loop(np.int16(0), np.int32(3), lambda i, c: c, 1.0)
+
+
+@pytest.mark.parametrize("i", [-3, 0, 1, 2, 7])
+def test_switch_clamps_and_matches_jax(i):
+    fs = lambda m: [m.sin, m.cos, lambda y: y * 3.0]  # noqa: E731
+    close(switch(i, fs(jnp), XS), lax_ref.switch(i, fs(jnp_ref), XS))
+    close(jit(lambda i, x: switch(i, fs(jnp), x))(i, XS),
+          lax_ref.switch(i, fs(jnp_ref), XS))
+    close(grad(lambda x: switch(i, fs(jnp), x))(0.4), jax.grad(lambda x: lax_ref.switch(
+        i, fs(jnp_ref), x))(0.4))
+
+
+def test_switch_batched_index_and_printing():
+    fs = lambda m: [m.sin, m.cos, lambda y: y * 3.0]  # noqa: E731
+    idx = np.array([3, -1, 0, 2], np.int32)
+    close(vmap(lambda i, x: switch(i, fs(jnp), x))(idx, XS),
+          jax.vmap(lambda i, x: lax_ref.switch(i, fs(jnp_ref), x))(idx, XS))
+    assert (str(make_jaxpr(lambda i, x: switch(i, fs(jnp), x))(1, XS))
+            == str(jax.make_jaxpr(lambda i, x: lax_ref.switch(i, fs(jnp_ref), x))(1, XS)))
+    for bad, cls in [(1.0, TypeError), (idx, TypeError)]:
+        with pytest.raises(cls):
+            switch(bad, fs(jnp), 0.5)
+    with pytest.raises(ValueError, match="Empty branch sequence"):
+        switch(0, [], 0.5)
+
+
+@pytest.mark.parametrize("batch_size", [None, 1, 2, 3, 4, 0])
+def test_map_matches_jax(batch_size):
+    f = lambda m: lambda r: (r.sum(), r * m.sin(r))  # noqa: E731
+    close(lax_map(f(jnp), ROWS, batch_size=batch_size),
+          lax_ref.map(f(jnp_ref), ROWS, batch_size=batch_size))
+    close(jit(lambda xs: lax_map(f(jnp), xs, batch_size=batch_size))(ROWS),
+          lax_ref.map(f(jnp_ref), ROWS, batch_size=batch_size))
+
+
+def test_map_prints_as_jax():
+    assert (str(make_jaxpr(lambda xs: lax_map(jnp.sin, xs))(ROWS))
+            == str(jax.make_jaxpr(lambda xs: lax_ref.map(jnp_ref.sin, xs))(ROWS)))
+
+
+def test_eager_loops_run_compiled_not_interpreted(monkeypatch):
+    import autodidax.control_flow as cf
+    calls, original = [], cf.eval_jaxpr
+    monkeypatch.setattr(cf, "eval_jaxpr", lambda *a: calls.append(1) or original(*a))
+    assert float(fori_loop(0, 100_000, lambda i, c: c + 1.0, 0.0)) == 100_000.0
+    out = while_loop(lambda c: c < 100_000, lambda c: c + 1, 0)
+    assert int(out) == 100_000
+    assert not calls          # no Python iteration: the loops ran in XLA
+    n = len(cf._loop_executables)
+    fori_loop(0, 100_000, lambda i, c: c + 1.0, 0.0)    # traced again, the same structure
+    assert len(cf._loop_executables) == n

@@ -99,6 +99,12 @@ PROGRAMS = {
     "reduce_or_and": lambda L, x, y: L.select_n(L.reduce_or(L.gt(x, y), (0,)), L.sin(y[0]),
                                                 L.select_n(L.reduce_and(L.gt(x, y), (0,)),
                                                            x[1], y[1])),
+    "pad": lambda L, x, y: L.pad(L.mul(x, y), L.reduce_sum(y, (0, 1)), ((1, -1, 1), (-2, 2, 0))),
+    "pad_constant_value": lambda L, x, y: L.pad(x, 0.5, ((2, 0, 0), (0, 1, 2))),
+    "iota": lambda L, x, y: L.mul(x, L.convert_element_type(L.broadcasted_iota(np.int32, (2, 3), 1),
+                                                            np.float32)),
+    "clamp": lambda L, x, y: L.clamp(L.mul(y, 0.5), x, L.add(y, 1.0)),
+    "full_broadcast": lambda L, x, y: L.mul(L.broadcast(x, (2,)), L.full((2, 2, 3), 1.5)),
 }
 
 

@@ -83,9 +83,19 @@ CASES = [
     ("reduce_prod", (np.zeros((0, 2), np.float32),), {"axes": (0,)}),
     ("reduce_max", (np.zeros((0, 2), np.float32),), {"axes": (0,)}),
     ("reduce_min", (np.zeros((2, 0), np.int32),), {"axes": (1,)}),
+    ("pad", (A, np.float32(-1.0)), {"padding_config": ((1, 2, 1), (-1, 0, 2))}),
+    ("pad", (I, np.int32(7)), {"padding_config": ((0, -2, 0), (2, -1, 1))}),
+    ("pad", (np.zeros((0, 2), np.float32), np.float32(1)),
+     {"padding_config": ((1, 1, 3), (0, 0, 0))}),
+    ("iota", (np.int32, 5), {}), ("iota", (np.uint8, 0), {}), ("iota", (np.float32, 3), {}),
+    ("broadcasted_iota", (np.int16, (2, 3), 1), {}),
+    ("full", ((2, 3), 1.5), {}), ("full", (3, 2, np.float16), {}),
+    ("broadcast", (A, (2,)), {}),
+    ("clamp", (np.float32(0.2), A, np.float32(0.7)), {}), ("clamp", (I - 1, I, J), {}),
 ]
+NOT_PRIMITIVES = ("expand_dims", "iota", "broadcasted_iota", "full", "broadcast", "clamp")
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-                "bitwise_not": "not"}
+                "bitwise_not": "not", "broadcasted_iota": "iota"}
 
 
 @pytest.mark.parametrize("name,args,params", CASES,
@@ -101,7 +111,7 @@ def test_primitive_agrees_with_jax(name, args, params):
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=tol, atol=tol)
 
 
-PRIMITIVES = [(name, args, params) for name, args, params in CASES if name != "expand_dims"]
+PRIMITIVES = [(name, args, params) for name, args, params in CASES if name not in NOT_PRIMITIVES]
 
 
 @pytest.mark.parametrize("name,args,params", PRIMITIVES,
@@ -170,3 +180,31 @@ def test_python_scalars_take_the_array_dtype_weakly():
     both = lax.add(1.0, 2.0)
     assert both.dtype == np.float32 and both.weak_type
     assert repr(jax.lax.add(1.0, 2.0)) == repr(both)
+
+
+@pytest.mark.parametrize("shape,dimension", [((5,), 0), ((2, 3), 1), ((0, 4), 0)])
+def test_iota_evaluation_agrees_with_abstract_evaluation(shape, dimension):
+    params = dict(dtype=np.dtype("int32"), shape=shape, dimension=dimension, sharding=None)
+    aval = core.abstract_eval_rules[lax.iota_p](**params)
+    raw = core.impl_rules[lax.iota_p](**params)
+    assert raw.shape == aval.shape == shape and raw.dtype == aval.dtype
+    np.testing.assert_array_equal(raw, jlax.broadcasted_iota(np.int32, shape, dimension))
+
+
+@pytest.mark.parametrize("call", [
+    lambda l: l.pad(np.ones(3, np.float32), 0, [(1, 1, 0)]),
+    lambda l: l.pad(np.ones(3, np.float32), np.zeros(2, np.float32), [(1, 1, 0)]),
+    lambda l: l.pad(np.ones(3, np.float32), 0.0, [(1, 1, -1)]),
+    lambda l: l.pad(np.ones(3, np.float32), 0.0, [(-3, -1, 0)]),
+    lambda l: l.pad(np.ones(3, np.float32), 0.0, []),
+    lambda l: l.iota(np.bool_, 3),
+    lambda l: l.full((2,), np.ones(2)),
+    lambda l: l.clamp(0, np.ones(3, np.float32), 1.0),
+    lambda l: l.clamp(np.zeros(2, np.float32), np.ones(3, np.float32), 1.0),
+])
+def test_bad_input_raises_jaxs_error_class(call):
+    with pytest.raises(Exception) as theirs:
+        call(jlax)
+    with pytest.raises(type(theirs.value).__mro__[1] if type(theirs.value).__module__ != "builtins"
+                       else type(theirs.value)):
+        call(lax)

@@ -112,9 +112,15 @@ CASES = [
     ("cumsum", (I,), {"axis": 1}), ("cumprod", (A,), {"axis": 1}),
     ("cumprod", (I,), {"axis": 0, "reverse": True}),
     ("cumsum", (np.zeros((0, 2), np.float32),), {"axis": 0}),
+    ("pad", (A, np.float32(-1.0)), {"padding_config": ((1, 2, 1), (-1, 0, 2))}),
+    ("pad", (I, np.int32(7)), {"padding_config": ((0, -2, 0), (2, -1, 1))}),
+    ("pad", (U, np.uint8(9)), {"padding_config": ((0, 0, 0), (0, 0, 0))}),
+    ("broadcasted_iota", (), {"dtype": np.int32, "shape": (2, 3), "dimension": 1}),
+    ("broadcasted_iota", (), {"dtype": np.float32, "shape": (4,), "dimension": 0}),
+    ("broadcasted_iota", (), {"dtype": np.uint8, "shape": (2, 0), "dimension": 0}),
 ]
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-                "bitwise_not": "not"}
+                "bitwise_not": "not", "broadcasted_iota": "iota"}
 IDS = [f"{c[0]}-{i}" for i, c in enumerate(CASES)]
 
 

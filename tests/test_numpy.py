@@ -137,3 +137,53 @@ def test_numpy_interoperates():
     assert float(x.sum()) == 3.0 and int(x[2]) == 2 and bool(x[1] > 0)
     assert [float(v) for v in x] == [0.0, 1.0, 2.0] and len(x) == 3
     assert x.dtype == jnp.float32 and jnp.zeros(2, jnp.int8).dtype == np.int8
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda: jnp.pad(jnp.ones(3), 1, mode=lambda row, w, i, kw: row), NotImplementedError,
+     "function as its mode"),
+    (lambda: jnp.pad(jnp.ones(3), 1, mode="median"), NotImplementedError,
+     "mode 'median' is not built"),
+    (lambda: jnp.pad(jnp.ones(3), 1, mode="nonsense"), NotImplementedError,
+     "Unimplemented padding mode 'nonsense'"),
+    (lambda: jnp.pad(jnp.ones(3), 1, reflect_type="odd"), ValueError, "unsupported keyword"),
+    (lambda: jnp.pad(jnp.ones(3), 1, mode="reflect", reflect_type="other"), ValueError,
+     "reflect_type"),
+    (lambda: jnp.split(jnp.ones(6), [4, 2]), ValueError, "split points"),
+    (lambda: jnp.split(jnp.ones(6), 0), ValueError, "larger than 0"),
+    (lambda: jnp.cov(jnp.ones((2, 3)), fweights=jnp.ones(3)), TypeError, "fweights must be"),
+    (lambda: jnp.einsum("ij,jk", jnp.ones((2, 3))), ValueError, "2 subscripts for 1 operands"),
+    (lambda: jnp.einsum("ij->kk", jnp.ones((2, 3))), ValueError, "output subscript"),
+    (lambda: jnp.round(jnp.arange(3), -1), NotImplementedError, "decimals < 0"),
+    (lambda: jnp.promote_types(jnp.float32, np.complex64), TypeError, "complex64"),
+])
+def test_bad_input_to_the_newer_functions_names_the_problem(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_pad_width_under_jit_must_be_concrete():
+    import autodidax
+    from autodidax.core import ConcretizationTypeError
+    with pytest.raises(ConcretizationTypeError, match="pad_width"):
+        autodidax.jit(lambda x, n: jnp.pad(x, n))(jnp.ones(3), 2)
+
+
+def test_einsum_of_five_operands_contracts_left_to_right():
+    import autodidax
+    shapes = [(2, 3), (3, 4), (4, 5), (5, 2), (2, 3)]
+    ops = [np.arange(np.prod(s), dtype=np.float32).reshape(s) / 10 for s in shapes]
+    f = lambda *xs: jnp.einsum("ab,bc,cd,de,ef->af", *xs)
+    assert str(autodidax.make_jaxpr(f)(*ops)).count("dot_general") == 4
+    np.testing.assert_allclose(f(*ops), ops[0] @ ops[1] @ ops[2] @ ops[3] @ ops[4], rtol=1e-5)
+
+
+def test_dtype_names_and_hierarchy():
+    assert jnp.uint16(300).dtype == np.uint16 and jnp.zeros(2, jnp.uint16).dtype == np.uint16
+    assert jnp.issubdtype(jnp.uint16, jnp.unsignedinteger)
+    assert not jnp.issubdtype(jnp.int8, jnp.floating)
+    assert jnp.iinfo(jnp.uint16).max == 65535 and jnp.finfo(jnp.float16).bits == 16
+    assert jnp.promote_types(jnp.uint32, jnp.int32) == np.int32
+    assert jnp.promote_types("float64", "float32") == np.float64
+    assert jnp.can_cast(jnp.int8, jnp.int16) and not jnp.can_cast(jnp.float32, jnp.int32)
+    assert jnp.newaxis is None and jnp.dtype("int8") == np.int8

@@ -534,3 +534,63 @@ def test_jax_tree_short_names():
     for name in ["flatten_with_path", "leaves_with_path", "map_with_path", "transpose"]:
         assert hasattr(jtree, name)
         assert getattr(autodidax.tree, name) is getattr(tu, "tree_" + name)
+
+
+def _keyed_pair(lib):
+    """The same class registered with keys in `lib` (JAX's tree_util or ours)."""
+    class KeyedPair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    lib.register_pytree_with_keys(
+        KeyedPair, lambda p: (((lib.GetAttrKey("a"), p.a), (lib.DictKey("bee"), p.b)), "aux"),
+        lambda aux, children: KeyedPair(*children))
+    return KeyedPair
+
+
+def test_register_pytree_with_keys_matches_jax():
+    ours, theirs = _keyed_pair(tu), _keyed_pair(jtu)
+    tree = lambda cls: [cls(1.0, (2.0, {"z": 3.0})), cls(None, 4.0)]
+    leaves, treedef = tu.tree_flatten_with_path(tree(ours))
+    j_leaves, j_treedef = jtu.tree_flatten_with_path(tree(theirs))
+    assert repr(leaves) == repr(j_leaves)
+    assert str(treedef).replace("KeyedPair", "K") == str(j_treedef).replace("KeyedPair", "K")
+    assert [tu.keystr(p) for p, _ in leaves] == [jtu.keystr(p) for p, _ in j_leaves]
+    assert tu.tree_leaves(tree(ours)) == jtu.tree_leaves(tree(theirs))
+    mapped = tu.tree_map_with_path(lambda p, x: tu.keystr(p), ours(1, 2))
+    assert (mapped.a, mapped.b) == (".a", "['bee']")
+    rebuilt = tu.tree_unflatten(treedef, [x for _, x in leaves])
+    assert isinstance(rebuilt[0], ours) and rebuilt[0].b[1] == {"z": 3.0}
+    with pytest.raises(ValueError):
+        tu.register_pytree_with_keys(ours, lambda p: ((), None), lambda a, c: None)
+
+
+def test_register_pytree_with_keys_class_matches_jax():
+    def make(lib, with_flatten):
+        class Box:
+            def __init__(self, x):
+                self.x = x
+
+            def tree_flatten_with_keys(self):
+                return ((lib.SequenceKey(5), self.x),), "meta"
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+        if with_flatten:
+            Box.tree_flatten = lambda self: ((self.x,), "meta")
+        return lib.register_pytree_with_keys_class(Box)
+    for with_flatten in (False, True):
+        ours, theirs = make(tu, with_flatten)(3.0), make(jtu, with_flatten)(3.0)
+        assert (repr(tu.tree_flatten_with_path(ours)[0])
+                == repr(jtu.tree_flatten_with_path(theirs)[0]))
+        assert str(tu.tree_structure(ours)) == str(jtu.tree_structure(theirs))
+        assert tu.tree_map(lambda v: v * 2, ours).x == 6.0
+
+
+def test_flatten_with_keys_must_return_pairs():
+    class Bad:
+        pass
+    tu.register_pytree_with_keys(Bad, lambda b: (5, None), lambda aux, c: Bad())
+    with pytest.raises(ValueError, match="flatten_with_keys"):
+        tu.tree_flatten_with_path(Bad())

@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
+import itertools
 import operator
+import string
 
 import numpy as np
 
@@ -67,7 +70,10 @@ def asarray(a, dtype=None):
         return _scalar(np.asarray(a, canonicalize_dtype(dtype)), False)
     if isinstance(a, (list, tuple)) and builtins.any(_is_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
-        return stack([asarray(e, dtype) for e in a])
+        leaves = _list_leaves(a)
+        if dtype is None:
+            dtype = result_type(*map(get_aval, leaves))[0] if leaves else _FLOAT32
+        return _array_of_list(a, canonicalize_dtype(dtype))
     value = np.asarray(a)
     if value.dtype.kind in "OSUV":
         raise TypeError(f"Argument {a!r} of type {type(a)} is not a valid JAX type: pass arrays, "
@@ -75,6 +81,24 @@ def asarray(a, dtype=None):
     get_aval(value)   # rejects unsupported dtypes with a clear message
     value = np.array(value, dtype=canonicalize_dtype(dtype or value.dtype))
     return _scalar(value, False) if not value.ndim else Array(value)
+
+
+def _list_leaves(a):
+    return [leaf for e in a for leaf in (_list_leaves(e) if isinstance(e, (list, tuple)) else [e])]
+
+
+def _array_of_list(a, dtype):
+    """A (nested) list holding arrays, as JAX builds it: each element made a strong `dtype`
+    array, given a leading axis of 1 (`broadcast_in_dim`) and concatenated along it, at most
+    16 at a time (a tree of concatenations compiles faster than a wide one)."""
+    if not isinstance(a, (list, tuple)):
+        return lax.convert_element_type(asarray(a, dtype), dtype, weak_type=False)
+    if not builtins.any(_is_array(leaf) for leaf in _list_leaves(a)):
+        return asarray(np.asarray(a, dtype))            # numbers only: one constant
+    parts = [lax.expand_dims(_array_of_list(e, dtype), [0]) for e in a]
+    while len(parts) > 16:
+        parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    return lax.concatenate(parts, 0)
 
 
 def _scalar(value, weak_type):
@@ -353,20 +377,39 @@ def _trunc(x):
 
 
 def round(a, decimals=0, out=None):
-    """Halves to the nearest even integer, as NumPy (`lax.round`'s default is away from 0)."""
+    """`a` rounded to `decimals` decimal places, halves to the nearest even value, as NumPy
+    (`lax.round`'s default is away from 0). With `decimals`, JAX scales by `10**decimals`,
+    rounds and scales back, in float32 for float16 inputs."""
     _check_out("round", out, a)
-    if decimals != 0:
-        raise NotImplementedError("jnp.round with decimals != 0 is not built in autodidax")
-    a = asarray(a)
-    return a if a.dtype.kind in "iu" else _round(a)
+    decimals = operator.index(_concrete(decimals, "the decimals argument of jnp.round"))
+    return _round(asarray(a), decimals)
 
 
-@_jit_in_jaxprs("round")
-def _round(a):
-    return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+@_jit_in_jaxprs("round", static_argnums=(1,))
+def _round(a, decimals):
+    if a.dtype.kind in "iu":
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a                              # integers are already round
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    if decimals > np.log10(np.finfo(a.dtype).max):
+        return a                              # rounding beyond the precision changes nothing
+    x = lax.convert_element_type(a, _FLOAT32) if a.dtype == np.float16 else a
+    factor = _constant_like(x, 10 ** decimals)
+    out = lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+    return lax.convert_element_type(out, a.dtype) if a.dtype == np.float16 else out
 
 
-around = round
+def around(a, decimals=0, out=None):
+    """`round`, under another name (jitted in JAX as a function of its own)."""
+    _check_out("around", out, a)
+    return _around(asarray(a), operator.index(_concrete(decimals, "jnp.around's decimals")))
+
+
+@_jit_in_jaxprs("around", static_argnums=(1,))
+def _around(a, decimals):
+    return round(a, decimals)
 
 
 def isnan(x):
@@ -385,6 +428,66 @@ def isinf(x):
 def isfinite(x):
     x = asarray(x)
     return lax.is_finite(x) if x.dtype.kind == "f" else full_like(x, True, _BOOL)
+def isposinf(x):
+    return _isposneginf(np.inf, asarray(x))
+
+
+def isneginf(x):
+    return _isposneginf(-np.inf, asarray(x))
+
+
+def _isposneginf(infinity, x):
+    if x.dtype.kind == "f":
+        return lax.eq(x, _constant_like(x, infinity))
+    return full_like(x, False, _BOOL)
+
+
+_NAN_TO_NUM_DEFAULTS = (0.0, None, None)
+
+
+@_jit_in_jaxprs("nan_to_num")
+def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    info = np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(isnan(x), asarray(nan, x.dtype), x)
+    out = where(isposinf(out), asarray(posinf, x.dtype), out)
+    return where(isneginf(out), asarray(neginf, x.dtype), out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """`x` with NaN replaced by `nan` and the infinities by `posinf` and `neginf` (default:
+    the largest and smallest finite values of the dtype)."""
+    _check_arraylike("nan_to_num", x)
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return x
+    extra = [nan, posinf, neginf]
+    while extra and extra[-1] is _NAN_TO_NUM_DEFAULTS[len(extra) - 1]:
+        extra.pop()                   # defaults are constants of the jitted function, as in JAX
+    return _nan_to_num(x, *extra)
+
+
+@_jit_in_jaxprs("heaviside")
+def heaviside(x1, x2):
+    """0 where `x1 < 0`, 1 where `x1 > 0`, and `x2` where `x1 == 0`."""
+    _check_arraylike("heaviside", x1, x2)
+    x1, x2 = _promote_dtypes(x1, x2, inexact=True)
+    zero = _constant_like(x1, 0)
+    return _where(lax.lt(x1, zero), zero,
+                  _where(lax.gt(x1, zero), _constant_like(x1, 1), _where(isnan(x1), x1, x2)))
+
+
+@_jit_in_jaxprs("sinc")
+def sinc(x):
+    """sin(pi x) / (pi x), and 1 at x = 0."""
+    _check_arraylike("sinc", x)
+    x, = _promote_dtypes(x, inexact=True)
+    eq_zero = lax.eq(x, _constant_like(x, 0))
+    pi_x = lax.mul(_constant_like(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, _constant_like(x, 1), pi_x)
+    at_zero = lax.add(lax.mul(pi_x, _constant_like(x, 0)), _constant_like(x, 1))
+    return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
 def _numeric_pair(name, x1, x2):
@@ -644,9 +747,30 @@ def ones_like(a, dtype=None): return full_like(a, 1, dtype)
 
 
 def arange(start, stop=None, step=None, dtype=None):
-    value = np.arange(start, stop, step) if step is not None else (
-        np.arange(start) if stop is None else np.arange(start, stop))
-    return Array(value.astype(canonicalize_dtype(dtype or value.dtype)))
+    """`start, start + step, ...` up to `stop`, as JAX makes it: an `iota`, multiplied by the
+    step and shifted by the start (in float32 for float16), so that a traced program records
+    one small operation rather than a constant array."""
+    names = ("stop" if stop is None and step is None else "start", "stop", "step")
+    start, stop, step = (None if v is None else _concrete(v, f"the jnp.arange argument '{n}'")
+                         for n, v in zip(names, (start, stop, step)))
+    for name, v in zip(names, (start, stop, step)):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
+    given = [asarray(v) for v in (start, stop, step) if v is not None]
+    dtype = canonicalize_dtype(dtype) if dtype is not None else result_type(
+        *(v.aval for v in given))[0]
+    if stop is None:
+        start, stop = 0, start
+    if step is not None:
+        work = _FLOAT32 if dtype == np.float16 else dtype
+        size = builtins.max(0, int(np.ceil((stop - start) / step)))
+        const = lambda v: LiteralArray(np.asarray(v).astype(work))
+        out = lax.add(const(start), lax.mul(const(step), lax.iota(work, size)))
+        return lax.convert_element_type(out, dtype)
+    if start == 0:
+        return lax.iota(dtype, builtins.max(0, int(np.ceil(stop))))
+    size = builtins.max(0, int(np.ceil(stop - start)))
+    return lax.add(LiteralArray(np.asarray(start).astype(dtype)), lax.iota(dtype, size))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
@@ -673,6 +797,48 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 
 def eye(N, M=None, k=0, dtype=None):
     return Array(np.eye(N, M, k, dtype=canonicalize_dtype(dtype or _FLOAT32)))
+def identity(n, dtype=None):
+    """The `n` by `n` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def empty(shape, dtype=None):
+    """An array of `shape`: zeros, as JAX's (XLA has no uninitialised memory to hand out)."""
+    return zeros(shape, dtype)
+
+
+def empty_like(prototype, dtype=None):
+    return zeros_like(prototype, dtype)
+
+
+def _inexact(dtype):
+    return dtype if dtype.kind == "f" else _FLOAT32
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """`base ** linspace(start, stop, num)`: `num` values evenly spaced on a log scale."""
+    if axis != 0:
+        raise NotImplementedError("jnp.logspace with axis != 0 is not built in autodidax")
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(result_type(
+        *(asarray(v).aval for v in (start, stop)))[0])
+    compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
+    lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute)
+    return lax.convert_element_type(power(base, lin), out_dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """`num` values from `start` to `stop`, each a constant factor from the one before."""
+    if axis != 0:
+        raise NotImplementedError("jnp.geomspace with axis != 0 is not built in autodidax")
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(result_type(
+        *(asarray(v).aval for v in (start, stop)))[0])
+    compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
+    start, stop = asarray(start, compute), asarray(stop, compute)
+    sign = sign_ = lax.sign(start)
+    res = multiply(sign, logspace(log10(true_divide(start, sign_)),
+                                  log10(true_divide(stop, sign_)), num, endpoint=endpoint,
+                                  base=10.0, dtype=compute))
+    return lax.convert_element_type(res, out_dtype)
 
 
 def astype(x, dtype):
@@ -1109,6 +1275,634 @@ def kron(a, b):
     return reshape(wide, [m * n for m, n in zip(a.shape, b.shape)])
 
 
+def _concrete(x, what):
+    """`x` with every tracer in it replaced by its known value; a ConcretizationTypeError
+    naming `what` if a value is not known (a traced argument under `jit`)."""
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        return x._concrete(what) if value is None else value
+    if isinstance(x, (list, tuple)):
+        return type(x)(_concrete(e, what) for e in x)
+    return x
+
+
+def _pad_pairs(nvals, nd, name):
+    """NumPy's forms of `pad_width`: `n`, `(n,)`, `(before, after)`, `((before, after),)` or
+    one pair per axis; one `(before, after)` pair per axis."""
+    try:
+        nvals = np.asarray(_concrete(nvals, f"the {name} argument of jnp.pad"))
+    except ValueError as e:
+        raise TypeError(f"`{name}` entries must be the same shape: {nvals}") from e
+    if nvals.shape == (nd, 2):
+        return tuple((v[0], v[1]) for v in nvals)
+    if nvals.shape in ((1, 2), (2,)):
+        pair = tuple(nvals.reshape(2))
+        return (pair,) * nd
+    if nvals.shape in ((1,), ()):
+        v = nvals.reshape(())[()]
+        return ((v, v),) * nd
+    raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {nvals.shape}. "
+                     f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+_PAD_MODES = {"constant": ["constant_values"], "edge": [], "wrap": [], "empty": [],
+              "reflect": ["reflect_type"], "symmetric": ["reflect_type"],
+              "maximum": ["stat_length"], "minimum": ["stat_length"], "mean": ["stat_length"]}
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """`array` padded at both ends of each axis: by `pad_width` (`n`, `(before, after)`, or one
+    pair per axis) copies of `constant_values`, of the edge values (`'edge'`), of the array
+    mirrored (`'reflect'` without the edge, `'symmetric'` with it) or repeated (`'wrap'`)."""
+    _check_arraylike("pad", array)
+    array = asarray(array)
+    pad_width = _pad_pairs(pad_width, array.ndim, "pad_width")
+    if not builtins.all(isinstance(p, (int, np.integer)) for pair in pad_width for p in pair):
+        raise TypeError("`pad_width` must be of integral type.")
+    if callable(mode):
+        raise NotImplementedError("jnp.pad with a function as its mode is not built in "
+                                  "autodidax (JAX maps the function over the array with vmap)")
+    if mode in ("median", "linear_ramp"):
+        raise NotImplementedError(f"jnp.pad mode '{mode}' is not built in autodidax")
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad: autodidax "
+                                  f"has the modes {', '.join(_PAD_MODES)}.")
+    unsupported = set(kwargs) - set(_PAD_MODES[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    reflect_type = kwargs.get("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    stat_length = kwargs.get("stat_length")
+    if stat_length is not None:
+        stat_length = _pad_pairs(stat_length, array.ndim, "stat_length")
+    return _pad(array, pad_width, mode, kwargs.get("constant_values", 0), stat_length, 0,
+                reflect_type)
+
+
+@_jit_in_jaxprs("_pad", static_argnums=(1, 2, 4, 5, 6))
+def _pad(array, pad_width, mode, constant_values, stat_length, end_values, reflect_type):
+    if array.ndim == 0:
+        return array
+    if builtins.any(p < 0 for pair in pad_width for p in pair):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, pad_width, asarray(constant_values))
+    if mode == "empty":                        # JAX's empty is zeros
+        return _pad_constant(array, pad_width, asarray(0))
+    if mode in ("maximum", "minimum", "mean"):
+        return _pad_stats(array, pad_width, stat_length, {"maximum": max, "minimum": min,
+                                                          "mean": mean}[mode])
+    for i in range(array.ndim):
+        if array.shape[i] == 0:
+            if pad_width[i][0] > 0 or pad_width[i][1] > 0:
+                raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+            continue
+        if mode == "edge":
+            array = _pad_edge(array, pad_width[i], i)
+        elif mode == "wrap":
+            array = _pad_wrap(array, pad_width[i], i)
+        elif pad_width[i] != (0, 0):
+            array = _pad_mirror(array, pad_width[i][0], i, mode, reflect_type, before=True)
+            array = _pad_mirror(array, pad_width[i][1], i, mode, reflect_type, before=False)
+    return array
+
+
+def _pad_constant(array, pad_width, constant_values):
+    """One `pad` for a scalar; for a value per axis and side, one `pad` per side padded."""
+    nd = array.ndim
+    values = lax.convert_element_type(constant_values, array.dtype, array.aval.weak_type)
+    if values.ndim == 0 or values.shape == (1,):
+        values = lax.squeeze(values, (0,)) if values.ndim else values
+        return lax.pad(array, values, [(lo, hi, 0) for lo, hi in pad_width])
+    if values.ndim == 1 and values.shape[-1] != 2:
+        raise ValueError(f"jnp.pad: constant_values has unsupported shape {values.shape}. If "
+                         "the shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+    values = broadcast_to(values, (nd, 2))
+    for i in range(nd):
+        for side in (0, 1):
+            if pad_width[i][side] != 0:
+                widths = [(0, 0, 0)] * nd
+                widths[i] = (pad_width[i][0], 0, 0) if side == 0 else (0, pad_width[i][1], 0)
+                array = lax.pad(array, values[i, side], widths)
+    return array
+
+
+def _pad_stats(array, pad_width, stat_length, stat):
+    """Each side padded with a statistic (max, min, mean) of the whole axis, or of the
+    `stat_length` elements nearest that side; rounded first for integer arrays."""
+    for i in range(array.ndim):
+        if stat_length is None:
+            before = after = stat(array, axis=i, keepdims=True)
+        else:
+            n_before, n_after = stat_length[i]
+            if n_before == 0 or n_after == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            n_before, n_after = (int(builtins.min(n, array.shape[i])) for n in (n_before, n_after))
+            before = stat(_slice_in_dim(array, 0, n_before, i), axis=i, keepdims=True)
+            after = stat(_slice_in_dim(array, -n_after, None, i), axis=i, keepdims=True)
+        if array.dtype.kind in "iu":
+            before, after = round(before), round(after)
+        before, after = (lax.convert_element_type(v, array.dtype, array.aval.weak_type)
+                         for v in (before, after))
+        array = lax.concatenate([repeat(before, int(pad_width[i][0]), axis=i), array,
+                                 repeat(after, int(pad_width[i][1]), axis=i)], i)
+    return array
+
+
+def _slice_in_dim(a, start, stop, axis):
+    """`a[start:stop]` along `axis` (JAX's `lax.slice_in_dim`, which gives strides)."""
+    n = a.shape[axis]
+    starts, limits = [0] * a.ndim, list(a.shape)
+    starts[axis] = int(0 if start is None else start + n if start < 0 else start)
+    limits[axis] = int(n if stop is None else stop + n if stop < 0 else stop)
+    return lax.slice(a, starts, limits, [1] * a.ndim)
+
+
+def _pad_edge(array, widths, i):
+    n = array.shape[i]
+    before = repeat(_slice_in_dim(array, 0, 1, i), int(widths[0]), axis=i)
+    after = repeat(_slice_in_dim(array, n - 1, n, i), int(widths[1]), axis=i)
+    return lax.concatenate([before, array, after], i)
+
+
+def _pad_wrap(array, widths, i):
+    size = array.shape[i]
+    left_repeats, left_rest = builtins.divmod(widths[0], size)
+    right_repeats, right_rest = builtins.divmod(widths[1], size)
+    parts = [_slice_in_dim(array, size - left_rest, size, i)] if left_rest > 0 else []
+    parts += [array] * int(left_repeats + right_repeats + 1)
+    parts += [_slice_in_dim(array, 0, right_rest, i)] if right_rest > 0 else []
+    return lax.concatenate(parts, i)
+
+
+def _pad_mirror(array, padding, i, mode, reflect_type, before):
+    """`padding` elements mirrored at one end of axis `i`: without the edge element
+    (`'reflect'`) or with it (`'symmetric'`); `reflect_type='odd'` mirrors the values about
+    the edge value too. Padding longer than the axis mirrors again, and again."""
+    size = array.shape[i]
+    edge = _slice_in_dim(array, 0, 1, i) if before else _slice_in_dim(array, -1, None, i)
+    offset = 1 if mode == "reflect" and size > 1 else 0
+    while padding > 0:
+        step = builtins.min(padding, size - offset)
+        padding -= step
+        if before:
+            x = _slice_in_dim(array, offset, offset + step, i)
+        else:
+            x = _slice_in_dim(array, -(step + offset),
+                              None if mode == "symmetric" or size == 1 else -1, i)
+        x = flip(x, axis=i)
+        if reflect_type == "odd":
+            x = 2 * edge - x
+            if size > 1:
+                edge = _slice_in_dim(x, 0, 1, i) if before else _slice_in_dim(x, -1, None, i)
+        array = lax.concatenate([x, array] if before else [array, x], i)
+    return array
+
+
+def _split(name, ary, indices_or_sections, axis):
+    _check_arraylike(name, ary)
+    ary = asarray(ary)
+    axis = _canonical_axis(axis, ary.ndim)
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+            _is_array(indices_or_sections) or isinstance(indices_or_sections, np.ndarray)) and \
+            np.ndim(indices_or_sections) > 0:
+        points = [0] + [operator.index(i) for i in
+                        _concrete(list(indices_or_sections), f"jnp.{name}'s indices")] + [size]
+        sizes = list(np.diff(points))
+    else:
+        sections = operator.index(_concrete(indices_or_sections, f"jnp.{name}'s sections"))
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        part, rest = builtins.divmod(size, sections)
+        if rest and name != "array_split":
+            raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+        sizes = [part + 1] * rest + [part] * (sections - rest)
+    if builtins.any(s < 0 for s in sizes) or builtins.sum(sizes) != size:
+        raise ValueError(f"jnp.{name}: the split points {indices_or_sections} do not cut an "
+                         f"axis of size {size} into pieces (they must increase, up to {size})")
+    starts = np.cumsum([0] + sizes[:-1])
+    return [_slice_axis(ary, int(s), int(s + n), axis) for s, n in zip(starts, sizes)]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """`ary` cut along `axis` into equal sections (an int), or at the given indices."""
+    return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """As `split`, but `n` sections need not divide the axis: the first ones get one more."""
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+def vsplit(ary, indices_or_sections): return _split("vsplit", ary, indices_or_sections, 0)
+def dsplit(ary, indices_or_sections): return _split("dsplit", ary, indices_or_sections, 2)
+
+
+def hsplit(ary, indices_or_sections):
+    _check_arraylike("hsplit", ary)
+    ary = asarray(ary)
+    return _split("hsplit", ary, indices_or_sections, 0 if ary.ndim == 1 else 1)
+
+
+def _einsum_operands(subscripts, operands):
+    """The subscripts as one string, from either of NumPy's forms: `"ij,jk->ik", a, b` or
+    `a, [0, 1], b, [1, 2], [0, 2]` (sublists of ints, `...` as Ellipsis)."""
+    if isinstance(subscripts, str):
+        return subscripts, list(operands)
+    args = [subscripts, *operands]
+    name = lambda sub: "".join("..." if s is Ellipsis else string.ascii_letters[operator.index(s)]
+                               for s in sub)
+    ops, subs = args[0:len(args) - len(args) % 2:2], args[1::2]
+    spec = ",".join(map(name, subs[:len(ops)]))
+    if len(args) % 2:
+        spec += "->" + name(args[-1])
+    return spec, ops
+
+
+def _parse_einsum(spec, shapes):
+    """Input and output subscripts, one letter per dimension (any character but `,.->`):
+    `...` becomes the first letters not used (opt_einsum's rule), an implicit output is the
+    letters used once, sorted."""
+    spec = spec.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    inputs = inputs.split(",")
+    if len(inputs) != len(shapes):
+        raise ValueError(f"einsum: {len(inputs)} subscripts for {len(shapes)} operands in {spec!r}")
+    letters = inputs and "".join(inputs).replace(".", "")
+    once = "".join(c for c in sorted(set(letters)) if letters.count(c) == 1)
+    if "..." in spec:
+        used = set(spec)
+        free = [c for c in string.ascii_letters if c not in used]
+        longest = builtins.max([len(s) - (len(sub) - 3) for sub, s in zip(inputs, shapes)
+                                if "..." in sub] + [0])
+        ellipsis = "".join(free[:longest])
+        inputs = [sub.replace("...", ellipsis[len(ellipsis) - (len(s) - (len(sub) - 3)):]
+                              if len(s) > len(sub) - 3 else "") for sub, s in zip(inputs, shapes)]
+        output = output.replace("...", ellipsis) if arrow else ellipsis + once
+    elif not arrow:
+        output = once
+    sizes = {}
+    for i, (sub, shape) in enumerate(zip(inputs, shapes)):
+        if len(sub) != len(shape):
+            raise ValueError(f"Einstein sum subscript '{sub}' does not contain the correct number "
+                             f"of indices for operand {i}.")
+        for c, d in zip(sub, shape):
+            if sizes.get(c, 1) not in (1, d) and d != 1:
+                raise ValueError(f"Size of label '{c}' for operand {i} ({d}) does not match "
+                                 f"previous terms ({sizes[c]}).")
+            sizes[c] = builtins.max(sizes.get(c, 1), d)
+    if len(set(output)) != len(output) or builtins.any(c not in sizes for c in output):
+        raise ValueError(f"einsum output subscript {output!r} repeats a letter or has one that "
+                         "no input has")
+    return inputs, output, sizes
+
+
+def _einsum_path(inputs, output, sizes):
+    """The contractions, as opt_einsum's `contract_path` describes them: the positions of the
+    operands taken (highest first), the letters summed away, and a subscript string. The order
+    of the pairs is opt_einsum's default for up to four operands, its exhaustive search for the
+    fewest operations; beyond four we contract left to right, where opt_einsum searches less."""
+    n = len(inputs)
+    order = ([tuple(range(n))] if n <= 2 else _optimal_order(inputs, output, sizes) if n <= 4
+             else [(0, 1)] * (n - 1))
+    path, remaining = [], list(inputs)
+    for k, positions in enumerate(order):
+        positions = tuple(sorted(positions, reverse=True))
+        taken = [remaining[p] for p in positions]
+        rest = [r for i, r in enumerate(remaining) if i not in positions]
+        letters = set().union(*taken)
+        kept = letters & set(output).union(*rest)
+        result = (output if k == len(order) - 1
+                  else "".join(sorted(kept, key="".join(taken).find)))
+        path.append((positions, letters - kept, ",".join(taken) + "->" + result))
+        remaining = rest + [result]
+    return path
+
+
+def _optimal_order(inputs, output, sizes):
+    """opt_einsum's `optimal` path: every order of pairwise contractions, depth first, keeping
+    the first with the fewest operations (a pair costs the size of its letters, twice that if
+    it sums some away). Positions are returned as `contract_path` uses them: into the list of
+    operands left, each result appended at its end."""
+    sets, out = [frozenset(i) for i in inputs], frozenset(output)
+    size = lambda letters: int(np.prod([sizes[c] for c in letters], dtype=np.int64))
+    best = [float("inf"), ()]
+
+    def search(path, remaining, sets, flops):
+        if len(remaining) == 1:
+            best[:] = [flops, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            either = sets[i] | sets[j]
+            keep = out.union(*(sets[r] for r in remaining if r not in (i, j)))
+            cost = size(either) * (2 if (sets[i] & sets[j]) - keep else 1)
+            if flops + cost < best[0]:
+                search(path + ((i, j),), remaining - {i, j} | {len(sets)},
+                       sets + [either & keep], flops + cost)
+
+    search((), set(range(len(sets))), sets, 0)
+    ids, linear = list(range(len(sets))), []
+    for pair in best[1]:                 # single-assignment ids to positions in the list left
+        positions = sorted(ids.index(k) for k in pair)
+        for p in reversed(positions):
+            ids.pop(p)
+        ids.append(len(sets) + len(linear))
+        linear.append(tuple(positions))
+    return linear
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None):
+    """Einstein summation: each operand's dimensions are named by letters; letters in the
+    output are kept, the others summed over. `"ij,jk->ik"` is a matrix product, `"ii->i"` a
+    diagonal, `"bij,bjk->bik"` a batch of products, `"...ij->...ji"` a transpose."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    spec, operands = _einsum_operands(subscripts, operands)
+    _check_arraylike("einsum", *operands)
+    operands = [asarray(x) for x in operands]
+    inputs, output, sizes = _parse_einsum(spec, [x.shape for x in operands])
+    path = _einsum_path(inputs, output, sizes)
+    return _einsum(operands, path, preferred_element_type)
+
+
+def _einsum(operands, path, preferred_element_type):
+    """JAX's `_einsum`, step by step: sum away letters only one operand has, take diagonals of
+    repeated letters against an `iota` mask, then one `dot_general` per pair of operands."""
+    if preferred_element_type is None:
+        dtype, weak = result_type(*(x.aval for x in operands))
+    else:
+        dtype, weak = canonicalize_dtype(preferred_element_type), False
+
+    def total(x, axes):
+        if _promote_two(x.dtype, dtype) != x.dtype:
+            x = lax.convert_element_type(x, dtype)
+        return lax.reduce_or(x, axes) if x.dtype == _BOOL else lax.reduce_sum(x, axes)
+
+    def sum_uniques(x, names, uniques):
+        if uniques:
+            x = total(x, [names.index(c) for c in uniques])
+            names = "".join(c for c in names if c not in uniques)
+        return x, names
+
+    def sum_repeats(x, names, counts, keep):
+        for c, count in counts.items():
+            if count > 1:
+                axes = [i for i, n in enumerate(names) if n == c]
+                x = _where_delta(x, axes)
+                if c not in keep:
+                    x, names = total(x, axes), names.replace(c, "")
+                else:
+                    x, names = total(x, axes[:-1]), names.replace(c, "", count - 1)
+        return x, names
+
+    def drop_singletons(x, names, other_shape, other_names):
+        squeezed = [i for i, c in enumerate(names) if x.shape[i] == 1
+                    and other_names.find(c) != -1 and other_shape[other_names.find(c)] != 1]
+        return (lax.squeeze(x, squeezed) if squeezed else x,
+                "".join(c for i, c in enumerate(names) if i not in squeezed))
+
+    operands = list(operands)
+    for positions, contracted, einstr in path:
+        contracted = sorted(contracted)
+        input_str, result = einstr.split("->")
+        input_names = input_str.split(",")
+        if len(positions) == 1:
+            x, names = operands.pop(positions[0]), input_names[0]
+            counts = collections.Counter(names)
+            x, names = sum_uniques(x, names, [c for c in contracted if counts[c] == 1])
+            x, names = sum_repeats(x, names, counts, result)
+        else:
+            lhs, rhs = map(operands.pop, positions)
+            lhs_names, rhs_names = input_names
+            lhs, lhs_names = drop_singletons(lhs, lhs_names, rhs.shape, rhs_names)
+            rhs, rhs_names = drop_singletons(rhs, rhs_names, lhs.shape, lhs_names)
+            lhs_counts, rhs_counts = (collections.Counter(n) for n in (lhs_names, rhs_names))
+            lhs, lhs_names = sum_uniques(lhs, lhs_names, [
+                c for c in contracted if lhs_counts[c] == 1 and rhs_counts[c] == 0])
+            rhs, rhs_names = sum_uniques(rhs, rhs_names, [
+                c for c in contracted if rhs_counts[c] == 1 and lhs_counts[c] == 0])
+            lhs, lhs_names = sum_repeats(lhs, lhs_names, lhs_counts, result + rhs_names)
+            rhs, rhs_names = sum_repeats(rhs, rhs_names, rhs_counts, result + lhs_names)
+            contracted = [c for c in contracted if c in set(lhs_names) | set(rhs_names)]
+            batch = [c for c in result if c in set(lhs_names) & set(rhs_names)]
+            lhs_batch = tuple(lhs_names.find(c) for c in batch)
+            rhs_batch = tuple(rhs_names.find(c) for c in batch)
+            lhs_cont = tuple(lhs_names.index(c) for c in contracted)
+            rhs_cont = tuple(rhs_names.index(c) for c in contracted)
+            gone = set(batch) | set(contracted)
+            lhs_rest = "".join(c for c in lhs_names if c not in gone)
+            rhs_rest = "".join(c for c in rhs_names if c not in gone)
+            if lhs.dtype != rhs.dtype:      # JAX's dot_general takes mixed dtypes; ours not
+                common = result_type(lhs.aval.update(weak_type=False),
+                                     rhs.aval.update(weak_type=False))[0]
+                lhs, rhs = (lax.convert_element_type(v, common) for v in (lhs, rhs))
+            names = "".join(batch) + rhs_rest + lhs_rest     # try (rhs, lhs) first, as JAX
+            if names == result:
+                x = lax.dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
+                                    preferred_element_type=dtype)
+            else:
+                names = "".join(batch) + lhs_rest + rhs_rest
+                x = lax.dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
+                                    preferred_element_type=dtype)
+        if names != result:
+            x = lax.transpose(x, [names.index(c) for c in result])
+        operands.append(x)
+    return lax.convert_element_type(operands[0], dtype, weak)
+
+
+def _where_delta(x, axes):
+    """`x` where the indices along `axes` are all equal, 0 elsewhere (JAX's `lax._delta`)."""
+    shape = tuple(x.shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, shape, i) for i in range(len(shape))]
+    eye = functools.reduce(lax.bitwise_and, [lax.eq(i, j) for i, j in zip(iotas, iotas[1:])])
+    if shape != x.shape:
+        eye = lax.broadcast_in_dim(eye, x.shape, axes)
+    zero = lax.broadcast_in_dim(LiteralArray(np.zeros((), x.dtype), x.aval.weak_type), x.shape, ())
+    return lax.select_n(eye, zero, x)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of vectors of 3 (or 2) components along the given axes."""
+    _check_arraylike("cross", a, b)
+    return _cross(asarray(a), asarray(b), axisa, axisb, axisc, axis)
+
+
+@_jit_in_jaxprs("cross", static_argnums=(2, 3, 4, 5))
+def _cross(a, b, axisa, axisb, axisc, axis):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    a2 = a[..., 2] if a.shape[-1] == 3 else zeros_like(a0)
+    b2 = b[..., 2] if b.shape[-1] == 3 else zeros_like(b0)
+    c = array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return moveaxis(c, 0, axisc)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    """The covariance matrix of the variables in the rows of `m` (columns if not `rowvar`),
+    and of `y`'s, if given: the mean products of deviations, divided by `n - ddof`; each
+    observation counted `fweights` times (integers) and weighted by `aweights`."""
+    _check_arraylike("cov", m, *(v for v in (y, fweights, aweights) if v is not None))
+    m, y, fweights, aweights = (None if v is None else asarray(v)
+                                for v in (m, y, fweights, aweights))
+    return _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype)
+
+
+@_jit_in_jaxprs("cov", static_argnums=(2, 3, 4, 7))
+def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
+    if y is not None:
+        m, y = _promote_dtypes(m, y, inexact=True)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    else:
+        m, = _promote_dtypes(m, inexact=True)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is not None and canonicalize_dtype(dtype).kind != "f":
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype}")
+    X = atleast_2d(m)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return reshape(array([]), (0, 0))
+    if y is not None:
+        y = atleast_2d(y)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        X = concatenate((X, y), axis=0)
+    if X.shape[1] == 0:
+        return full(() if X.shape[0] == 1 else (X.shape[0],) * 2, np.nan, X.dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is not None:
+            if weights.ndim > 1:
+                raise RuntimeError(f"cannot handle multidimensional {name}")
+            if weights.shape[0] != X.shape[1]:
+                raise RuntimeError(f"incompatible numbers of samples and {name}")
+            if name == "fweights" and weights.dtype.kind not in "iu":
+                raise TypeError("fweights must be integer.")
+            w = abs(weights) if w is None else multiply(w, abs(weights))
+    if dtype is not None:
+        X = X.astype(dtype)
+        w = None if w is None else w.astype(dtype)
+    if w is None:
+        avg, f = mean(X, axis=1), X.shape[1] - ddof
+    else:
+        X, w = _promote_dtypes(X, w, inexact=True)
+        w_sum = sum(w)
+        avg = true_divide(sum(multiply(X, w), axis=1), w_sum)
+        f = w_sum if ddof == 0 else subtract(w_sum, ddof) if aweights is None else subtract(
+            w_sum, true_divide(multiply(ddof, sum(multiply(w, abs(aweights)))), w_sum))
+    X = X - avg[:, None]
+    X_T = X.T if w is None else multiply(X, w).T
+    return squeeze(true_divide(dot(X, X_T), f))
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """The correlation coefficients: the covariance matrix scaled to 1 on its diagonal."""
+    _check_arraylike("corrcoef", x, *([] if y is None else [y]))
+    return _corrcoef(asarray(x), None if y is None else asarray(y), rowvar, dtype)
+
+
+@_jit_in_jaxprs("corrcoef", static_argnums=(2, 3))
+def _corrcoef(x, y, rowvar, dtype):
+    if dtype is not None and canonicalize_dtype(dtype).kind != "f":
+        raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got "
+                         f"dtype={dtype}")
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return true_divide(c, c)       # NaN for nan/nan, inf/inf, 0/0; 1 otherwise
+    stddev = sqrt(diag(c)).astype(c.dtype)
+    c = c / stddev[:, None] / stddev[None, :]
+    return clip(c, -1, 1)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """The number of elements of `a` that are not zero (not False), as int32."""
+    _check_arraylike("count_nonzero", a)
+    return _count_nonzero(asarray(a), _static_axis(axis), keepdims)
+
+
+@_jit_in_jaxprs("count_nonzero", static_argnums=(1, 2))
+def _count_nonzero(a, axis, keepdims):
+    return sum(lax.ne(a, _constant_like(a, 0)), axis=axis, dtype=_INT32, keepdims=keepdims)
+
+
+def _nan_reduction(name, reduction, init, nan_if_all_nan, a, axis, keepdims, **kwargs):
+    """`reduction` of `a` with its NaNs replaced by `init`, the reduction's identity; NaN where
+    every element was NaN, for `nanmax` and `nanmin` (which have no identity of their own)."""
+    if a.dtype.kind != "f":
+        return reduction(a, axis=axis, keepdims=keepdims, **kwargs)
+    out = reduction(_where(isnan(a), LiteralArray(np.asarray(init, a.dtype)), a), axis=axis,
+                    keepdims=keepdims, **kwargs)
+    if nan_if_all_nan:
+        return _where(all(isnan(a), axis=axis, keepdims=keepdims), _constant_like(a, np.nan), out)
+    return out
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """`sum`, counting NaNs as 0."""
+    _check_out("nansum", out, a)
+    return _nansum(asarray(a), _static_axis(axis), dtype, keepdims, initial, where)
+
+
+@_jit_in_jaxprs("nansum", static_argnums=(1, 2, 3))
+def _nansum(a, axis, dtype, keepdims, initial, where):
+    return _nan_reduction("nansum", sum, 0, False, a, axis, keepdims, dtype=dtype,
+                          initial=initial, where=where)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """`max`, ignoring NaNs: NaN only where every element is NaN."""
+    _check_out("nanmax", out, a)
+    return _nanmax(asarray(a), _static_axis(axis), keepdims, initial, where)
+
+
+@_jit_in_jaxprs("nanmax", static_argnums=(1, 2))
+def _nanmax(a, axis, keepdims, initial, where):
+    return _nan_reduction("nanmax", max, -np.inf, initial is None, a, axis, keepdims,
+                          initial=initial, where=where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """`min`, ignoring NaNs: NaN only where every element is NaN."""
+    _check_out("nanmin", out, a)
+    return _nanmin(asarray(a), _static_axis(axis), keepdims, initial, where)
+
+
+@_jit_in_jaxprs("nanmin", static_argnums=(1, 2))
+def _nanmin(a, axis, keepdims, initial, where):
+    return _nan_reduction("nanmin", min, np.inf, initial is None, a, axis, keepdims,
+                          initial=initial, where=where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """The mean of the elements that are not NaN (NaN where there are none)."""
+    _check_out("nanmean", out, a)
+    return _nanmean(asarray(a), _static_axis(axis), dtype, keepdims, where)
+
+
+@_jit_in_jaxprs("nanmean", static_argnums=(1, 2, 3))
+def _nanmean(a, axis, dtype, keepdims, where):
+    if a.dtype.kind in "biu":
+        return mean(a, axis, dtype, keepdims=keepdims, where=where)
+    dtype = a.dtype if dtype is None else canonicalize_dtype(dtype)
+    normalizer = sum(lax.bitwise_not(isnan(a)), axis=axis, dtype=dtype, keepdims=keepdims,
+                     where=where)
+    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
+
+
 def _getitem(a, index):
     index = index if isinstance(index, tuple) else (index,)
     for i in index:
@@ -1226,3 +2020,50 @@ float32, float16 = _ScalarType("float32"), _ScalarType("float16")
 int32, int16, int8 = _ScalarType("int32"), _ScalarType("int16"), _ScalarType("int8")
 uint32, uint8, bool_ = _ScalarType("uint32"), _ScalarType("uint8"), _ScalarType("bool")
 float64, int64 = _ScalarType("float64"), _ScalarType("int64")
+
+
+uint16 = _ScalarType("uint16")
+newaxis = None
+dtype = np.dtype
+generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
+integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
+complexfloating = np.complexfloating
+
+
+def _as_dtype(x):
+    """A NumPy dtype from a dtype, a name, a scalar type (ours or NumPy's) or an array."""
+    if isinstance(x, _ScalarType) or _is_array(x):
+        return x.dtype
+    return np.dtype(x)
+
+
+def _as_type(x):
+    """A NumPy scalar type, abstract ones (`floating`) included, from what `_as_dtype` takes."""
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x
+    return _as_dtype(x).type
+
+
+def issubdtype(arg1, arg2):
+    """Whether `arg1` is below `arg2` in NumPy's hierarchy: `issubdtype(float32, floating)`."""
+    return np.issubdtype(_as_type(arg1), _as_type(arg2))
+
+
+def iinfo(int_type): return np.iinfo(_as_dtype(int_type))
+def finfo(dtype): return np.finfo(_as_dtype(dtype))
+
+
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(_as_dtype(from_), _as_dtype(to), casting)
+
+
+def promote_types(a, b):
+    """The dtype that values of dtypes `a` and `b` are promoted to, on JAX's lattice."""
+    a, b = _as_dtype(a), _as_dtype(b)
+    for d in (a, b):
+        if d.kind not in _KIND_ORDER:
+            raise TypeError(f"autodidax does not promote dtype {d.name}")
+    if {a.kind, b.kind} == {"i", "u"} and builtins.max(a.itemsize, b.itemsize) == 8 and (
+            (a if a.kind == "u" else b).itemsize == 8):
+        return np.dtype("float64")      # no integer type holds both int64 and uint64
+    return _promote_two(a, b)

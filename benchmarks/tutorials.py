@@ -1,0 +1,155 @@
+"""The yardstick: JAX's own tutorials, run cell by cell under `jax` and under `import autodidax as jax`.
+
+    .venv/bin/python benchmarks/tutorials.py --docs PATH/TO/jax/docs [--show 3] [NAME ...]
+
+PATH/TO/jax/docs is the `docs/` folder of JAX's source at the pinned version (`fetch
+github:jax-ml/jax`, tag jax-v0.10.2). Each tutorial's code cells run in order, in one fresh
+process per library; a cell's result is what a notebook shows for it: what it prints, the value of
+its last expression (IPython's pretty printer), or the class of the exception it raises. A cell
+matches when the two results are the same text, after memory addresses are blanked. Cells that
+time (`%timeit`) or shell out (`!pip`) are left out. Under autodidax, `jax` and every `jax.X` are
+aliases of `autodidax` and `autodidax.X`; a module autodidax lacks fails to import, as it would for a
+reader, and the cells after it fail in turn: that is part of the measure.
+
+Nothing here is a test: it needs JAX's docs, and it is a progress figure, not a pass/fail line.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.abc
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# The tutorials of issue 12, by path under docs/.
+TUTORIALS = [
+    "notebooks/thinking_in_jax.md", "key-concepts.md", "jit-compilation.md",
+    "automatic-vectorization.md", "automatic-differentiation.md", "pytrees.md", "control-flow.md",
+    "random-numbers.md", "advanced_autodiff.md", "stateful-computations.md", "jaxpr.md",
+    "notebooks/Common_Gotchas_in_JAX.md", "notebooks/Neural_Network_and_Data_Loading.md",
+    "notebooks/autodiff_cookbook.md", "notebooks/vmapped_log_probs.md",
+]
+
+_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
+
+
+def cells(markdown: str) -> list[str]:
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
+    out = []
+    for body in _CELL.findall(markdown):
+        lines = body.split("\n")
+        if lines and lines[0].strip() == "---":                 # a YAML options block
+            end = lines.index("---", 1) if "---" in lines[1:] else 0
+            lines = lines[end + 1:]
+        out.append("\n".join(l for l in lines if not l.startswith(":")))
+    return out
+
+
+class _AliasJax(importlib.abc.MetaPathFinder):
+    """`import jax.X` gives `autodidax.X`, or fails as a missing module would."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "jax" and not name.startswith("jax."):
+            return None
+        module = importlib.import_module("autodidax" + name[3:])   # ModuleNotFoundError if absent
+        sys.modules[name] = module
+        return importlib.util.spec_from_loader(name, _Existing(module))
+
+
+class _Existing(importlib.abc.Loader):
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
+def _run_cell(source: str, env: dict) -> str:
+    import ast
+
+    from IPython.lib.pretty import pretty
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            exec(compile(tree, "<cell>", "exec"), env)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), env)
+                if value is not None:
+                    print(pretty(value))
+    except BaseException as e:  # noqa: BLE001  (a notebook shows every exception)
+        return out.getvalue() + f"<raised {type(e).__name__}>"
+    return out.getvalue()
+
+
+def run(lib: str, path: Path) -> list[str | None]:
+    """Run one tutorial's cells under `lib`; None for a cell left out."""
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    if lib == "autodidax":
+        import autodidax
+        sys.modules["jax"] = autodidax
+        sys.meta_path.insert(0, _AliasJax())
+    import numpy as np
+    np.random.seed(0)
+    env: dict = {"__name__": "__main__"}
+    results = []
+    for source in cells(path.read_text()):
+        if any(line.lstrip().startswith(("%", "!")) for line in source.split("\n")):
+            results.append(None)
+            continue
+        results.append(_ADDRESS.sub("0x…", _run_cell(source, env)))
+    return results
+
+
+def compare(docs: Path, name: str, show: int) -> tuple[int, int, int]:
+    got = {}
+    for lib in ("jax", "autodidax"):
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            done = subprocess.run([sys.executable, __file__, "--run", lib, str(docs / name), f.name],
+                                  capture_output=True, text=True, timeout=900)
+            if done.returncode:
+                print(f"{name}: the {lib} run failed\n{done.stderr[-2000:]}", file=sys.stderr)
+                return 0, 0, 0
+            got[lib] = json.loads(Path(f.name).read_text())
+    pairs = [(i, a, b) for i, (a, b) in enumerate(zip(got["jax"], got["autodidax"])) if a is not None]
+    same = [i for i, a, b in pairs if a == b]
+    clean = [i for i, a, b in pairs if "<raised" not in b or "<raised" in a]
+    differ = [(i, a, b) for i, a, b in pairs if a != b]
+    print(f"{name:50s} {len(pairs):4d} cells  {len(same):4d} same ({100 * len(same) / max(len(pairs), 1):3.0f}%)")
+    for i, a, b in differ[:show]:
+        print(f"    cell {i}:\n      jax:       {a.strip()[:300]!r}\n      autodidax: {b.strip()[:300]!r}")
+    return len(pairs), len(same), len(clean)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--run"]:
+        lib, path, out = argv[1:4]
+        Path(out).write_text(json.dumps(run(lib, Path(path))))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=Path, required=True, help="the docs/ folder of JAX's source")
+    parser.add_argument("--show", type=int, default=0, help="print the first N differing cells")
+    parser.add_argument("names", nargs="*", help="tutorials, as paths under docs/ (default: all)")
+    args = parser.parse_args(argv)
+    total = same = 0
+    for name in args.names or TUTORIALS:
+        n, s, _ = compare(args.docs, name, args.show)
+        total, same = total + n, same + s
+    print(f"{'all':50s} {total:4d} cells  {same:4d} same ({100 * same / max(total, 1):3.0f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
