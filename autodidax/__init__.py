@@ -22,9 +22,11 @@ from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401
 from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: E402,F401
                                device_get, device_put, devices, get_backend)  # (chapter 07)
 from autodidax.jit import disable_jit, jit  # noqa: E402,F401  (chapter 08)
-from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
+from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
+from autodidax import indexing  # noqa: E402,F401  (chapter 11: x[...] with arrays, x.at, sort)
+from autodidax import random  # noqa: E402,F401  (chapter 12: jax.random)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A1: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A1: jax.scipy.special)
@@ -46,7 +48,8 @@ _sys.modules["autodidax.tree"] = tree
 
 # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
 errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")
-for _error in [core.ConcretizationTypeError, core.TracerBoolConversionError,
+for _error in [core.ConcretizationTypeError, core.NonConcreteBooleanIndexError,
+               core.TracerBoolConversionError,
                core.TracerIntegerConversionError, core.TracerArrayConversionError,
                core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
     setattr(errors, _error.__name__, _error)

@@ -160,6 +160,10 @@ class UnexpectedTracerError(TypeError):
     """A tracer was used after the transformation that made it had finished."""
 
 
+class NonConcreteBooleanIndexError(IndexError):
+    """A boolean mask whose values are not known was used as an index (chapter 11)."""
+
+
 def escaped_tracer_error(tracer, what: str = "") -> UnexpectedTracerError:
     """The error for `tracer`, met where it cannot belong: its trace ended, or is not running."""
     origin = tracer.origin()

@@ -24,8 +24,10 @@ flow), JAXPR (printed jaxprs) and ERRORS; a case's test id is its key, e.g.
 `test_numpy[sum axis keepdims]`. Larger areas keep their table, and the inputs it needs, in a
 file of their own that imports this machinery: `test_conformance_numpy2.py` (more of the NumPy
 front end: pad, einsum, split, dtype helpers, statistics), `test_conformance_named.py` (named
-axes and collectives), `test_conformance_scan.py` (scan, switch, map), `test_conformance_library.py`
-(`jax.nn`, `jax.scipy`) and `test_conformance_linalg.py` (`jnp.linalg`). To add a case, add one line to the table of its area, e.g.
+axes and collectives), `test_conformance_scan.py` (scan, switch, map),
+`test_conformance_indexing.py` (gather, scatter, `x.at`, sort), `test_conformance_random.py`
+(`jax.random`, bit for bit), `test_conformance_library.py` (`jax.nn`, `jax.scipy`) and
+`test_conformance_linalg.py` (`jnp.linalg`). To add a case, add one line to the table of its area, e.g.
 `"sum of int8": C(lambda jax, jnp: jnp.sum(I8)),`. Inputs are NumPy arrays or Python scalars
 made once at module level (below), never inside the program with a random generator; use
 `jax.lax` for lax. Keep programs small: the JAX side compiles each new operation, which is
@@ -415,11 +417,10 @@ NUMPY = {
     "index 0-d empty tuple": C(lambda jax, jnp: jnp.asarray(D0)[()]),
     "index numpy int": C(lambda jax, jnp: jnp.asarray(F)[np.int32(2), np.int64(-1)]),
     "index 0-d int array": C(lambda jax, jnp: jnp.asarray(F)[jnp.asarray(1)]),
-    "index out of bounds clamps": C(lambda jax, jnp: jnp.asarray(F)[3], xfail="index-clamp"),
-    "index negative out of bounds": C(lambda jax, jnp: jnp.asarray(F)[0, -5], xfail="index-clamp"),
+    "index out of bounds clamps": C(lambda jax, jnp: jnp.asarray(F)[3]),
+    "index negative out of bounds": C(lambda jax, jnp: jnp.asarray(F)[0, -5]),
     "index reverse range": C(lambda jax, jnp: jnp.asarray(F)[3:0:-1, -2:]),
-    "index int array": C(lambda jax, jnp: jnp.asarray(V4)[jnp.array([0, 2])],
-                         xfail="indexing chapter"),
+    "index int array": C(lambda jax, jnp: jnp.asarray(V4)[jnp.array([0, 2])]),
     # matmul and dot in all rank combinations
     "matmul 1@1": C(lambda jax, jnp: jnp.matmul(V4, V4)),
     "matmul 1@2": C(lambda jax, jnp: jnp.matmul(V4, G)),
@@ -1114,7 +1115,7 @@ ERRORS = {
     # indexing
     "too many indices": E(lambda jax, jnp: jnp.asarray(F)[1, 2, 3]),
     "two ellipses": E(lambda jax, jnp: jnp.asarray(F)[..., ...]),
-    "list index": E(lambda jax, jnp: jnp.asarray(V4)[[1, 3]], xfail="indexing chapter"),
+    "list index": E(lambda jax, jnp: jnp.asarray(V4)[[1, 3]]),
     "float index": E(lambda jax, jnp: jnp.asarray(F)[1.5]),
     "string index": E(lambda jax, jnp: jnp.asarray(F)["a"]),
     "index 0-d": E(lambda jax, jnp: jnp.asarray(D0)[0]),

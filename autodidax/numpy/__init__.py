@@ -268,11 +268,11 @@ def _jit_in_jaxprs(name, static_argnums=()):
 staging_rules: list = []     # rule(fun, name, static_argnums, args) -> result, or NotImplemented
 
 
-def where(condition, x=None, y=None):
+def where(condition, x=None, y=None, *, size=None, fill_value=None):
     """Elementwise `x` where `condition` is true, else `y`. With `condition` alone, the indices
     of its nonzero elements, as `nonzero`."""
     if x is None and y is None:
-        return nonzero(condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got x={x!r} and y={y!r}.")
@@ -294,9 +294,12 @@ def _where(condition, x, y):
     return lax.select_n(condition, y, x)
 
 
-def nonzero(a):
+def nonzero(a, *, size=None, fill_value=None):
     """The indices of the nonzero elements of `a`, one array per dimension. Their number depends
-    on the values, so `a` must be concrete: not a traced value under `jit`."""
+    on the values, so `a` must be concrete: not a traced value under `jit`, unless `size` is
+    given (chapter 11)."""
+    if size is not None:
+        return _advanced("nonzero")(a, size=size, fill_value=fill_value)
     a = asarray(a)
     value = a.to_concrete_value() if isinstance(a, Tracer) else np.asarray(a)
     if value is None:
@@ -1903,9 +1906,35 @@ def _nanmean(a, axis, dtype, keepdims, where):
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
+advanced_indexing: dict = {}   # chapter 11: "getitem", "at" and "nonzero" -> functions
+later_names: dict = {}         # names that later chapters add to `jnp` (`sort`, `take`, ...)
+
+
+def __getattr__(name):         # as `lax.__getattr__`: only names this module does not define
+    try:
+        return later_names[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def _advanced(what):
+    if what not in advanced_indexing:
+        raise NotImplementedError(f"{what} needs chapter 11's indexing: import autodidax.indexing")
+    return advanced_indexing[what]
+
+
+def _at(x):
+    return _advanced("at")(x)
+
+
 def _getitem(a, index):
+    original = index
     index = index if isinstance(index, tuple) else (index,)
     for i in index:
+        if "getitem" in advanced_indexing and (
+                isinstance(i, (Tracer, list, bool, np.bool_)) or isinstance(i, (Array, np.ndarray))
+                and (np.ndim(i) or getattr(i, "dtype", None) == _BOOL)):
+            return advanced_indexing["getitem"](a, original)
         if isinstance(i, (Array, np.ndarray, list)) and (
                 np.ndim(i) or getattr(i, "dtype", None) == _BOOL):
             raise NotImplementedError(
@@ -1947,6 +1976,8 @@ def _getitem(a, index):
             out_dim += 1
         else:
             k = operator.index(i)
+            if not -n <= k < n and n and "getitem" in advanced_indexing:
+                return advanced_indexing["getitem"](a, original)    # JAX clamps
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
             k %= n
@@ -1990,6 +2021,7 @@ _METHODS = {
     "prod": prod, "any": any, "all": all, "round": round, "cumsum": cumsum, "cumprod": cumprod,
     "argmax": argmax, "argmin": argmin,
     "astype": astype, "squeeze": squeeze, "dot": dot, "clip": clip, "swapaxes": swapaxes,
+    "at": property(_at),
 }
 wrap_public_functions(globals(), __name__)       # errors show the user's frames only
 for _cls in (Array, Tracer):

@@ -1,0 +1,882 @@
+# Generated from chapters/12_random.md by `make export`: edit the chapter, not this file.
+
+
+"""`jax.random`: Threefry-2x32, PRNG keys and the distributions, bit for bit with JAX's."""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from autodidax import indexing, lax
+from autodidax import numpy as jnp
+from autodidax.batching import batching_rules, vmap
+from autodidax.core import (LiteralArray, Primitive, ShapedArray, Tracer, abstract_eval_rules,
+                            canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
+from autodidax.jaxpr import trace_to_jaxpr
+from autodidax.jit import jit
+from autodidax.jvp import defjvp_zero
+from autodidax.lowering import (aval_to_ir_type, call_lowering, ir_constant, jaxpr_subcomp,
+                                lowering_rules, nary_lowering)
+from autodidax.runtime import default_device, xla_primitive_executable
+from autodidax.scipy.special import erf_inv, erf_p     # appendix A1's primitives
+from autodidax.tree_util import register_pytree_node
+
+_PY_SCALARS = (bool, int, float)
+
+
+def _elementwise_batching(primitive):
+    """The batching rule of an elementwise primitive: batch axes to the front; an unbatched
+    operand broadcasts along them (a size-1 axis), a batched one of lower rank is made a column."""
+    def rule(vals, dims, **params):
+        size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+        rank = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
+
+        def to_front(v, d):
+            ndim = get_aval(v).ndim
+            if d is None:
+                return lax.expand_dims(v, [0]) if ndim else v
+            if d != 0:
+                perm = [d] + [i for i in range(ndim) if i != d]
+                v = lax.transpose(v, perm)
+            if ndim - 1 < rank:
+                v = lax.reshape(v, (size,) + (1,) * (rank - ndim + 1) + get_aval(v).shape[1:])
+            return v
+        out = primitive.bind(*map(to_front, vals, dims), **params)
+        return out, ([0] * len(out) if primitive.multiple_results else 0)
+    return rule
+
+
+def _shift_impl(kind):
+    def impl(x, y):
+        bits = x.dtype.itemsize * 8
+        x, y = np.broadcast_arrays(x, y)
+        too_far = y.astype(np.uint64) >= bits          # XLA's rule: shifting out every bit
+        safe = np.where(too_far, 0, y).astype(x.dtype)
+        if kind == "left":
+            out, fill = np.left_shift(x, safe), 0
+        elif kind == "logical":
+            unsigned = x.view(f"u{x.dtype.itemsize}")
+            out, fill = np.right_shift(unsigned, safe.view(unsigned.dtype)).view(x.dtype), 0
+        else:
+            out, fill = np.right_shift(x, safe), np.where(x < 0, -1, 0).astype(x.dtype)
+        return np.where(too_far, fill, out).astype(x.dtype)
+    return impl
+
+
+def _shift_abstract(name):
+    def abstract_eval(x, y):
+        for a in (x, y):
+            if a.dtype.kind not in "iu":
+                raise TypeError(f"{name} does not accept dtype {a.dtype.name}. Accepted dtypes "
+                                "are subtypes of signedinteger, unsignedinteger.")
+        if x.dtype != y.dtype:
+            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                            f"{x.dtype.name}, {y.dtype.name}.")
+        shape = lax.broadcasting_shape(name, x.shape, y.shape)
+        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+    return abstract_eval
+
+
+def _shift_primitive(name, kind, op):
+    primitive = Primitive(name)
+    impl_rules[primitive] = _shift_impl(kind)
+    abstract_eval_rules[primitive] = _shift_abstract(name)
+    batching_rules[primitive] = _elementwise_batching(primitive)
+    lowering_rules[primitive] = nary_lowering(op)
+    defjvp_zero(primitive)
+    return primitive
+
+
+shift_left_p = _shift_primitive("shift_left", "left", hlo.shift_left)
+shift_right_logical_p = _shift_primitive("shift_right_logical", "logical",
+                                         hlo.shift_right_logical)
+shift_right_arithmetic_p = _shift_primitive("shift_right_arithmetic", "arithmetic",
+                                            hlo.shift_right_arithmetic)
+
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+impl_rules[bitcast_convert_type_p] = lambda x, *, new_dtype: x.view(new_dtype)
+
+
+def _bitcast_abstract(x, *, new_dtype):
+    if x.dtype.itemsize != new_dtype.itemsize:
+        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name}: "
+                        "autodidax bitcasts only between dtypes of the same width")
+    return ShapedArray(x.shape, new_dtype)
+
+
+def _bitcast_lowering(ctx, x, *, new_dtype):
+    return [hlo.bitcast_convert(aval_to_ir_type(ctx.avals_out[0]), x)]
+
+
+abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract
+batching_rules[bitcast_convert_type_p] = lambda vals, dims, **params: (
+    bitcast_convert_type_p.bind(*vals, **params), dims[0])
+lowering_rules[bitcast_convert_type_p] = _bitcast_lowering
+defjvp_zero(bitcast_convert_type_p)
+
+
+def _lift(x, y):
+    """A Python scalar operand takes the dtype of the other operand, as in `jax.lax`."""
+    if isinstance(y, _PY_SCALARS) and not isinstance(x, _PY_SCALARS):
+        y = LiteralArray(np.asarray(y, get_aval(x).dtype), weak_type=True)
+    elif isinstance(x, _PY_SCALARS) and not isinstance(y, _PY_SCALARS):
+        x = LiteralArray(np.asarray(x, get_aval(y).dtype), weak_type=True)
+    return x, y
+
+
+def shift_left(x, y): return shift_left_p.bind(*_lift(x, y))
+def shift_right_logical(x, y): return shift_right_logical_p.bind(*_lift(x, y))
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_lift(x, y))
+
+
+def bitcast_convert_type(operand, new_dtype):
+    return bitcast_convert_type_p.bind(operand, new_dtype=canonicalize_dtype(new_dtype))
+
+
+lax.later_names.update(shift_left=shift_left, shift_right_logical=shift_right_logical,
+                       shift_right_arithmetic=shift_right_arithmetic,
+                       bitcast_convert_type=bitcast_convert_type)
+
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA       # Threefish's key-schedule constant
+
+
+def _u32(value):
+    return LiteralArray(np.asarray(value, np.uint32))
+
+
+def rotate_left(x, d):
+    """The bits of uint32 `x` rotated left by `d` places."""
+    return lax.bitwise_or(shift_left(x, _u32(d)), shift_right_logical(x, _u32(32 - d)))
+
+
+def threefry2x32_reference(k1, k2, x1, x2):
+    """Threefry-2x32 with 20 rounds (Salmon et al., 2011), on uint32 arrays: encrypts the
+    counter pair (x1, x2) under the key (k1, k2). Written with `lax`, so it can be traced."""
+    ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _u32(_PARITY))]
+    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+    for i in range(5):                          # 5 groups of 4 rounds, a key injection after each
+        for r in _ROTATIONS[i % 2]:
+            x[0] = lax.add(x[0], x[1])
+            x[1] = lax.bitwise_xor(x[0], rotate_left(x[1], r))
+        x[0] = lax.add(x[0], ks[(i + 1) % 3])
+        x[1] = lax.add(lax.add(x[1], ks[(i + 2) % 3]), _u32(i + 1))
+    return x
+
+
+threefry2x32_p = Primitive("threefry2x32")
+threefry2x32_p.multiple_results = True
+
+
+def _threefry2x32_abstract(k1, k2, x1, x2):
+    if any(a.dtype != np.uint32 for a in (k1, k2, x1, x2)):
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got "
+                        f"{[a.str_short() for a in (k1, k2, x1, x2)]}")
+    shape = lax.broadcasting_shape("threefry2x32", k1.shape, k2.shape, x1.shape, x2.shape)
+    return [ShapedArray(shape, np.uint32)] * 2
+
+
+_algorithm_jaxprs: dict = {}      # input avals -> the jaxpr of the algorithm at those types
+
+
+def threefry2x32_jaxpr(avals):
+    """The algorithm traced to a jaxpr for inputs of types `avals`: the primitive's meaning."""
+    avals = tuple(ShapedArray(a.shape, a.dtype) for a in avals)
+    if avals not in _algorithm_jaxprs:
+        _algorithm_jaxprs[avals] = trace_to_jaxpr(threefry2x32_reference, avals)
+    return _algorithm_jaxprs[avals]
+
+
+def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
+    return call_lowering(ctx, "threefry2x32", threefry2x32_jaxpr(ctx.avals_in), k1, k2, x1, x2)
+
+
+_executables: dict = {}
+
+
+def _threefry2x32_impl(*args):
+    avals = tuple(ShapedArray(np.shape(a), np.uint32) for a in args)
+    exe = _executables.get(avals)
+    if exe is None:
+        exe = _executables[avals] = xla_primitive_executable(threefry2x32_p, {}, avals,
+                                                             default_device())
+    return [np.asarray(out) for out in exe(*args)]
+
+
+impl_rules[threefry2x32_p] = _threefry2x32_impl
+abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract
+batching_rules[threefry2x32_p] = _elementwise_batching(threefry2x32_p)
+lowering_rules[threefry2x32_p] = _threefry2x32_lowering
+defjvp_zero(threefry2x32_p)
+
+
+def threefry2x32(k1, k2, x1, x2):
+    return threefry2x32_p.bind(k1, k2, x1, x2)
+
+
+KEY_SHAPE = (2,)
+
+
+def _key_halves(key):
+    """The two uint32 words of a raw key, as scalars."""
+    return [lax.reshape(lax.slice(key, [i], [i + 1]), ()) for i in range(2)]
+
+
+def iota_2x32_shape(shape):
+    """The counters 0, 1, 2, ... laid out in `shape`, as two uint32 arrays (high and low
+    words of a 64-bit count). With fewer than 2**32 elements the high words are all 0."""
+    size = math.prod(shape)
+    if size >= 2 ** 32:
+        raise NotImplementedError("random arrays of 2**32 or more elements")
+    zeros = lax.full(shape, 0, np.uint32)
+    if not shape:
+        return zeros, zeros
+    return zeros, lax.reshape(lax.iota(np.uint32, size), shape)
+
+
+@partial(jit, static_argnums=(1,))
+def _threefry_split(key, shape):
+    k1, k2 = _key_halves(key)
+    bits1, bits2 = threefry2x32(k1, k2, *iota_2x32_shape(shape))
+    return lax.stack([bits1, bits2], axis=len(shape))
+
+
+@jit
+def _threefry_fold_in(key, data):
+    k1, k2 = _key_halves(key)
+    bits1, bits2 = threefry2x32(k1, k2, lax.full((1,), 0, np.uint32), lax.reshape(data, (1,)))
+    return lax.concatenate([bits1, bits2], 0)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _threefry_random_bits(key, bit_width, shape):
+    k1, k2 = _key_halves(key)
+    bits1, bits2 = threefry2x32(k1, k2, *iota_2x32_shape(shape))
+    bits = lax.bitwise_xor(bits1, bits2)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, f"uint{bit_width}")
+
+
+class PRNGImpl:
+    """The PRNG implementation a key type names: here only threefry2x32, tagged `fry`."""
+    name, tag = "threefry2x32", "fry"
+
+    def __repr__(self):
+        return self.tag
+
+
+threefry_prng_impl = PRNGImpl()
+
+
+class KeyShapedArray(ShapedArray):
+    """The type of an array of keys, printed `key<fry>[3]`. Its `shape` and `dtype` are those
+    of the data underneath, `uint32[3,2]`, which is what lowering and buffers deal in."""
+    __slots__ = ()
+
+    def __init__(self, key_shape):
+        super().__init__(tuple(key_shape) + KEY_SHAPE, np.uint32)
+
+    key_shape = property(lambda self: self.shape[:-1])
+
+    def str_short(self, short_dtypes=True):
+        return f"key<fry>[{','.join(map(str, self.key_shape))}]"
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return self if shape is None else KeyShapedArray(tuple(shape)[:-1])
+
+    def __eq__(self, other):
+        return type(other) is KeyShapedArray and self.shape == other.shape
+
+    def __hash__(self):
+        return hash(("key<fry>", self.shape))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+
+def _key_shape(aval):
+    """The shape of the keys of a key aval (or of raw key data, which eager values carry)."""
+    if aval.dtype != np.uint32 or aval.shape[-1:] != KEY_SHAPE:
+        raise TypeError(f"expected keys, got {aval.str_short()}")
+    return aval.shape[:-1]
+
+
+def _over_keys(raw_fun, keys, *args):
+    """`raw_fun`, which takes one raw key, applied to each key of an array of raw keys."""
+    key_shape = get_aval(keys).shape[:-1]
+    if not key_shape:
+        return raw_fun(keys, *args)
+    flat = lax.reshape(keys, (math.prod(key_shape),) + KEY_SHAPE)
+    in_axes = (0,) + tuple(0 if get_aval(a).shape else None for a in args)
+    out = vmap(raw_fun, in_axes=in_axes)(flat, *(lax.reshape(a, (flat.shape[0],))
+                                                 if get_aval(a).shape else a for a in args))
+    return lax.reshape(out, key_shape + get_aval(out).shape[1:])
+
+
+def _key_primitive(name, abstract_eval, raw_impl):
+    """A key operation: its meaning `raw_impl` on the raw data, used to evaluate it eagerly
+    and, traced to a jaxpr, to lower it; batched by moving every batch axis to the front."""
+    primitive = Primitive(name)
+    abstract_eval_rules[primitive] = abstract_eval
+    impl_rules[primitive] = lambda *args, **params: np.asarray(raw_impl(*args, **params))
+
+    def lowering(ctx, *args, **params):
+        physical = [ShapedArray(a.shape, a.dtype) for a in ctx.avals_in]
+        closed = trace_to_jaxpr(lambda *xs: [raw_impl(*xs, **params)], physical)
+        consts = [ir_constant(c, v.aval.dtype)
+                  for c, v in zip(closed.consts, closed.jaxpr.constvars)]
+        return jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(args))
+
+    def batching(vals, dims, **params):
+        size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+        moved = []
+        for v, d in zip(vals, dims):
+            if d is None:
+                v = lax.broadcast_in_dim(v, (size,) + get_aval(v).shape,
+                                         tuple(range(1, get_aval(v).ndim + 1)))
+            elif d != 0:
+                v = lax.transpose(v, [d] + [i for i in range(get_aval(v).ndim) if i != d])
+            moved.append(v)
+        return primitive.bind(*moved, **params), 0
+
+    lowering_rules[primitive] = lowering
+    batching_rules[primitive] = batching
+    defjvp_zero(primitive)
+    return primitive
+
+
+def _seed_abstract(seeds, *, impl):
+    if seeds.dtype.kind not in "iu":
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short(False)}")
+    return KeyShapedArray(seeds.shape)
+
+
+def _wrap_abstract(data, *, impl):
+    if data.dtype != np.uint32:
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
+                        f"uint32; got dtype={data.dtype.name}")
+    if data.shape[-1:] != KEY_SHAPE:
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to end "
+                        f"with (2,); got shape={data.shape} for impl=threefry2x32")
+    return KeyShapedArray(data.shape[:-1])
+
+
+def _seed_raw(seeds, *, impl):
+    seed_one = lambda s: lax.concatenate([lax.full((1,), 0, np.uint32),
+                                          lax.reshape(lax.convert_element_type(s, np.uint32),
+                                                      (1,))], 0)
+    shape = get_aval(seeds).shape
+    if not shape:
+        return seed_one(seeds)
+    flat = vmap(seed_one)(lax.reshape(seeds, (math.prod(shape),)))
+    return lax.reshape(flat, shape + KEY_SHAPE)
+
+
+random_seed_p = _key_primitive("random_seed", _seed_abstract, _seed_raw)
+random_wrap_p = _key_primitive("random_wrap", _wrap_abstract, lambda data, *, impl: data)
+random_unwrap_p = _key_primitive(
+    "random_unwrap", lambda keys: ShapedArray(keys.shape, np.uint32), lambda keys: keys)
+random_split_p = _key_primitive(
+    "random_split", lambda keys, *, shape: KeyShapedArray(_key_shape(keys) + shape),
+    lambda keys, *, shape: _over_keys(lambda k: _threefry_split(k, shape), keys))
+random_fold_in_p = _key_primitive(
+    "random_fold_in", lambda keys, msgs: KeyShapedArray(_key_shape(keys)),
+    lambda keys, msgs: _over_keys(_threefry_fold_in, keys, msgs))
+random_bits_p = _key_primitive(
+    "random_bits", lambda keys, *, bit_width, shape: ShapedArray(
+        _key_shape(keys) + shape, f"uint{bit_width}"),
+    lambda keys, *, bit_width, shape: _over_keys(
+        lambda k: _threefry_random_bits(k, bit_width, shape), keys))
+
+
+def _is_key_array(x):
+    return isinstance(x, PRNGKeyArray)
+
+
+def _check_prng_key(name, key, allow_batched=False):
+    """`(keys, was_typed)`: `keys` of a key type (`key<fry>`), from a typed key or from raw key
+    data, checked as JAX checks them; one key unless `allow_batched`."""
+    typed = _is_key_array(key)
+    if typed:
+        data = key._base
+    elif isinstance(key, (Tracer, np.ndarray, np.generic)) or hasattr(key, "aval"):
+        data = key
+    else:
+        raise TypeError(f"unexpected PRNG key type {type(key)}")
+    keys = random_wrap_p.bind(data, impl=threefry_prng_impl)     # checks dtype and shape
+    if not allow_batched and get_aval(data).ndim > 1:
+        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                         f"{get_aval(data).shape[:-1] if typed else get_aval(data).shape} != (). "
+                         "Use jax.vmap for batching.")
+    return keys, typed
+
+
+def _return_keys(keys, typed):
+    data = random_unwrap_p.bind(keys)
+    return PRNGKeyArray(data) if typed else data
+
+
+def _seed(ctor_name, seed):
+    if _is_key_array(seed):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    if not isinstance(seed, (int, float, Tracer, np.ndarray, np.generic)) and not hasattr(
+            seed, "aval"):
+        seed = jnp.asarray(seed)
+    shape = get_aval(seed).shape
+    if shape:
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
+                        f"{shape} != (). Use jax.vmap for batching")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        # JAX takes a Python int as int64 and then, with 64-bit mode off, keeps its low 32 bits
+        seed = np.int64(seed % 2 ** 64 - (seed % 2 ** 64 >= 2 ** 63) * 2 ** 64).astype(np.int32)
+    elif isinstance(seed, float):
+        seed = LiteralArray(np.float32(seed), weak_type=True)
+    return random_seed_p.bind(seed, impl=threefry_prng_impl)
+
+
+def PRNGKey(seed):
+    """A raw key, a `uint32[2]` array, from an integer seed."""
+    return random_unwrap_p.bind(_seed("PRNGKey", seed))
+
+
+def split(key, num=2):
+    """`num` new keys (or an array of keys of shape `num`) from one key."""
+    keys, typed = _check_prng_key("split", key)
+    shape = tuple(map(int, num)) if isinstance(num, (tuple, list)) else (int(num),)
+    return _return_keys(random_split_p.bind(keys, shape=shape), typed)
+
+
+def fold_in(key, data):
+    """A new key, a function of `key` and the 32-bit integer `data`."""
+    keys, typed = _check_prng_key("fold_in", key)
+    if get_aval(data).ndim if isinstance(data, (Tracer, np.ndarray)) or hasattr(data, "aval") \
+            else np.ndim(data):
+        raise TypeError("fold_in accepts a scalar, but was given an array of"
+                        f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
+    if isinstance(data, int):
+        data = LiteralArray(np.asarray(data).astype(np.uint32))
+    else:
+        data = lax.convert_element_type(data, np.uint32)
+    return _return_keys(random_fold_in_p.bind(keys, data), typed)
+
+
+def _canonical_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def bits(key, shape=(), dtype=None):
+    """Uniformly random unsigned integers: every bit equally likely 0 or 1."""
+    keys, _ = _check_prng_key("bits", key)
+    dtype = np.dtype(np.uint32) if dtype is None else canonicalize_dtype(dtype)
+    if dtype.kind != "u":
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+    return random_bits_p.bind(keys, bit_width=dtype.itemsize * 8, shape=_canonical_shape(shape))
+
+
+def _random_bits(keys, bit_width, shape):
+    return random_bits_p.bind(keys, bit_width=bit_width, shape=shape)
+
+
+class PRNGKeyArray:
+    """Typed keys: an array of keys of dtype `key<fry>`, over `uint32` data whose last axis
+    holds each key's two words. A pytree of that data, so `jit` and `vmap` see the data."""
+    __slots__ = ("_base",)
+
+    def __init__(self, base):
+        self._base = base
+
+    shape = property(lambda self: tuple(get_aval(self._base).shape[:-1]))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    dtype = property(lambda self: key_dtype)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        if not isinstance(index, (int, np.integer)):
+            raise NotImplementedError("autodidax indexes key arrays by integers only")
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for axis 0 with size {n}")
+        index %= n
+        rest = get_aval(self._base).shape[1:]
+        piece = lax.slice(self._base, (index,) + (0,) * len(rest), (index + 1,) + rest)
+        return PRNGKeyArray(lax.reshape(piece, rest))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self):
+        data = self._base if isinstance(self._base, Tracer) else np.asarray(self._base)
+        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{data}"
+
+    __str__ = __repr__
+
+
+class KeyDtype:
+    """The dtype of typed threefry keys, printed `key<fry>`."""
+    name = "key<fry>"
+
+    def __repr__(self):
+        return "key<fry>"
+
+    __str__ = __repr__
+
+
+key_dtype = KeyDtype()
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None),
+                     lambda _, children: PRNGKeyArray(children[0]))
+
+
+def key(seed):
+    """A typed key, a scalar array of dtype `key<fry>`, from an integer seed."""
+    return PRNGKeyArray(random_unwrap_p.bind(_seed("key", seed)))
+
+
+def key_data(keys):
+    """The `uint32` data under an array of keys (a raw key is returned as it is)."""
+    keys, _ = _check_prng_key("key_data", keys, allow_batched=True)
+    return random_unwrap_p.bind(keys)
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    """Typed keys over `uint32` data whose last axis has the 2 words of each key."""
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"autodidax has only the threefry2x32 PRNG, got impl={impl!r}")
+    keys, _ = _check_prng_key("wrap_key_data", key_bits_array, allow_batched=True)
+    return PRNGKeyArray(random_unwrap_p.bind(keys))
+
+
+def key_impl(keys):
+    _check_prng_key("key_impl", keys, allow_batched=True)
+    return "threefry2x32"
+
+
+wrap_public_functions(globals(), __name__)
+
+
+def _float_dtype(name, dtype):
+    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+    return dtype
+
+
+def _check_shape(name, shape, *param_shapes):
+    if param_shapes:
+        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
+        if shape != shape_:
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                             "argument, and the result of broadcasting the shapes must equal the "
+                             f"shape argument, but got result {shape_} for shape argument {shape}.")
+
+
+def _broadcast_to_rank(x, rank):
+    ndim = get_aval(x).ndim
+    return x if ndim >= rank else lax.reshape(x, (1,) * (rank - ndim) + get_aval(x).shape)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _uniform(key, minval, maxval, shape, dtype):
+    _check_shape("uniform", shape)
+    minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    finfo = np.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    uint = np.dtype(f"uint{nbits}")
+    raw = _random_bits(key, nbits, shape)
+    # Keep `nmant` random bits as the mantissa of a float in [1, 2), then subtract 1.
+    mantissa = shift_right_logical(raw, LiteralArray(np.asarray(nbits - nmant, uint)))
+    one_bits = LiteralArray(np.asarray(1.0, dtype).view(uint))
+    floats = lax.sub(bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
+                     LiteralArray(np.asarray(1.0, dtype)))
+    return lax.max(minval, lax.reshape(jnp.add(jnp.multiply(floats, jnp.subtract(maxval, minval)),
+                                               minval), shape))
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+    """Floats uniformly distributed in [minval, maxval)."""
+    key, _ = _check_prng_key("uniform", key)
+    return _uniform(key, minval, maxval, _canonical_shape(shape), _float_dtype("uniform", dtype))
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal(key, shape, dtype):
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(key, lo, np.array(1.0, dtype), shape, dtype)
+    return lax.mul(np.array(np.sqrt(2), dtype), erf_inv(u))
+
+
+def normal(key, shape=(), dtype=None):
+    """Standard normal floats: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
+    key, _ = _check_prng_key("normal", key)
+    return _normal(key, _canonical_shape(shape), _float_dtype("normal", dtype))
+
+
+def _next_toward(x, direction):
+    """The float next to `x` toward +inf (direction 1) or -inf (-1): one step of its bits."""
+    dtype = get_aval(x).dtype
+    ints = bitcast_convert_type(x, f"int{dtype.itemsize * 8}")
+    step = jnp.where(jnp.equal(jnp.greater(x, 0), direction > 0), 1, -1).astype(ints.dtype)
+    tiny = jnp.asarray(direction, ints.dtype)             # the smallest float of that sign
+    tiny = bitcast_convert_type(jnp.where(direction > 0, tiny, jnp.asarray(
+        np.asarray(np.nextafter(dtype.type(0), dtype.type(-1))).view(ints.dtype))), dtype)
+    moved = bitcast_convert_type(lax.add(ints, step), dtype)
+    out = jnp.where(jnp.equal(x, 0), tiny, moved)
+    return jnp.where(jnp.isinf(x) & (jnp.greater(x, 0) == (direction > 0)), x, out)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(np.shape(lower), np.shape(upper)))
+    else:
+        _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = erf_p.bind(jnp.divide(lower, sqrt2))
+    b = erf_p.bind(jnp.divide(upper, sqrt2))
+    u = _uniform(key, a, b, shape, dtype)
+    out = jnp.multiply(sqrt2, erf_inv(u))
+    return jnp.clip(out, _next_toward(lax.stop_gradient(lower), 1),
+                    _next_toward(lax.stop_gradient(upper), -1))
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+    """Normal floats conditioned on lying in (lower, upper)."""
+    key, _ = _check_prng_key("truncated_normal", key)
+    shape = None if shape is None else _canonical_shape(shape)
+    return _truncated_normal(key, lower, upper, shape, _float_dtype("truncated_normal", dtype))
+
+
+def _pair(u):
+    """The two halves of an array of shape (2, ...)."""
+    rest = get_aval(u).shape[1:]
+    return [lax.reshape(lax.slice(u, (i,) + (0,) * len(rest), (i + 1,) + rest), rest)
+            for i in range(2)]
+
+
+@partial(jit, static_argnums=(2, 3))
+def _bernoulli(key, p, shape, mode):
+    if shape is None:
+        shape = np.shape(p)
+    else:
+        _check_shape("bernoulli", shape, np.shape(p))
+    dtype = get_aval(p).dtype
+    if mode == "high":        # a second uniform refines the first below its resolution
+        u1, u2 = _pair(_uniform(key, 0.0, 1.0, (2, *shape), dtype))
+        u2 = jnp.multiply(u2, 2.0 ** -np.finfo(dtype).nmant)
+        return jnp.less(u2, jnp.subtract(p, u1))
+    return jnp.less(_uniform(key, 0.0, 1.0, shape, dtype), p)
+
+
+def bernoulli(key, p=0.5, shape=None, mode="low"):
+    """Booleans that are True with probability `p`."""
+    if mode not in ["high", "low"]:
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
+    key, _ = _check_prng_key("bernoulli", key)
+    dtype = get_aval(jnp.asarray(p)).dtype if not isinstance(p, float) else np.dtype(np.float32)
+    if dtype.kind != "f":
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    p = lax.convert_element_type(p, dtype)
+    return _bernoulli(key, p, None if shape is None else _canonical_shape(shape), mode)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _exponential(key, shape, dtype):
+    u = _uniform(key, 0.0, 1.0, shape, dtype)
+    return lax.neg(lax.log1p(lax.neg(u)))        # log of 1 - u, which lies in (0, 1]
+
+
+def exponential(key, shape=(), dtype=None):
+    """Floats with the standard exponential distribution: -log(1 - u)."""
+    key, _ = _check_prng_key("exponential", key)
+    return _exponential(key, _canonical_shape(shape), _float_dtype("exponential", dtype))
+
+
+@partial(jit, static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
+    info = np.finfo(dtype)
+    if mode == "high":        # more bits near 0, where -log(-log u) has its long tail
+        high, low = _pair(_uniform(key, 0.0, 1.0, (2,) + shape, dtype))
+        x = jnp.where(jnp.greater_equal(high, 0.5), high,
+                      jnp.add(jnp.add(high, jnp.multiply(2.0 ** -info.nmant, low)), info.tiny))
+        return jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x)))))
+    u = _uniform(key, np.asarray(info.tiny, dtype), np.asarray(1.0, dtype), shape, dtype)
+    return jnp.negative(jnp.log(jnp.negative(jnp.log(u))))
+
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+    """Floats with the standard Gumbel distribution: -log(-log(u)). Modes "low" (the default)
+    and "high"; not JAX's "highest"."""
+    key, _ = _check_prng_key("gumbel", key)
+    dtype = _float_dtype("gumbel", dtype)
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    if mode == "highest":
+        raise NotImplementedError("gumbel mode='highest' needs lax.clz, which autodidax lacks")
+    return _gumbel(key, _canonical_shape(shape), dtype, mode)
+
+
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+    """Indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max trick)."""
+    key, _ = _check_prng_key("categorical", key)
+    logits = jnp.asarray(logits)
+    ndim = logits.ndim
+    batch_shape = tuple(np.delete(logits.shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("categorical", shape, batch_shape)
+    if mode not in (None, "low", "high"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    if not replace:
+        raise NotImplementedError("categorical(replace=False) needs top_k, which autodidax lacks")
+    prefix = shape[:len(shape) - len(batch_shape)]
+    if axis >= 0:
+        axis -= ndim
+    logits_shape = list(shape[len(shape) - len(batch_shape):])
+    logits_shape.insert(axis % ndim, logits.shape[axis])
+    noise = _gumbel(key, (*prefix, *logits_shape), logits.dtype, mode or "low")
+    expanded = lax.expand_dims(logits, tuple(range(len(prefix))))
+    return jnp.argmax(jnp.add(noise, expanded), axis=axis)
+
+
+def _split2(keys):
+    """Two keys from one key (of a key type): JAX's `k1, k2 = _split(key)`."""
+    pair = random_unwrap_p.bind(random_split_p.bind(keys, shape=(2,)))
+    return [random_wrap_p.bind(lax.reshape(lax.slice(pair, (i, 0), (i + 1, 2)), KEY_SHAPE),
+                               impl=threefry_prng_impl) for i in range(2)]
+
+
+def _convert_and_clip_integer(val, dtype):
+    vinfo, info = np.iinfo(get_aval(val).dtype), np.iinfo(dtype)
+    vdtype = get_aval(val).dtype
+    lo = np.asarray(max(info.min, vinfo.min), vdtype)
+    hi = np.asarray(min(info.max, vinfo.max), vdtype)
+    return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _randint(key, minval, maxval, shape, dtype):
+    _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    if minval.dtype.kind not in "iu":
+        minval = minval.astype(np.int32)
+    if maxval.dtype.kind not in "iu":
+        maxval = maxval.astype(np.int32)
+    top = _convert_and_clip_integer(jnp.asarray(np.iinfo(dtype).max, dtype), maxval.dtype)
+    maxval_out_of_range = lax.gt(maxval, top)
+    minval = _broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    nbits = np.iinfo(dtype).bits
+    unsigned = np.dtype(f"uint{nbits}")
+    k1, k2 = _split2(key)
+    higher_bits = _random_bits(k1, nbits, shape)
+    lower_bits = _random_bits(k2, nbits, shape)
+    span = lax.convert_element_type(jnp.subtract(maxval, minval), unsigned)
+    span = jnp.where(jnp.less_equal(maxval, minval), jnp.ones_like(span), span)
+    span = jnp.where(maxval_out_of_range & jnp.greater(maxval, minval),
+                     jnp.add(span, np.asarray(1, unsigned)), span)
+    # 2**nbits mod span, computed without overflow as ((2**(nbits/2) mod span)**2) mod span
+    multiplier = lax.rem(jnp.full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
+    offset = lax.rem(offset, span)
+    return jnp.add(minval, lax.convert_element_type(offset, dtype))
+
+
+def randint(key, shape, minval, maxval, dtype=None):
+    """Integers uniformly drawn from [minval, maxval)."""
+    key, _ = _check_prng_key("randint", key)
+    dtype = np.dtype(np.int32) if dtype is None else canonicalize_dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    info = np.iinfo(dtype)
+    sample_dtype = dtype
+    if info.bits < 32:       # sample in 32 bits, for less bias
+        sample_dtype = np.dtype(np.int32)
+        minval = jnp.clip(jnp.asarray(minval).astype(np.int32), int(info.min), int(info.max))
+        maxval = jnp.clip(jnp.asarray(maxval).astype(np.int32), int(info.min), int(info.max) + 1)
+    out = _randint(key, minval, maxval, _canonical_shape(shape), sample_dtype)
+    return out if sample_dtype == dtype else lax.convert_element_type(out, dtype)
+
+
+@partial(jit, static_argnums=(2,))
+def _shuffle(key, x, axis):
+    # Sort by random 32-bit words; repeat with fresh words so that ties (equal words) become
+    # unlikely enough: 3 log(n) / log(2**32 - 1) rounds, JAX's heuristic.
+    size = get_aval(x).size
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        key, subkey = _split2(key)
+        sort_keys = _random_bits(subkey, 32, get_aval(x).shape)
+        _, x = indexing.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+def permutation(key, x, axis=0, independent=False):
+    """A random permutation of `range(x)` for an integer `x`, else of `x` along `axis`."""
+    key, _ = _check_prng_key("permutation", key)
+    ndim = np.ndim(x) if not isinstance(x, Tracer) else get_aval(x).ndim
+    axis = _canonical_axis(axis, ndim or 1)
+    if not ndim:
+        if get_aval(x).dtype.kind not in "iu":
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        return _shuffle(key, jnp.arange(int(x)), axis)
+    x = jnp.asarray(x)
+    if independent or ndim == 1:
+        return _shuffle(key, x, axis)
+    order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
+    return jnp.take(x, order, axis)
+
+
+def _canonical_axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0):
+    """Draws from `range(a)` for an integer `a`, else from the entries of `a` along `axis`:
+    with or without replacement, uniformly or with probabilities `p` (with replacement)."""
+    key_checked, _ = _check_prng_key("choice", key)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = int(a)
+    else:
+        axis = _canonical_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return jnp.zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
+                         f"(size {n_inputs}) when 'replace=False'")
+    if p is None and replace:
+        ind = randint(key, shape, 0, n_inputs)
+        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+    elif p is None:
+        whole = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
+        result = whole[(slice(None),) * axis + (slice(n_draws),)]
+    else:
+        raise NotImplementedError("choice with probabilities `p` needs searchsorted and top_k, "
+                                  "which autodidax lacks")
+    return result.reshape(shape if arr.ndim == 0 else
+                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
