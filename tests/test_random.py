@@ -80,7 +80,7 @@ def test_keys_match(seed):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_samplers_match_eager_and_jit(shape):
-    for seed in [0, 5, 99]:
+    for seed in [0, 99]:         # more seeds: test_keys_match and the conformance table
         k, jk = ar.PRNGKey(seed), jr.PRNGKey(seed)
         pairs = [(ar.bits, jr.bits), (ar.uniform, jr.uniform), (ar.normal, jr.normal),
                  (ar.exponential, jr.exponential), (ar.gumbel, jr.gumbel)]
