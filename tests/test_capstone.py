@@ -22,12 +22,13 @@ def spirals(n, noise=0.03, seed=0):
     return x.astype(np.float32), np.eye(2, dtype=np.float32)[label]
 
 
-def init_params(sizes, seed=1):
-    rng = np.random.default_rng(seed)
+def init_params(jax, jnp, sizes, key):
+    """The chapter's initial weights, drawn with either library's `jax.random`."""
+    keys = jax.random.split(key, len(sizes) - 1)
     params = {}
     for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-        params[f"w{i}"] = (rng.normal(0, 1, (m, n)) / np.sqrt(m)).astype(np.float32)
-        params[f"b{i}"] = np.zeros(n, np.float32)
+        params[f"w{i}"] = jax.random.normal(keys[i], (m, n)) / m ** 0.5
+        params[f"b{i}"] = jnp.zeros(n)
     return params
 
 
@@ -57,8 +58,23 @@ def model(jax, jnp):
 
 
 X, Y = spirals(400)
-PARAMS0 = init_params([2, 32, 32, 2])
+SIZES = [2, 32, 32, 2]
+# Drawn by autodidax.random; as NumPy arrays, so that both libraries can train from them.
+PARAMS0 = {k: np.asarray(v) for k, v in init_params(jax, jnp, SIZES, jax.random.key(1)).items()}
 OURS, THEIRS = model(jax, jnp), model(jax_ref, jnp_ref)
+
+
+def test_initial_weights_are_jaxs():
+    """The normal draws are JAX's bits; the scaling, evaluated eagerly, may part in the last
+    bit (XLA divides by a constant as a product with its reciprocal, NumPy divides)."""
+    ours_keys = jax.random.split(jax.random.key(1), len(SIZES) - 1)
+    their_keys = jax_ref.random.split(jax_ref.random.key(1), len(SIZES) - 1)
+    for i, (m, n) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        np.testing.assert_array_equal(np.asarray(jax.random.normal(ours_keys[i], (m, n))),
+                                      np.asarray(jax_ref.random.normal(their_keys[i], (m, n))))
+    theirs = init_params(jax_ref, jnp_ref, SIZES, jax_ref.random.key(1))
+    for name, value in PARAMS0.items():
+        np.testing.assert_allclose(value, np.asarray(theirs[name]), rtol=1e-6, err_msg=name)
 
 
 def train(sgd_step, steps):
