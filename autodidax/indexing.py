@@ -912,6 +912,16 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
 
 
+def _check_sort_arguments(name, a, kind, order):
+    """NumPy's `kind` and `order` are refused, with JAX's messages."""
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+    jnp._check_arraylike(name, a)
+
+
 @jnp._jit_in_jaxprs("sort", static_argnums=(1, 2, 3))
 def _jnp_sort(a, axis, stable, descending):
     if axis is None:
@@ -923,12 +933,7 @@ def _jnp_sort(a, axis, stable, descending):
 
 def jnp_sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """`jnp.sort`: `a` sorted along `axis` (flattened first if `axis` is None)."""
-    if kind is not None:
-        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to sort is not supported.")
-    jnp._check_arraylike("sort", a)
+    _check_sort_arguments("sort", a, kind, order)
     return _jnp_sort(jnp.asarray(a), axis, bool(stable), bool(descending))
 
 
@@ -946,12 +951,7 @@ def _jnp_argsort(a, axis, stable, descending):
 
 def jnp_argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """`jnp.argsort`: the indices that sort `a` along `axis`."""
-    if kind is not None:
-        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to argsort is not supported.")
-    jnp._check_arraylike("argsort", a)
+    _check_sort_arguments("argsort", a, kind, order)
     return _jnp_argsort(jnp.asarray(a), axis, bool(stable), bool(descending))
 
 
