@@ -345,8 +345,9 @@ def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
     x = moveaxis(x, d, 0)
     if dimensions is not None:
         dimensions = (0,) + tuple(p + 1 for p in dimensions)
-    return lax.reshape_p.bind(x, new_sizes=(_shape(x)[0],) + new_sizes, dimensions=dimensions,
-                              **params), 0
+    # `lax.reshape`, not `bind`: a reshape that changes nothing, such as a scalar's to `()`,
+    # stays a no-op once batched (as in JAX's `_reshape_batch_rule`)
+    return lax.reshape(x, (_shape(x)[0],) + new_sizes, dimensions), 0
 
 
 batching_rules.update({

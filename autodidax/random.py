@@ -13,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import indexing, lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, vmap
-from autodidax.core import (LiteralArray, Primitive, ShapedArray, Tracer, abstract_eval_rules,
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jit import jit
@@ -407,7 +407,10 @@ def _check_prng_key(name, key, allow_batched=False):
         data = key
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
-    keys = random_wrap_p.bind(data, impl=threefry_prng_impl)     # checks dtype and shape
+    if type(get_aval(data)) is KeyShapedArray:           # already keys: a typed key's data
+        keys = data
+    else:
+        keys = random_wrap_p.bind(data, impl=threefry_prng_impl)  # checks dtype and shape
     if not allow_batched and get_aval(data).ndim > 1:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{get_aval(data).shape[:-1] if typed else get_aval(data).shape} != (). "
@@ -416,8 +419,7 @@ def _check_prng_key(name, key, allow_batched=False):
 
 
 def _return_keys(keys, typed):
-    data = random_unwrap_p.bind(keys)
-    return PRNGKeyArray(data) if typed else data
+    return PRNGKeyArray(keys) if typed else random_unwrap_p.bind(keys)
 
 
 def _seed(ctor_name, seed):
@@ -483,13 +485,25 @@ def _random_bits(keys, bit_width, shape):
     return random_bits_p.bind(keys, bit_width=bit_width, shape=shape)
 
 
+class KeyData(Array):
+    """Concrete keys: `uint32` data whose last axis holds each key's two words, and whose
+    abstract value is the key type. What `jit`, `vmap` and `make_jaxpr` see of a typed key."""
+    __slots__ = ()
+
+    @property
+    def aval(self):
+        return KeyShapedArray(self._value.shape[:-1])
+
+
 class PRNGKeyArray:
-    """Typed keys: an array of keys of dtype `key<fry>`, over `uint32` data whose last axis
-    holds each key's two words. A pytree of that data, so `jit` and `vmap` see the data."""
+    """Typed keys: an array of keys of dtype `key<fry>`. A pytree with one leaf, its keys:
+    concrete `KeyData`, or, under a transformation, a tracer of the key type."""
     __slots__ = ("_base",)
 
     def __init__(self, base):
-        self._base = base
+        if not isinstance(base, (Tracer, KeyData)) and get_aval(base).dtype == np.uint32:
+            base = KeyData(np.asarray(base))
+        self._base = base       # (a float0 zero, the tangent of keys, stays as it is)
 
     shape = property(lambda self: tuple(get_aval(self._base).shape[:-1]))
     ndim = property(lambda self: len(self.shape))
@@ -508,9 +522,13 @@ class PRNGKeyArray:
         if not -n <= index < n:
             raise IndexError(f"index {index} is out of bounds for axis 0 with size {n}")
         index %= n
-        rest = get_aval(self._base).shape[1:]
-        piece = lax.slice(self._base, (index,) + (0,) * len(rest), (index + 1,) + rest)
-        return PRNGKeyArray(lax.reshape(piece, rest))
+        if not isinstance(self._base, Tracer):
+            return PRNGKeyArray(np.asarray(self._base)[index])
+        data = random_unwrap_p.bind(self._base)
+        rest = get_aval(data).shape[1:]
+        piece = lax.slice(data, (index,) + (0,) * len(rest), (index + 1,) + rest)
+        return PRNGKeyArray(random_wrap_p.bind(lax.reshape(piece, rest),
+                                               impl=threefry_prng_impl))
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -539,7 +557,7 @@ register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None),
 
 def key(seed):
     """A typed key, a scalar array of dtype `key<fry>`, from an integer seed."""
-    return PRNGKeyArray(random_unwrap_p.bind(_seed("key", seed)))
+    return PRNGKeyArray(_seed("key", seed))
 
 
 def key_data(keys):
@@ -553,7 +571,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
     if impl not in (None, "threefry2x32"):
         raise ValueError(f"autodidax has only the threefry2x32 PRNG, got impl={impl!r}")
     keys, _ = _check_prng_key("wrap_key_data", key_bits_array, allow_batched=True)
-    return PRNGKeyArray(random_unwrap_p.bind(keys))
+    return PRNGKeyArray(keys)
 
 
 def key_impl(keys):
@@ -611,6 +629,11 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 
 @partial(jit, static_argnums=(1, 2))
 def _normal(key, shape, dtype):
+    return _normal_real(key, shape, dtype)    # JAX's `_normal` also draws complex normals
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal_real(key, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = _uniform(key, lo, np.array(1.0, dtype), shape, dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), erf_inv(u))

@@ -10,10 +10,6 @@ M34 = np.arange(12, dtype=np.float32).reshape(3, 4)
 LOGITS = np.log(np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], np.float32))
 
 
-_TYPED_KEYS = ("typed keys are a pytree of their uint32 data (chapter 12): jaxprs take and give "
-               "u32[...,2] with random_wrap/random_unwrap, not key<fry>[] values")
-
-
 def _k(jax, seed=0):
     return jax.random.PRNGKey(seed)
 
@@ -93,6 +89,17 @@ RANDOM.update({
         jax.random.key(9))),
     "wrap key data": B(lambda jax, jnp: jax.random.normal(
         jax.random.wrap_key_data(jax.random.PRNGKey(4)), (3,))),
+    "keys out of jit": J(lambda jax, jnp: repr(jax.jit(lambda k: jax.random.split(k, 3))(
+        jax.random.key(9)))),
+    "keys through jit twice": B(lambda jax, jnp: jax.random.key_data(jax.jit(
+        jax.random.split)(jax.jit(lambda k: jax.random.fold_in(k, 2))(jax.random.key(9))))),
+    "key carried by scan": B(lambda jax, jnp: jax.jit(lambda k: jax.lax.scan(
+        lambda k, _: (lambda ks: (ks[0], jax.random.uniform(ks[1])))(jax.random.split(k)),
+        k, None, length=3))(jax.random.key(0))[1]),
+    "key carried by eager scan": B(lambda jax, jnp: jax.random.key_data(jax.lax.scan(
+        lambda k, _: (jax.random.fold_in(k, 1), 0), jax.random.key(5), None, length=2)[0])),
+    "key vmap of jit": B(lambda jax, jnp: jax.vmap(jax.jit(lambda k: jax.random.bits(k, (2,))))(
+        jax.random.split(jax.random.key(8), 3))),
     "key repr": J(lambda jax, jnp: repr(jax.random.key(42))),
     "keys repr": J(lambda jax, jnp: repr(jax.random.split(jax.random.key(42), 3))),
     "reused key gives equal draws": B(lambda jax, jnp: jax.random.normal(_k(jax), (3,))
@@ -121,13 +128,20 @@ RANDOM.update({
     "jaxpr bits": J(lambda jax, jnp: jax.make_jaxpr(lambda k: jax.random.bits(k, (3,)))(_k(jax))),
     "jaxpr bits uint8": J(lambda jax, jnp: jax.make_jaxpr(
         lambda k: jax.random.bits(k, (3,), np.uint8))(_k(jax))),
-    "jaxpr key": J(lambda jax, jnp: jax.make_jaxpr(lambda: jax.random.key(1))(),
-                   xfail=_TYPED_KEYS),
+    "jaxpr key": J(lambda jax, jnp: jax.make_jaxpr(lambda: jax.random.key(1))()),
     "jaxpr PRNGKey": J(lambda jax, jnp: jax.make_jaxpr(lambda: jax.random.PRNGKey(1))()),
     "jaxpr vmap bits": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
         lambda k: jax.random.bits(k, (2,))))(_keys(jax))),
-    "jaxpr typed bits": J(lambda jax, jnp: jax.make_jaxpr(jax.random.bits)(jax.random.key(0)),
-                          xfail=_TYPED_KEYS),
+    "jaxpr typed bits": J(lambda jax, jnp: jax.make_jaxpr(jax.random.bits)(jax.random.key(0))),
+    "jaxpr typed split": J(lambda jax, jnp: jax.make_jaxpr(jax.random.split)(jax.random.key(0))),
+    "jaxpr typed fold_in": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda k: jax.random.fold_in(k, 3))(jax.random.key(2))),
+    "jaxpr key_data": J(lambda jax, jnp: jax.make_jaxpr(jax.random.key_data)(jax.random.key(0))),
+    "jaxpr wrap_key_data": J(lambda jax, jnp: jax.make_jaxpr(jax.random.wrap_key_data)(_k(jax))),
+    "jaxpr vmap typed normal": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.random.normal))(
+        jax.random.split(jax.random.key(0), 3))),
+    "jaxpr typed key under jit": J(lambda jax, jnp: jax.make_jaxpr(jax.jit(
+        lambda k: jax.random.uniform(jax.random.fold_in(k, 1))))(jax.random.key(4))),
     # errors
     "float key": E(lambda jax, jnp: jax.random.normal(np.zeros(2, np.float32))),
     "int32 key": E(lambda jax, jnp: jax.random.uniform(np.zeros(2, np.int32))),
