@@ -22,17 +22,28 @@ PASSED, FAILED = "✓", "✗"
 def exercise(name: str):
     try:
         yield
-    except NotImplementedError:
-        why = "not done yet (the solution still raises NotImplementedError)"
-    except AssertionError as e:
-        why = f"{e or 'an assertion failed'}"
-    except Exception as e:  # a student's bug is a failed check, not a stopped notebook
-        frames = [f for f in traceback.extract_tb(e.__traceback__)
-                  if f"{os.sep}autodidax{os.sep}" not in f.filename] or [None]
-        why = f"{type(e).__name__}: {e}" + (f" (line {frames[-1].lineno})" if frames[-1] else "")
+    except KeyboardInterrupt:
+        print(f"{FAILED} {name}: interrupted")
+        raise
+    except BaseException as e:  # SystemExit too: a check that stops early has not passed
+        why = _why(e)
     else:
         print(f"{PASSED} {name}: passed")
         return
     print(f"{FAILED} {name}: {why}")
     if os.environ.get("BOOK_EXERCISES_RAISE"):
         raise AssertionError(f"{name}: {why}") from None
+
+
+def _why(e: BaseException) -> str:
+    """Why a check failed, in one line."""
+    if isinstance(e, NotImplementedError):
+        return "not done yet (the solution still raises NotImplementedError)"
+    if isinstance(e, AssertionError):
+        return f"{e or 'an assertion failed'}"
+    if not isinstance(e, Exception):
+        return f"{type(e).__name__} raised: a check must run to its end"
+    # a student's bug is a failed check, not a stopped notebook
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if f"{os.sep}autodidax{os.sep}" not in f.filename] or [None]
+    return f"{type(e).__name__}: {e}" + (f" (line {frames[-1].lineno})" if frames[-1] else "")

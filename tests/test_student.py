@@ -107,9 +107,10 @@ def test_an_edited_check_cell_is_put_back_as_the_book_has_it(edition):
     checks = [cell for cell in nb.cells if check.is_check(cell)]
     for cell in checks:
         cell.source = f'print("{PASSED} anything: passed")  # exercise("x")'
-    assert check.restore_checks(nb, book_notebook(ch)) == len(checks)
+    assert check.restore_checks(nb, book_notebook(ch)).replaced == len(checks)
     book_checks = [cell.source for cell in book_notebook(ch).cells if check.is_check(cell)]
-    assert [cell.source for cell in checks] == book_checks
+    restored = [cell.source for cell in nb.cells if cell.metadata.get("book_check")]
+    assert restored == book_checks
 
 
 def test_the_check_command_prints_a_table(edition):
@@ -140,3 +141,84 @@ def test_a_failed_check_raises_only_when_an_autograder_asks(monkeypatch, capsys)
     with exercise("2. Fine"):
         pass
     assert capsys.readouterr().out == f"{PASSED} 2. Fine: passed\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading that cannot be fooled: a two-exercise chapter, its book notebook and its student edition,
+# and submissions that try the cheats an instructor would meet.
+
+_SOLUTION_1 = "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
+_SOLUTION_2 = "def halve(x):\n    ### BEGIN SOLUTION\n    return x // 2\n    ### END SOLUTION"
+_CHECK_1 = ('from book.exercises import exercise\n\nwith exercise("1. Double"):\n'
+            '    assert double(2) == 4, "double(2) should be 4"')
+_CHECK_2 = 'with exercise("2. Halve"):\n    assert halve(8) == 4, "halve(8) should be 4"'
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """(chapter, student notebook) of a tiny chapter whose book notebook is in tmp_path."""
+    cells = [nbformat.v4.new_markdown_cell("# Exercises"), nbformat.v4.new_code_cell(_SOLUTION_1),
+             nbformat.v4.new_code_cell(_CHECK_1), nbformat.v4.new_code_cell(_SOLUTION_2),
+             nbformat.v4.new_code_cell(_CHECK_2)]
+    book_nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    path = tmp_path / "99_tiny.ipynb"
+    nbformat.write(book_nb, path)
+    from book.manifest import Chapter
+    return Chapter(path, "Tiny", ()), student.student_notebook(book_nb)
+
+
+def _grade(ch, nb, tmp_path, name="submission.ipynb"):
+    path = tmp_path / name
+    nbformat.write(nb, path)
+    rs, _, warnings = check.check(ch, path)
+    return {r.exercise: r for r in rs}, warnings
+
+
+def test_an_honest_notebook_passes_even_with_new_cell_ids(tiny, tmp_path):
+    ch, nb = tiny
+    nb.cells[1].source, nb.cells[3].source = "def double(x):\n    return x + x", \
+        "def halve(x):\n    return x >> 1"
+    for cell in nb.cells:
+        cell.id = f"new-{cell.id}"              # an editor that regenerates every id
+    rs, warnings = _grade(ch, nb, tmp_path)
+    assert all(r.passed for r in rs.values()), rs
+    assert len(warnings) == 2 and all("found by its content" in w for w in warnings), warnings
+
+
+def test_printing_passes_outside_the_checks_counts_for_nothing(tiny, tmp_path):
+    ch, nb = tiny
+    fake = f'print("{PASSED} 1. Double: passed")\nprint("{PASSED} 2. Halve: passed")'
+    nb.cells.append(nbformat.v4.new_code_cell(fake))
+    nb.cells.append(nbformat.v4.new_code_cell(fake, metadata={"book_check": ["1. Double",
+                                                                             "2. Halve"]}))
+    rs, _ = _grade(ch, nb, tmp_path)
+    assert [r.passed for r in rs.values()] == [False, False], rs
+    assert all(r.why.startswith("not done yet") for r in rs.values()), rs
+
+
+def test_replacing_the_checker_or_stopping_a_check_does_not_pass(tiny, tmp_path):
+    ch, nb = tiny
+    nb.cells[1].source = (             # the solution cell replaces `exercise` with a yes-man
+        "import contextlib, book.exercises\n\n@contextlib.contextmanager\ndef _yes(name):\n"
+        f"    print('{PASSED} ' + name + ': passed')\n    try:\n        yield\n"
+        "    except BaseException:\n        pass\n\nbook.exercises.exercise = _yes\n"
+        "def double(x):\n    raise NotImplementedError()")
+    nb.cells[3].source = (             # the solution prints a pass and stops the check
+        f"def halve(x):\n    print('{PASSED} 2. Halve: passed')\n    raise SystemExit")
+    rs, _ = _grade(ch, nb, tmp_path)
+    assert not rs["1. Double"].passed and rs["1. Double"].why.startswith("not done yet"), rs
+    assert not rs["2. Halve"].passed and "SystemExit" in rs["2. Halve"].why, rs
+
+
+def test_an_edited_or_deleted_check_cell_does_not_pass(tiny, tmp_path):
+    ch, nb = tiny
+    nb.cells[2].id = "renamed"         # a new id and a body that only claims a pass
+    nb.cells[2].source = f'print("{PASSED} 1. Double: passed")'
+    del nb.cells[4]                    # the second check cell, gone, and a claim before it
+    nb.cells.insert(3, nbformat.v4.new_code_cell(f'print("{PASSED} 2. Halve: passed")'))
+    rs, warnings = _grade(ch, nb, tmp_path)
+    assert not rs["1. Double"].passed and rs["1. Double"].why.startswith("not done yet"), rs
+    assert not rs["2. Halve"].passed and "missing" in rs["2. Halve"].why, rs
+    assert any("found by its position" in w for w in warnings), warnings
+    assert any("2. Halve is missing" in w for w in warnings), warnings
