@@ -8,10 +8,16 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with chapters/nbval_sanitize.cfg
 XDIST := -n 2 --dist loadfile
 
-.PHONY: book test check-chapters lab export chapter chapters student check sysdeps browser venv clean
+.PHONY: book site-student handout test check-chapters lab export chapter chapters student check sysdeps browser venv clean
 
 book: check-chapters ## check that every chapter runs and matches its stored outputs, then render the site
 	$(PY) -m book.site _build/html
+
+site-student: check-chapters ## render the student edition of the site, without solutions, to _build/html-student
+	$(PY) -m book.site --student _build/html-student
+
+handout: venv ## write what students get, without solutions or git history: _build/handout/ and _build/handout.tar.gz
+	$(PY) -m book.handout _build/handout
 
 test: venv sysdeps browser ## run every test: the package, the chapters (nbval), the exporter and the pairs
 	$(PY) -m pytest $(XDIST) tests $(NBVAL) $$($(PY) -m book.manifest)

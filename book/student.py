@@ -34,6 +34,23 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def has_solution(cell) -> bool:
+    return cell.cell_type == "code" and BEGIN in cell.source
+
+
+def site_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student site's copy of a chapter: the student edition's cells, with the book's stored
+    outputs up to the first solution cell (the prose's demos) and none from it on, where an
+    output could show what a solution computes."""
+    stub = student_notebook(nb)
+    first = next((i for i, cell in enumerate(nb.cells) if has_solution(cell)), len(nb.cells))
+    for cell, book_cell in zip(stub.cells[:first], nb.cells[:first]):
+        if cell.cell_type == "code":
+            cell.outputs = book_cell.outputs
+            cell.execution_count = book_cell.execution_count
+    return stub
+
+
 def write(out: Path, root: Path = ROOT, allow_missing: bool = False) -> list[Path]:
     """Write the student edition of every chapter to `out`; return the notebooks written."""
     missing = [ch for ch in chapters(root) if not ch.notebook.exists()]

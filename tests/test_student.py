@@ -222,3 +222,46 @@ def test_an_edited_or_deleted_check_cell_does_not_pass(tiny, tmp_path):
     assert not rs["2. Halve"].passed and "missing" in rs["2. Halve"].why, rs
     assert any("found by its position" in w for w in warnings), warnings
     assert any("2. Halve is missing" in w for w in warnings), warnings
+
+
+def test_the_student_site_shows_no_solution_but_the_prose_outputs(tmp_path):
+    from book import site
+    ch = next(ch for ch in WRITTEN if ch.number == "03")
+    site.stage(tmp_path / "src", only=[ch], student=True)
+    nb = nbformat.read(tmp_path / "src" / "chapters" / ch.notebook.name, as_version=4)
+    book = book_notebook(ch)
+    first = next(i for i, cell in enumerate(book.cells) if student.has_solution(cell))
+    for i, (cell, book_cell) in enumerate(zip(nb.cells, book.cells)):
+        if cell.cell_type != "code":
+            continue
+        for region in solutions(book_cell.source):
+            assert region.strip() not in cell.source, f"cell {i} shows its solution"
+        assert cell.outputs == (book_cell.outputs if i < first else []), f"cell {i}'s outputs"
+    assert any(cell.get("outputs") for cell in nb.cells), "the prose's outputs are kept"
+    assert "this is the student edition" in (tmp_path / "src" / "index.md").read_text()
+
+
+def test_the_handout_holds_the_package_and_the_student_edition_only(tmp_path):
+    from book import handout
+    if subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("the hand-out is made with `git archive`: this checkout is not a git repository")
+    tarball = handout.write(tmp_path / "handout")
+    out = tmp_path / "handout"
+    assert tarball.exists() and (out / "autodidax" / "core.py").exists()
+    assert not (out / ".git").exists() and not (out / "tests").exists()
+    notebooks = sorted(p.name for p in (out / "chapters").iterdir())
+    assert notebooks and all(name.endswith(".ipynb") for name in notebooks), notebooks
+    leaks = set()
+    for name in notebooks:
+        nb = nbformat.read(out / "chapters" / name, as_version=4)
+        text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+        assert "### BEGIN SOLUTION" not in text and not any(c.get("outputs") for c in nb.cells)
+        book_path = ROOT / "chapters" / name
+        if book_path.exists():
+            leaks |= {name for cell in nbformat.read(book_path, as_version=4).cells
+                      for region in solutions(cell.source) if region.strip() in text}
+    assert leaks == KNOWN_LEAKS.keys(), f"chapters whose code shows a solution: {leaks}"
+
+
+# Chapters whose exercise repeats code the chapter itself shows (so the solution is no secret).
+KNOWN_LEAKS = {"09_autodiff.ipynb": "exercise 1 is the chapter's own _mul_transpose (issue 17)"}
