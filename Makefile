@@ -8,16 +8,23 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with chapters/nbval_sanitize.cfg
 XDIST := -n 2 --dist loadfile
 
-.PHONY: book site-student handout test check-chapters lab export chapter chapters student check sysdeps browser venv clean
+.PHONY: book serve site-student handout nbgrader test check-chapters lab lab-student export chapter chapters student check sysdeps browser venv clean
 
 book: check-chapters ## check that every chapter runs and matches its stored outputs, then render the site
 	$(PY) -m book.site _build/html
+
+serve: ## serve the rendered site at http://localhost:8000 (search shows excerpts only when served)
+	$(PY) -m http.server --directory _build/html 8000
 
 site-student: check-chapters ## render the student edition of the site, without solutions, to _build/html-student
 	$(PY) -m book.site --student _build/html-student
 
 handout: venv ## write what students get, without solutions or git history: _build/handout/ and _build/handout.tar.gz
 	$(PY) -m book.handout _build/handout
+
+nbgrader: venv ## COURSE=path: write an nbgrader course of every chapter (source notebooks with nbgrader's metadata)
+	@test -n "$(COURSE)" || { echo "say where: make nbgrader COURSE=path/to/course"; exit 1; }
+	$(PY) -m book.nbgrader "$(COURSE)"
 
 test: venv sysdeps browser ## run every test: the package, the chapters (nbval), the exporter and the pairs
 	$(PY) -m pytest $(XDIST) tests $(NBVAL) $$($(PY) -m book.manifest)
@@ -26,8 +33,13 @@ check-chapters: venv sysdeps
 	$(PY) -m book.export --check
 	$(PY) -m pytest $(XDIST) -p no:cacheprovider $(NBVAL) $$($(PY) -m book.manifest)
 
-lab: venv sysdeps ## open the chapters in JupyterLab
-	$(VENV)/bin/jupyter lab chapters
+ROOT_OK := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab: venv sysdeps ## open the chapters, with their solutions, in JupyterLab
+	$(VENV)/bin/jupyter lab $(ROOT_OK) chapters
+
+lab-student: student ## open the student edition (no solutions) in JupyterLab
+	$(VENV)/bin/jupyter lab $(ROOT_OK) _build/student
 
 export: venv ## write autodidax/*.py from the chapters' `#| export` cells
 	$(PY) -m book.export
@@ -44,9 +56,16 @@ student: venv ## write the student edition, solutions replaced by stubs, to _bui
 
 check: venv sysdeps ## CHAPTER=03 NOTEBOOK=path/to/03_jvp.ipynb: run a student's notebook, print its exercises
 	@test -n "$(CHAPTER)" -a -n "$(NOTEBOOK)" || { echo "say which: make check CHAPTER=03 NOTEBOOK=path/to/student.ipynb"; exit 1; }
-	$(PY) -m book.check $(CHAPTER) "$(NOTEBOOK)"
+	@$(PY) -m book.check $(CHAPTER) "$(NOTEBOOK)" || true   # the table says what failed
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed $(VENV)/.quiet
+
+# jaxlib's C++ logging reads TF_CPP_MIN_LOG_LEVEL once, when jaxlib is first imported, whoever
+# imports it (a chapter's `from jaxlib.mlir import ir` comes before autodidax's own setting): a
+# .pth file sets it as the venv's Python starts, so kernels and scripts stay quiet.
+$(VENV)/.quiet: $(VENV)/.installed
+	$(PY) -c 'import pathlib, site; pathlib.Path(site.getsitepackages()[0], "autodidax_quiet.pth").write_text("import os; os.environ.setdefault(\"TF_CPP_MIN_LOG_LEVEL\", \"1\")\n")'
+	@touch $@
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "autodidax needs Python 3.11 or newer"'

@@ -129,6 +129,11 @@ IMAGES = """Array.from(document.images).map(i => ({
   src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
   width: i.getBoundingClientRect().width, height: i.getBoundingClientRect().height}))"""
 
+# Code blocks whose lines are at most 100 characters long but that do not fit their column.
+CUT_CODE = """[...document.querySelectorAll('div.cell_input pre')].filter(p =>
+  p.scrollWidth > p.clientWidth + 1 &&
+  Math.max(...p.textContent.split('\\n').map(l => l.length)) <= 100).length"""
+
 HIGHLIGHTED = """(() => {
   const keyword = document.querySelector('div.highlight pre span.k, div.highlight pre span.kn');
   if (!keyword) return null;
@@ -174,6 +179,9 @@ def test_every_page_renders_in_a_browser(html_dir, browser, tmp_path):
             problems.append(f"{name}: MathJax did not render the page's {math} formulas")
         if ch and tab.evaluate(HIGHLIGHTED) is not True:
             problems.append(f"{name}: its code is not highlighted")
+        if ch and tab.evaluate(CUT_CODE):
+            problems.append(f"{name}: {tab.evaluate(CUT_CODE)} code cells of lines of at most 100 "
+                            "characters are cut off in a 1280-pixel window")
         nav = tab.evaluate("[...document.querySelectorAll('nav.bd-links a')].map(a => a.textContent.trim())")
         if not all(any(c.title in entry for entry in nav) for c in WRITTEN):
             problems.append(f"{name}: the navigation does not list every chapter: {nav}")
@@ -190,6 +198,9 @@ def test_the_diagrams_of_chapter_00_show(html_dir, browser, tmp_path):
     for i in svgs:
         assert i["loaded"] and i["width"] > 100 and i["height"] > 20, f"a diagram does not show: {i}"
     assert max(i["height"] for i in svgs) > 300, f"the map of the stages should be a large diagram: {svgs}"
+    links = tab.evaluate("[...document.querySelectorAll('.cell_output img')]"
+                         ".map(i => i.closest('a.book-full-size')?.href)")
+    assert all(link and link.endswith(".svg") for link in links), f"a click should enlarge: {links}"
     # The map, in view: its nodes are drawn (text of the graph is in the SVG, so look at pixels).
     tab.evaluate("document.querySelector('img[src$=\".svg\"]').scrollIntoView({block: 'center'})")
     shot = tab.screenshot(tmp_path / "chapter00.png")

@@ -1,8 +1,10 @@
 """The classroom: the student edition (`make student`) and the checker (`make check`)."""
+import os
 import re
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -265,3 +267,62 @@ def test_the_handout_holds_the_package_and_the_student_edition_only(tmp_path):
 
 # Chapters whose exercise repeats code the chapter itself shows (so the solution is no secret).
 KNOWN_LEAKS = {"09_autodiff.ipynb": "exercise 1 is the chapter's own _mul_transpose (issue 17)"}
+
+
+@pytest.mark.parametrize("ch", WRITTEN, ids=ids)
+def test_the_nbgrader_course_marks_every_exercise(ch):
+    from book import nbgrader
+    nb = nbgrader.course_notebook(book_notebook(ch))
+    kinds = [(c.metadata.nbgrader["solution"], c.metadata.nbgrader["grade"]) for c in nb.cells]
+    assert kinds.count((True, False)) == sum(map(student.has_solution, book_notebook(ch).cells))
+    points = sum(c.metadata.nbgrader.get("points", 0) for c in nb.cells)
+    assert points == len(check.exercises(book_notebook(ch))) > 0
+    ids_ = [c.metadata.nbgrader["grade_id"] for c in nb.cells]
+    assert len(set(ids_)) == len(ids_)
+
+
+def test_nbgrader_grades_the_course_as_the_checker_does(tiny, tmp_path):
+    """generate_assignment, then autograde four submissions: only the honest, correct one
+    scores; editing the checks or replacing `exercise` in a solution gains nothing."""
+    from book import nbgrader
+    ch, _ = tiny
+    course = tmp_path / "course"
+    nbgrader.write(course, [ch])
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+               BOOK_EXERCISES_RAISE="1")
+    run = lambda *args: subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,  # noqa: E731
+                                       env=env, capture_output=True, text=True, timeout=300)
+    done = run("generate_assignment", "99_tiny", "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    release = nbformat.read(course / "release" / "99_tiny" / "99_tiny.ipynb", as_version=4)
+    assert "return 2 * x" not in str(release), "the student version holds no solution"
+
+    def submit(student_id, edit):
+        nb = nbformat.from_dict(release)
+        for cell in nb.cells:
+            edit(cell)
+        path = course / "submitted" / student_id / "99_tiny" / "99_tiny.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+
+    def solve(cell):
+        if cell.metadata.nbgrader.get("solution"):
+            cell.source = cell.source.replace("raise NotImplementedError()", (
+                "return 2 * x" if "double" in cell.source else "return x // 2"))
+
+    def cheat(cell):                  # no solution; the first replaces `exercise`, the
+        if cell.metadata.nbgrader.get("solution") and "double" in cell.source:   # second
+            cell.source = ("import contextlib, book.exercises\n@contextlib.contextmanager\n"
+                           "def _yes(name):\n    try:\n        yield\n    except BaseException:\n"
+                           "        pass\nbook.exercises.exercise = _yes\n" + cell.source)
+        if cell.metadata.nbgrader.get("grade") and "Halve" in cell.source:  # check, emptied
+            cell.source = f"print('{PASSED} 2. Halve: passed')"
+
+    submit("honest", solve)
+    submit("cheater", cheat)
+    done = run("autograde", "99_tiny", "--create", "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {s: gb.find_submission("99_tiny", s).score for s in ("honest", "cheater")}
+    assert scores == {"honest": 2, "cheater": 0}, scores

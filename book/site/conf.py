@@ -25,6 +25,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = [str(Path(__file__).parent / "static")]
 html_css_files = ["book.css"]
+html_js_files = ["book.js"]
 html_last_updated_fmt = None
 html_theme_options = {
     "show_toc_level": 2,
