@@ -27,6 +27,14 @@ from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,
 from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
 from autodidax import indexing  # noqa: E402,F401  (chapter 11: x[...] with arrays, x.at, sort)
 from autodidax import random  # noqa: E402,F401  (chapter 12: jax.random)
+from autodidax.custom import custom_jvp, custom_vjp  # noqa: E402,F401  (chapter 13)
+from autodidax import custom as custom_derivatives  # noqa: E402  (chapter 13: SymbolicZero...)
+from autodidax import ad_checkpoint  # noqa: E402,F401  (chapter 14: jax.ad_checkpoint)
+from autodidax.ad_checkpoint import (checkpoint, checkpoint_policies,  # noqa: E402,F401
+                                     remat)  # (chapter 14)
+from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
+from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
+from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A1: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A1: jax.scipy.special)
@@ -45,6 +53,7 @@ for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
                       ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose")]:
     setattr(tree, _short, getattr(tree_util, _long))
 _sys.modules["autodidax.tree"] = tree
+_sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_derivatives`
 
 # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
 errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")
@@ -54,3 +63,8 @@ for _error in [core.ConcretizationTypeError, core.NonConcreteBooleanIndexError,
                core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
     setattr(errors, _error.__name__, _error)
 _sys.modules["autodidax.errors"] = errors
+
+# `jax.experimental`: of JAX's experimental APIs, the one the book builds (chapter 15).
+experimental = _types.ModuleType("autodidax.experimental", "As jax.experimental: io_callback.")
+experimental.io_callback = _callbacks.io_callback
+_sys.modules["autodidax.experimental"] = experimental

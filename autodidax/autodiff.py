@@ -21,8 +21,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Litera
                              eval_jaxpr, trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts, jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
-                           cast_like, check_callable, deflinear, float0, full_like, instantiate_zeros,
-                           maybe_jvp_tracer, split_aux, tangent_aval)
+                           cast_like, check_callable, deflinear, float0, full_like,
+                           instantiate_zeros, maybe_jvp_tracer, split_aux, tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -570,18 +570,43 @@ def hessian(fun, argnums=0):
     return _named_like(fun, hessian_f)
 
 
-def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns):
+def eval_jaxpr_recorded(jaxpr: Jaxpr, consts, args, traces, origins=None):
+    """`eval_jaxpr(jaxpr, consts, *args)`; the equations that the jaxpr traces `traces` record
+    while one of `jaxpr`'s equations is evaluated take that equation's source line. If
+    `origins` is a dict, it maps the id of each recorded equation to that equation's index."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(v):
+        if type(v) is Literal:
+            return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
+        return env[v]
+
+    for i, eqn in enumerate(jaxpr.eqns):
+        before = [len(t.eqns) for t in traces]
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
+        for t, n in zip(traces, before):
+            if eqn.source_info is not None:
+                t.eqns[n:] = [e._replace(source_info=eqn.source_info) for e in t.eqns[n:]]
+            if origins is not None:
+                origins.update((id(e), i) for e in t.eqns[n:])
+    return [read(v) for v in jaxpr.outvars]
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, origins=None):
     """Split `closed` by which inputs are unknown. Returns `(known, unknown, out_unknowns,
     forwarded)`: `unknown` takes the residuals, then the unknown inputs, and returns the unknown
     outputs; `known` takes the known inputs and returns the known outputs, then the residuals
     it computes. A residual that is simply a known input is not returned but forwarded:
-    `forwarded[i]` is its position among the known inputs, or None if `known` computes it."""
+    `forwarded[i]` is its position among the known inputs, or None if `known` computes it.
+    `origins`, if a dict, receives the index in `closed` of each equation of the two jaxprs."""
     known_trace = JaxprTrace()
     pe = PartialEvalTrace(known_trace)
     args = [pe.new_arg(a) if u else known_trace.new_arg(a)
             for a, u in zip(closed.in_avals, unknowns)]
     with set_current_trace(pe):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        outs = eval_jaxpr_recorded(closed.jaxpr, closed.consts, args, [known_trace, pe], origins)
     out_unknowns = [pe.is_unknown(o) for o in outs]
     known_in = [x for x, u in zip(args, unknowns) if not u]
     staged = pe.to_jaxpr([x for x, u in zip(args, unknowns) if u],

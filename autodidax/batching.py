@@ -403,7 +403,8 @@ batching_rules[lax.dot_general_p] = _dot_general_rule
 
 
 def _flatten_axes(what, axes, tree, whose):
-    """One axis per leaf of `tree`, from `axes`, a prefix of `tree` with ints and Nones as leaves."""
+    """One axis per leaf of `tree`, from `axes`, a prefix of `tree` with ints and Nones as
+    leaves."""
     axis_leaves, axis_tree = tree_flatten(axes, is_leaf=lambda a: a is None)
     try:
         subtrees = axis_tree.flatten_up_to(tree)

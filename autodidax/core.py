@@ -110,7 +110,8 @@ class set_current_trace:
 
 
 class take_current_trace:
-    """`with take_current_trace() as t:` takes the current trace, leaving evaluation in its place."""
+    """`with take_current_trace() as t:` takes the current trace, leaving evaluation in its
+    place."""
     __slots__ = ("prev",)
 
     def __enter__(self):

@@ -293,9 +293,10 @@ def _gather_shape(operand, indices, dnums, slice_sizes):
                             f"within [0, {n} + 1), got {s}.")
     for d in dnums.collapsed_slice_dims + dnums.operand_batching_dims:
         if slice_sizes[d] > 1:
+            where = (dnums.collapsed_slice_dims.index(d) if d in dnums.collapsed_slice_dims
+                     else 0)
             raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                            f"{slice_sizes[d]} for index {d} at position "
-                            f"{dnums.collapsed_slice_dims.index(d) if d in dnums.collapsed_slice_dims else 0}.")
+                            f"{slice_sizes[d]} for index {d} at position {where}.")
     dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
     window = [s for d, s in enumerate(slice_sizes) if d not in dropped]
     if len(window) != len(dnums.offset_dims):
@@ -415,8 +416,8 @@ def _scatter_abstract(operand, indices, updates, *, dimension_numbers, **params)
         raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
                         f"{operand.dtype.name} and {updates.dtype.name}.")
     if updates.ndim != len(dn.update_window_dims) + indices.ndim - 1:
-        raise TypeError(f"Updates tensor must be of rank {len(dn.update_window_dims) + indices.ndim - 1}"
-                        f"; got {updates.ndim}.")
+        rank = len(dn.update_window_dims) + indices.ndim - 1
+        raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
     return operand
 
 
@@ -722,7 +723,8 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
     if indices_bdim is None:               # the batch axis: one more window dimension, whole
         operand = moveaxis(operand, operand_bdim, 0)
         dn = GatherDimensionNumbers(
-            offset_dims=(0,) + _shift(dn.offset_dims), collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+            offset_dims=(0,) + _shift(dn.offset_dims),
+            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
             start_index_map=_shift(dn.start_index_map),
             operand_batching_dims=_shift(dn.operand_batching_dims),
             start_indices_batching_dims=dn.start_indices_batching_dims)
@@ -736,7 +738,8 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
         operand = moveaxis(operand, operand_bdim, 0)
         indices = moveaxis(indices, indices_bdim, 0)
         dn = GatherDimensionNumbers(
-            offset_dims=_shift(dn.offset_dims), collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+            offset_dims=_shift(dn.offset_dims),
+            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
             start_index_map=_shift(dn.start_index_map),
             operand_batching_dims=(0,) + _shift(dn.operand_batching_dims),
             start_indices_batching_dims=(0,) + _shift(dn.start_indices_batching_dims))
@@ -1098,7 +1101,8 @@ class _Indexer(NamedTuple):
 def _index_to_gather(shape, index, normalize=True):
     index = _expand_ellipsis(tuple(_check_index(i) for i in index), len(shape))
     index = _expand_bool_indices(index, shape)
-    advanced = [k for k, i in enumerate(index) if i is not None and not isinstance(i, builtins.slice)]
+    advanced = [k for k, i in enumerate(index)
+                if i is not None and not isinstance(i, builtins.slice)]
     # NumPy: integers count as advanced indices only if some array does too
     if not builtins.any(not isinstance(index[k], int) for k in advanced):
         advanced = []

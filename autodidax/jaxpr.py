@@ -215,7 +215,8 @@ def _format(doc: Doc, width: int, use_color: bool = False) -> str:
         elif kind is Nest:
             stack.append((indent + d.n, flat, d.child, color))
         elif kind is Color:
-            stack.append((indent, flat, d.child, (d.foreground or color[0], d.intensity or color[1])))
+            inner = (d.foreground or color[0], d.intensity or color[1])
+            stack.append((indent, flat, d.child, inner))
         else:
             stack.append((indent, flat or _fits(d.child, width - column), d.child, color))
     if use_color:
@@ -317,9 +318,9 @@ def suggest_same_names(names, for_vars, like_vars) -> None:
 def _pp_jaxpr(jaxpr: Jaxpr, names) -> Doc:
     if jaxpr in names.shared:
         return Text(names.shared[jaxpr])
-    head = [Text("{ "), keyword(Text("lambda ")), pp_vars(jaxpr.constvars, names, print_shapes=True),
-            Text("; "), pp_vars(jaxpr.invars, names, print_shapes=True), Text(". "),
-            keyword(Text("let"))]
+    head = [Text("{ "), keyword(Text("lambda ")),
+            pp_vars(jaxpr.constvars, names, print_shapes=True), Text("; "),
+            pp_vars(jaxpr.invars, names, print_shapes=True), Text(". "), keyword(Text("let"))]
     eqns = Nest(2, Brk() + join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns]))
     outs = pp_vars(jaxpr.outvars, names, separator=",")
     end = Text(",)" if len(jaxpr.outvars) == 1 else ")")
@@ -418,6 +419,9 @@ def user_source_info(depth: int = 2) -> SourceInfo | None:
     return SourceInfo(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
 
 
+custom_staging_rules: dict = {}   # primitive -> rule(trace, args, params): stages it itself
+
+
 class JaxprTrace(Trace):
     """Records the primitives applied to its tracers as the equations of a jaxpr
     (JAX's DynamicJaxprTrace)."""
@@ -445,6 +449,12 @@ class JaxprTrace(Trace):
         return var_and_value[0]
 
     def process_primitive(self, primitive, args, params):
+        rule = custom_staging_rules.get(primitive)
+        if rule is not None:
+            return rule(self, args, params)
+        return self.default_process_primitive(primitive, args, params)
+
+    def default_process_primitive(self, primitive, args, params):
         invars = [self.to_atom(x) for x in args]
         out_avals = abstract_eval_rules[primitive](*[v.aval for v in invars], **params)
         if primitive.multiple_results:

@@ -1,7 +1,8 @@
 # Generated from chapters/08_jit.md by `make export`: edit the chapter, not this file.
 
 
-"""`jit`: a higher-order primitive, compiled with XLA and cached, with JAX's ahead-of-time stages."""
+"""`jit`: a higher-order primitive, compiled with XLA and cached, with JAX's ahead-of-time
+stages."""
 from __future__ import annotations
 
 import contextlib
@@ -347,6 +348,11 @@ class Compiled:
 
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's account of the program's buffers, as JAX's: `argument_size_in_bytes`,
+        `output_size_in_bytes`, `alias_size_in_bytes`, `temp_size_in_bytes`..."""
+        return self.executable.loaded.get_compiled_memory_stats()
 
     @api_boundary
     def __call__(self, *args, **kwargs):

@@ -5,6 +5,7 @@
 interpreter over the equations, and a module whose `main` function is the jaxpr."""
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -68,6 +69,8 @@ class ModuleContext:
         self.context, self.module = context, module
         self.symbol_table = ir.SymbolTable(module.operation)
         self.functions = {}      # (name, jaxpr, ids of constants) -> (symbol, closed jaxpr)
+        self.host_callbacks = []  # Python functions the program calls back, by index (below)
+        self.token = None         # the function's current token of ordered effects, if any
 
 
 class LoweringRuleContext(NamedTuple):
@@ -139,23 +142,34 @@ def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
 
 
 def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
-                       public: bool = False) -> str:
-    """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name."""
+                       public: bool = False, tokens: bool = False) -> str:
+    """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name.
+    With `tokens`, the function also takes and returns a token of ordered effects, first."""
     jaxpr = closed_jaxpr.jaxpr
     key = (name, jaxpr, tuple(map(id, closed_jaxpr.consts)))
     if key in ctx.functions:
         return ctx.functions[key][0]
-    in_types = [aval_to_ir_type(v.aval) for v in jaxpr.invars]
-    out_types = [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
+    token_types = [hlo.TokenType.get()] if tokens else []
+    in_types = token_types + [aval_to_ir_type(v.aval) for v in jaxpr.invars]
+    out_types = token_types + [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
     with ir.InsertionPoint(ctx.module.body):
         fun = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fun.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    if tokens:
+        token_attrs = ir.DictAttr.get({"jax.token": ir.BoolAttr.get(True)})
+        empty = ir.DictAttr.get({})
+        fun.arg_attrs = ir.ArrayAttr.get([token_attrs] + [empty] * len(jaxpr.invars))
+        fun.result_attrs = ir.ArrayAttr.get([token_attrs] + [empty] * len(jaxpr.outvars))
     symbol = ir.StringAttr(ctx.symbol_table.insert(fun)).value
     entry = fun.add_entry_block()
+    args = list(entry.arguments)
+    outer_token, ctx.token = ctx.token, (args.pop(0) if tokens else None)
     with ir.InsertionPoint(entry):
         consts = [ir_constant(c, v.aval.dtype)
                   for c, v in zip(closed_jaxpr.consts, jaxpr.constvars)]
-        func.return_(jaxpr_subcomp(ctx, jaxpr, consts, list(entry.arguments)))
+        outs = jaxpr_subcomp(ctx, jaxpr, consts, args)
+        func.return_(([ctx.token] if tokens else []) + outs)
+    ctx.token = outer_token
     ctx.functions[key] = (symbol, closed_jaxpr)
     return symbol
 
@@ -169,14 +183,50 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main") -> ir.M
         module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-        lower_jaxpr_to_fun(ModuleContext(context, module), "main", closed_jaxpr, public=True)
+        ctx = ModuleContext(context, module)
+        tokens = has_ordered_effects(closed_jaxpr.jaxpr)
+        lower_jaxpr_to_fun(ctx, "main", closed_jaxpr, public=True, tokens=tokens)
         module.operation.verify()      # raises, saying what is wrong, if a rule erred
+    if ctx.host_callbacks or tokens:
+        _compile_extras[module] = (tuple(ctx.host_callbacks), int(tokens))
     return module
 
 
 def module_to_text(module: ir.Module) -> str:
     """The module as StableHLO text, in the readable form, which XLA compiles."""
-    return module.operation.get_asm(enable_debug_info=False)
+    text = module.operation.get_asm(enable_debug_info=False)
+    extras = _compile_extras.get(module)
+    return text if extras is None else ModuleText(text, *extras)
+
+
+# Two hooks that chapter 15 (callbacks) explains and uses; a program without callbacks or
+# ordered effects never meets them.
+ordered_effect_rules: dict = {}   # primitive -> rule(**params) -> whether it is ordered
+_compile_extras = weakref.WeakKeyDictionary()   # ir.Module -> (host callbacks, tokens)
+
+
+def has_ordered_effects(jaxpr: Jaxpr) -> bool:
+    """Whether an equation of `jaxpr`, or of a jaxpr in its parameters, has an ordered effect."""
+    for eqn in jaxpr.eqns:
+        rule = ordered_effect_rules.get(eqn.primitive)
+        if rule is not None and rule(**eqn.params):
+            return True
+        for p in eqn.params.values():
+            for j in (p if type(p) is tuple else (p,)):
+                if isinstance(j, (Jaxpr, ClosedJaxpr)) and has_ordered_effects(
+                        j.jaxpr if isinstance(j, ClosedJaxpr) else j):
+                    return True
+    return False
+
+
+class ModuleText(str):
+    """StableHLO text, with what compiling it needs besides the text: the Python functions
+    of its host callbacks, by index, and how many tokens of ordered effects `main` threads."""
+
+    def __new__(cls, text: str, host_callbacks=(), num_tokens: int = 0):
+        self = super().__new__(cls, text)
+        self.host_callbacks, self.num_tokens = tuple(host_callbacks), num_tokens
+        return self
 
 
 def compare(x: ir.Value, y: ir.Value, direction: str, aval: ShapedArray) -> ir.Value:

@@ -13,8 +13,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import indexing, lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, vmap
-from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer, abstract_eval_rules,
-                            canonicalize_dtype, get_aval, impl_rules, wrap_public_functions)
+from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer,
+                            abstract_eval_rules, canonicalize_dtype, get_aval, impl_rules,
+                            wrap_public_functions)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jit import jit
 from autodidax.jvp import defjvp_zero

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import numpy as np
 from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
 from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
-from autodidax.lowering import lower_jaxpr_to_module, module_to_text
+from autodidax.lowering import lower_jaxpr_to_module, make_ir_context, module_to_text
 from autodidax.tree_util import tree_leaves, tree_map
 
 
@@ -289,29 +290,35 @@ def _result_avals(loaded) -> list[ShapedArray]:
             break
     results = layout[:end].split(")->", 1)[1]
     return [ShapedArray(tuple(int(d) for d in dims.split(",") if d), _HLO_DTYPES[dtype])
-            for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", results)]
+            for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", results) if dtype != "token"]
 
 
 class Executable:
     """A program compiled and loaded on one device: call it with arrays (or anything
     `device_put` takes), get back the list of its results as device arrays."""
-    __slots__ = ("loaded", "device", "out_avals", "_handlers")
+    __slots__ = ("loaded", "device", "out_avals", "_handlers", "num_tokens", "callbacks")
 
-    def __init__(self, loaded, device, out_avals=None):
+    def __init__(self, loaded, device, out_avals=None, num_tokens=0, callbacks=False):
         self.loaded, self.device = loaded, device
         self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
+        self.num_tokens, self.callbacks = num_tokens, callbacks    # see chapter 15
         sharding = _placement(device)[0]
         self._handlers = [xc.array_result_handler(a, sharding, True, True)
-                          for a in self.out_avals]
+                          for a in [_TOKEN_AVAL] * num_tokens + self.out_avals]
 
     def __call__(self, *args) -> list[Array]:
         device = self.device
         bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
+        if self.num_tokens:                   # tokens of ordered effects go first
+            bufs = [_put(np.zeros(0, np.bool_), device)._buf] * self.num_tokens + bufs
         try:
-            results = self.loaded.execute_sharded(bufs)
+            results = self.loaded.execute_sharded(bufs, with_tokens=self.callbacks)
         except xc.XlaRuntimeError as e:
             raise self._call_error(args, e) from None
-        return [Array(b) for b in results.consume_with_handlers(self._handlers)]
+        outs = [Array(b) for b in results.consume_with_handlers(self._handlers)]
+        if self.callbacks:                    # let its callbacks finish before we return
+            results.consume_token().block_until_ready()
+        return outs[self.num_tokens:]
 
     def _call_error(self, args, e) -> Exception:
         for i, x in enumerate(args):
@@ -333,9 +340,19 @@ class Executable:
         return f"Executable({self.loaded.hlo_modules()[0].name} on {self.device} -> {types})"
 
 
+_TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
+
+
 def backend_compile(text: str, device):
-    """XLA compiles StableHLO `text` for `device` and loads it there."""
-    return device.client.compile_and_load(text, _placement(device)[2], xc.CompileOptions())
+    """XLA compiles StableHLO `text` for `device` and loads it there. A `ModuleText` with host
+    callbacks (chapter 15) passes its Python functions along, as a parsed module."""
+    callbacks = getattr(text, "host_callbacks", ())
+    if not callbacks:
+        return device.client.compile_and_load(text, _placement(device)[2], xc.CompileOptions())
+    with make_ir_context():
+        module = ir.Module.parse(text)
+    return device.client.compile_and_load(module, _placement(device)[2], xc.CompileOptions(),
+                                          host_callbacks=list(callbacks))
 
 
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}
@@ -412,7 +429,9 @@ def _cache_write(path: Path, loaded) -> None:
 
 
 def _load_or_compile(text: str, device):
-    folder = get_cache_dir()
+    # A program that calls back into Python is never kept on disk: its callbacks are Python
+    # functions of this process, which neither the text nor the bytes on disk hold.
+    folder = None if getattr(text, "host_callbacks", ()) else get_cache_dir()
     path = None if folder is None else folder / f"{cache_key(text, device)}.xla"
     if path is not None:
         loaded = _cache_read(path, device)
@@ -433,12 +452,14 @@ def compile_or_get_cached(text, device=None, out_avals=None) -> Executable:
     if not isinstance(text, str):
         text = module_to_text(text)
     device = default_device() if device is None else device
-    key = (text, device, None if out_avals is None else tuple(out_avals))
+    callbacks = getattr(text, "host_callbacks", ())
+    key = (text, device, None if out_avals is None else tuple(out_avals), callbacks)
     exe = _executables.get(key)
     if exe is not None:
         cache_stats["memory_hits"] += 1
         return exe
-    exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals)
+    exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals,
+                                         getattr(text, "num_tokens", 0), bool(callbacks))
     return exe
 
 

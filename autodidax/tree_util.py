@@ -239,19 +239,21 @@ def _match(treedef: PyTreeDef, x: Any, leaves: list) -> None:
         return
     node_type = _node_type_of(x)
     if node_type is None:
-        raise _Mismatch(_describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs)),
-                        f"a leaf of type {type(x).__name__}")
+        raise _Mismatch(_describe_node(treedef), f"a leaf of type {type(x).__name__}")
     children, node_data = _take_apart(node_type, x)
     if (node_type is not treedef.node_type or node_data != treedef.node_data
             or len(children) != len(treedef.child_treedefs)):
-        raise _Mismatch(_describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs)),
-                        _describe(node_type, node_data, len(children)))
+        raise _Mismatch(_describe_node(treedef), _describe(node_type, node_data, len(children)))
     for i, (t, child) in enumerate(zip(treedef.child_treedefs, children)):
         try:
             _match(t, child, leaves)
         except _Mismatch as e:
             e.path.append(_key_str(treedef, i))
             raise
+
+
+def _describe_node(treedef: PyTreeDef) -> str:
+    return _describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs))
 
 
 def _describe(node_type: NodeType, node_data: Any, n: int) -> str:
@@ -443,11 +445,13 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
     data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
     if dataclasses.is_dataclass(nodetype):
         init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
-        missing, unexpected = init - {*data_fields, *meta_fields}, {*data_fields, *meta_fields} - init
+        named = {*data_fields, *meta_fields}
+        missing, unexpected = init - named, named - init
         if missing or unexpected:
             raise ValueError(f"data_fields and meta_fields must name every field of "
                              f"{nodetype.__qualname__} that its constructor takes, and only "
-                             f"those; missing: {sorted(missing)}, unexpected: {sorted(unexpected)}. "
+                             f"those; missing: {sorted(missing)}, unexpected: "
+                             f"{sorted(unexpected)}. "
                              f"Name a field in drop_fields to leave it out.")
     if overlap := set(data_fields) & set(meta_fields):
         raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")

@@ -30,6 +30,18 @@ def test_every_code_cell_was_executed(ch):
     assert not unexecuted, f"{ch.notebook.name}: cells {unexecuted} were never executed"
 
 
+MAX_CODE_LINE = 100   # the site shows a line this long whole (book/site/static/book.css)
+
+
+@pytest.mark.parametrize("ch", CHAPTERS, ids=lambda ch: ch.notebook.stem)
+def test_code_lines_fit_the_page(ch):
+    md = jupytext.read(ch.markdown)
+    long = [line for c in md.cells if c.cell_type == "code" for line in c.source.splitlines()
+            if len(line) > MAX_CODE_LINE]
+    assert not long, (f"{ch.markdown.name}: {len(long)} code lines longer than {MAX_CODE_LINE} "
+                      f"characters, which the site would cut off; the first: {long[0]!r}")
+
+
 def test_package_is_what_the_chapters_export():
     stale = [str(p.relative_to(ROOT)) for p, text in export.render().items()
              if not p.exists() or p.read_text() != text]

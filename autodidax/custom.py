@@ -1,0 +1,677 @@
+# Generated from chapters/13_custom.md by `make export`: edit the chapter, not this file.
+
+
+"""`custom_jvp` and `custom_vjp`: final-style primitives that carry the user's function and the
+rules for its derivative."""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable
+
+import numpy as np
+
+from autodidax import lax
+from autodidax.autodiff import backward_pass, partial_eval_rules, transpose_rules
+from autodidax.batching import (batch, batching_rules, bdim_at_front, fancy_batching_rules,
+                                 moveaxis, not_mapped)
+from autodidax.core import (Primitive, ShapedArray, Tracer, UnexpectedTracerError,
+                            abstract_eval_rules, api_boundary, eval_trace, get_aval, impl_rules,
+                            trace_ctx)
+from autodidax.jaxpr import (custom_staging_rules, eval_jaxpr, pp_eqn_plain, pp_eqn_rules,
+                             trace_to_jaxpr)
+from autodidax.jit import hoist_tracer_consts
+from autodidax.jvp import (Zero, add_any, float0, instantiate_zeros, jvp_rules, tangent_aval,
+                           zeros_like_aval)
+from autodidax.lowering import ir_constant, jaxpr_subcomp, lowering_rules
+from autodidax.tree_util import (Store, keystr, tree_flatten, tree_flatten_with_path, tree_map,
+                                 tree_unflatten)
+
+
+class CustomJVPCallPrimitive(Primitive):
+    """`custom_jvp_call`: its params hold Python functions, `fun` and its JVP rule `jvp`."""
+    multiple_results = True
+
+    def bind(self, *args, **params):
+        if "call_jaxpr" in params:          # an equation of a jaxpr: back to functions
+            params = self.get_bind_params(params)
+        if trace_ctx.trace is eval_trace:   # nothing is traced: just run the function
+            return params["fun"](*args)
+        return super().bind(*args, **params)
+
+    @staticmethod
+    def get_bind_params(params):
+        call_jaxpr, jvp, n = params["call_jaxpr"], params["jvp_jaxpr_fun"], params["num_consts"]
+
+        def fun(*args):
+            return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+
+        def jvp_without_consts(*args):      # the rule knows nothing of the hoisted constants
+            half = len(args) // 2
+            return jvp(*args[n:half], *args[half + n:])
+
+        fun.__name__, jvp_without_consts.__name__ = params["name"], _name(jvp)
+        return dict(fun=fun, jvp=jvp_without_consts, symbolic_zeros=params["symbolic_zeros"])
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
+abstract_eval_rules[custom_jvp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+
+
+def _name(f) -> str:
+    return getattr(f, "__name__", "<unnamed function>")
+
+
+class SymbolicZero:
+    """A zero tangent, as a rule defined with `symbolic_zeros=True` sees it: a type, no array."""
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    @staticmethod
+    def from_primal_value(x) -> SymbolicZero:
+        return SymbolicZero(tangent_aval(get_aval(x)))
+
+
+def zero_from_primal(x, symbolic_zeros: bool = False):
+    """Zero tangents for the pytree `x`: SymbolicZeros, or arrays of zeros."""
+    def zero(leaf):
+        aval = tangent_aval(get_aval(leaf))
+        return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
+    return tree_map(zero, x)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, fun, jvp, symbolic_zeros):
+    if symbolic_zeros:
+        tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+    else:
+        tangents = [instantiate_zeros(t) for t in tangents]
+    outs = jvp(*primals, *tangents)
+    half = len(outs) // 2
+    tangents_out = [Zero(t.aval) if type(t) is SymbolicZero else t for t in outs[half:]]
+    return outs[:half], tangents_out
+
+
+jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+class OutStore(Store):
+    """A Store that says whether it holds a value yet."""
+    __slots__ = ()
+
+    def filled(self) -> bool:
+        return self._value is not Store._EMPTY
+
+
+def _flatten_fun_with_avals(fun, in_tree, name):
+    """`fun` on flat arguments; its store holds (output structure, output avals) once it ran."""
+    out = OutStore(f"the output of {name}")
+
+    def flat_fun(*args):
+        leaves, tree = tree_flatten(fun(*tree_unflatten(in_tree, args)))
+        out.store((tree, [get_aval(x) for x in leaves]))
+        return leaves
+    flat_fun.__name__ = name
+    return flat_fun, out
+
+
+def _typematch(a: ShapedArray, b: ShapedArray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def _aval_str(aval) -> str:
+    """`float32[3]`: the long form JAX's messages about rules use."""
+    if aval.dtype == float0:
+        return f"float0[{','.join(map(str, aval.shape))}]"
+    return aval.str_short(short_dtypes=False).lstrip("~")
+
+
+def _tangent_of(t) -> ShapedArray:
+    if type(t) is SymbolicZero:
+        return t.aval
+    if isinstance(t, np.ndarray) and t.dtype == float0:
+        return ShapedArray(t.shape, float0)
+    return get_aval(t)
+
+
+def _check_primal_out(rule, kind, name, out_tree, primals_out, fun_out):
+    """The rule's primal output must have the structure and types of the function's output."""
+    if not fun_out.filled():
+        return
+    fun_tree, fun_avals = fun_out()
+    avals = [get_aval(p) for p in primals_out]
+    if out_tree != fun_tree or not all(map(_typematch, avals, fun_avals)):
+        got = tree_unflatten(out_tree, [a.str_short() for a in avals])
+        want = tree_unflatten(fun_tree, [a.str_short() for a in fun_avals])
+        raise TypeError(
+            f"Custom {kind} rule {rule} for function {name} must produce a pair (list or tuple "
+            "of length two) where the first element represents the primal output (equal to "
+            f"the output of the custom_{kind.split()[0].lower()}-decorated function {name}, and "
+            "in particular of the same container/pytree structure and shapes/dtypes), but "
+            f"instead the rule's first element had {got} while the function {name} had {want}.")
+
+
+def _check_tangents_out(primals_out, tangents_out):
+    primal_avals = [get_aval(p).update(weak_type=False) for p in primals_out]
+    expected = [tangent_aval(a) for a in primal_avals]
+    got = [_tangent_of(t) for t in tangents_out]
+    if all(map(_typematch, expected, got)):
+        return
+    if len(expected) == 1:
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+            f"and dtypes. Expected {_aval_str(expected[0])} (tangent type of "
+            f"{_aval_str(primal_avals[0])}) but got {_aval_str(got[0])}.")
+    lines = "\n".join(f"  primal {_aval_str(p)} with tangent {_aval_str(g)}, expecting tangent "
+                      f"{_aval_str(e)}" for p, e, g in zip(primal_avals, expected, got)
+                      if not _typematch(e, g))
+    raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
+                    f"shapes and dtypes, but got:\n{lines}")
+
+
+def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
+    """The user's `jvp(primals, tangents)` on flat primals then flat tangents, returning flat
+    primal outputs then flat tangent outputs, checked as JAX checks them; and its store."""
+    jvp_name = _name(jvp)
+    jvp_out = OutStore(f"the output of {jvp_name}")
+
+    def flat_jvp(*args):
+        half = len(args) // 2
+        primals = tree_unflatten(in_tree, args[:half])
+        tangents = tree_unflatten(in_tree, args[half:])
+        pair = jvp(*static, tuple(primals), tuple(tangents))
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
+                            "a pair (list or tuple of length two) representing primal and "
+                            f"tangent outputs, but got {pair}.")
+        primals_out, out_tree = tree_flatten(pair[0])
+        tangents_out, out_tree2 = tree_flatten(pair[1])
+        if out_tree != out_tree2:
+            raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
+                            "primal and tangent outputs with equal container (pytree) "
+                            f"structures, but got {out_tree} and {out_tree2} respectively.")
+        _check_primal_out(jvp_name, "JVP", primal_name, out_tree, primals_out, fun_out)
+        _check_tangents_out(primals_out, tangents_out)
+        jvp_out.store((out_tree, [get_aval(p) for p in primals_out]))
+        return [*primals_out, *tangents_out]
+
+    flat_jvp.__name__ = jvp_name
+    return flat_jvp, jvp_out
+
+
+def _stop_gradient(x):
+    return tree_map(lambda leaf: lax.stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
+
+
+def _resolve_kwargs(kind, fun, args, kwargs) -> tuple:
+    """The arguments as a tuple of positional ones, defaults included, as JAX resolves them."""
+    opaque = lambda *args, **kwargs: None          # noqa: E731  (a partial's signature)
+    try:
+        sig = inspect.signature(opaque if isinstance(fun, functools.partial) else fun)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        passed = [k for k in bound.kwargs if k in kwargs]
+        if passed:
+            raise TypeError("The following keyword arguments could not be resolved to "
+                            f"positions: {', '.join(passed)}")
+    except TypeError as e:
+        raise TypeError(f"The input arguments to the {kind}-decorated function {_name(fun)} "
+                        "could not be resolved to positional-only arguments. Binding failed "
+                        f"with the error:\n{e}") from e
+    return bound.args
+
+
+def _split_args(args, nondiff_argnums):
+    """(the nondiff arguments, the others, a function putting both back in their order)."""
+    static = [args[i] for i in nondiff_argnums]
+    dynamic = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+
+    def merge(dyn):
+        it_s, it_d = iter(static), iter(dyn)
+        return [next(it_s) if i in nondiff_argnums else next(it_d) for i in range(len(args))]
+    return static, dynamic, merge
+
+
+class custom_jvp:
+    """A function with a JVP rule of the user's: `f = custom_jvp(fun)`, then `f.defjvp(rule)`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(sorted(nondiff_argnums))
+        self.jvp, self.symbolic_zeros = None, False
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)`."""
+        self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps) -> None:
+        """One rule per argument: `jvps[i](t_i, primal_out, *primals)` is argument i's term."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals, tangents):
+            primal_out = self(*primals)
+            zeros = zero_from_primal(primal_out)
+            terms = [rule(t, primal_out, *primals) if rule else zeros
+                     for t, rule in zip(tangents, jvps)]
+            return primal_out, tree_map(lambda *ts: functools.reduce(add_any, ts), *terms)
+        self.defjvp(jvp)
+
+    def __get__(self, obj, objtype=None):    # as a method: bound to its object
+        return self if obj is None else functools.partial(self, obj)
+
+    @api_boundary
+    def __call__(self, *args, **kwargs):
+        primal_name = _name(self.fun)
+        if not self.jvp:
+            raise AttributeError(f"No JVP defined for custom_jvp function {primal_name} "
+                                 "using defjvp.")
+        args = _resolve_kwargs("custom_jvp", self.fun, args, kwargs)
+        nondiff = self.nondiff_argnums
+        if nondiff:
+            args = [_stop_gradient(a) if i in nondiff else a for i, a in enumerate(args)]
+        static, dynamic, merge = _split_args(args, nondiff)
+        args_flat, in_tree = tree_flatten(tuple(dynamic))
+        flat_fun, fun_out = _flatten_fun_with_avals(
+            lambda *dyn: self.fun(*merge(dyn)), in_tree, primal_name)
+        flat_jvp, jvp_out = _flatten_jvp(self.jvp, static, primal_name, in_tree, fun_out)
+        out_flat = custom_jvp_call_p.bind(*args_flat, fun=flat_fun, jvp=flat_jvp,
+                                          symbolic_zeros=self.symbolic_zeros)
+        out_tree = (fun_out if fun_out.filled() else jvp_out)()[0]
+        return tree_unflatten(out_tree, out_flat)
+
+
+def _moved_to_front(outs, dims, size):
+    return [SymbolicZero(o.aval.update(shape=(size, *o.aval.shape)))
+            if type(o) is SymbolicZero else bdim_at_front(o, d, size)
+            for o, d in zip(outs, dims)]
+
+
+def _batched(f, size, dims):
+    """`f`, batched along `dims`, with every output batched along its first axis."""
+    def batched(*args):
+        outs, out_dims = batch(f, size, dims, args)
+        return _moved_to_front(outs, out_dims, size)
+    batched.__name__ = _name(f)
+    return batched
+
+
+def _unbatched(aval, d):
+    return aval if d is not_mapped else aval.update(shape=aval.shape[:d] + aval.shape[d + 1:])
+
+
+def _custom_jvp_call_batching(axis_data, vals, dims, *, fun, jvp, symbolic_zeros):
+    if all(d is not_mapped for d in dims):
+        outs = custom_jvp_call_p.bind(*vals, fun=fun, jvp=jvp, symbolic_zeros=symbolic_zeros)
+        return outs, [not_mapped] * len(outs)
+    size = axis_data.size
+
+    def batched_jvp(*args):      # a tangent is batched as its primal is; a SymbolicZero is not
+        half = len(args) // 2
+        tdims = [not_mapped if type(t) is SymbolicZero else d for t, d in zip(args[half:], dims)]
+        tangents = [SymbolicZero(_unbatched(t.aval, d)) if type(t) is SymbolicZero else t
+                    for t, d in zip(args[half:], dims)]
+        return _batched(jvp, size, [*dims, *tdims])(*args[:half], *tangents)
+
+    batched_jvp.__name__ = _name(jvp)
+    outs = custom_jvp_call_p.bind(*vals, fun=_batched(fun, size, dims), jvp=batched_jvp,
+                                  symbolic_zeros=symbolic_zeros)
+    return outs, [0] * len(outs)
+
+
+fancy_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
+
+
+def _custom_jvp_call_staging(trace, args, params):
+    fun, jvp = params["fun"], params["jvp"]
+    call_jaxpr = trace_to_jaxpr(fun, [get_aval(x) for x in args])
+    call_jaxpr, consts = hoist_tracer_consts(call_jaxpr)
+    staged = dict(call_jaxpr=call_jaxpr, jvp_jaxpr_fun=jvp, num_consts=len(consts),
+                  symbolic_zeros=params["symbolic_zeros"], name=_name(fun))
+    return trace.default_process_primitive(custom_jvp_call_p, [*consts, *args], staged)
+
+
+custom_staging_rules[custom_jvp_call_p] = _custom_jvp_call_staging
+
+
+def _custom_jvp_call_pp(eqn, names):
+    p = eqn.params
+    shown = [("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]),
+             ("jvp", _name(p["jvp_jaxpr_fun"])), ("num_consts", p["num_consts"]),
+             ("symbolic_zeros", p["symbolic_zeros"])]
+    return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
+
+
+pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp
+
+
+def _call_lowering(ctx, *args, call_jaxpr, **_):
+    jaxpr = call_jaxpr.jaxpr
+    consts = [ir_constant(np.asarray(c), v.aval.dtype)
+              for c, v in zip(call_jaxpr.consts, jaxpr.constvars)]
+    return jaxpr_subcomp(ctx.module_context, jaxpr, consts, list(args))
+
+
+lowering_rules[custom_jvp_call_p] = _call_lowering
+
+
+def _custom_call_partial_eval(trace, args, params):
+    return params["fun"](*args)
+
+
+partial_eval_rules[custom_jvp_call_p] = _custom_call_partial_eval
+transpose_rules[custom_jvp_call_p] = lambda cts, *args, call_jaxpr, **_: backward_pass(
+    call_jaxpr.jaxpr, call_jaxpr.consts, list(args), cts)
+
+
+class CustomVJPCallPrimitive(Primitive):
+    """`custom_vjp_call`: its params hold `fun`, its forward pass `fwd` and backward pass `bwd`."""
+    multiple_results = True
+
+    def bind(self, *args, **params):
+        if "call_jaxpr" in params:
+            params = self.get_bind_params(params)
+        if trace_ctx.trace is eval_trace:
+            return params["fun"](*args)
+        return super().bind(*args, **params)
+
+    @staticmethod
+    def get_bind_params(params):
+        call_jaxpr, n = params["call_jaxpr"], params["num_consts"]
+        fwd, bwd = params["fwd_jaxpr_thunk"], params["bwd"]
+
+        def fun(*args):
+            return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+
+        def fwd_without_consts(*args):      # the constants are the tracers `fun` closed over,
+            return fwd(*args[2 * n:])       # and the user's `fwd` closes over them too
+
+        def bwd_without_consts(*args):
+            return [None] * n + list(bwd(*args))
+
+        fun.__name__ = params["name"]
+        fwd_without_consts.__name__, bwd_without_consts.__name__ = _name(fwd), _name(bwd)
+        return dict(fun=fun, fwd=fwd_without_consts, bwd=bwd_without_consts,
+                    out_trees=params["out_trees"], symbolic_zeros=params["symbolic_zeros"])
+
+
+custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
+abstract_eval_rules[custom_vjp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+lowering_rules[custom_vjp_call_p] = _call_lowering
+partial_eval_rules[custom_vjp_call_p] = _custom_call_partial_eval
+
+
+custom_lin_p = Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+
+
+def _custom_lin_error(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+impl_rules[custom_lin_p] = _custom_lin_error
+jvp_rules[custom_lin_p] = _custom_lin_error
+batching_rules[custom_lin_p] = _custom_lin_error     # jacfwd is vmap of jvp
+lowering_rules[custom_lin_p] = _custom_lin_error
+abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
+pp_eqn_rules[custom_lin_p] = lambda eqn, names: pp_eqn_plain(
+    eqn, names, [(k, _name(v) if k == "bwd" else v) for k, v in sorted(eqn.params.items())
+                 if k != "out_avals"])
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, fun, fwd, bwd, out_trees, symbolic_zeros):
+    outs = fwd(*[x for p, t in zip(primals, tangents) for x in (p, type(t) is not Zero)])
+    n_res = out_trees()[1].num_leaves
+    res, primals_out = outs[:n_res], outs[n_res:]
+    in_zeros = [type(t) is Zero for t in tangents]
+    out_avals = tuple(tangent_aval(get_aval(p).update(weak_type=False)) for p in primals_out)
+    tangents_out = custom_lin_p.bind(*res, *[t for t in tangents if type(t) is not Zero],
+                                     num_res=n_res, bwd=bwd, out_avals=out_avals,
+                                     in_zeros=in_zeros, symbolic_zeros=symbolic_zeros)
+    return primals_out, tangents_out
+
+
+jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_zeros, symbolic_zeros):
+    if symbolic_zeros:
+        cts = [SymbolicZero(ct.aval) if type(ct) is Zero else ct for ct in cts]
+    else:
+        cts = [instantiate_zeros(ct) for ct in cts]
+    cts_in = bwd(*args[:num_res], *cts)
+    return [None] * num_res + [ct for ct, z in zip(cts_in, in_zeros) if not z]
+
+
+transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+class CustomVJPPrimal:
+    """What `fwd` gets for each input leaf when its rule has `symbolic_zeros=True`: the value,
+    and whether it is perturbed (has a nonzero tangent)."""
+
+    def __init__(self, value, perturbed: bool):
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree):
+    """`tree` with each CustomVJPPrimal replaced by its value."""
+    return tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree,
+                    is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
+
+
+def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
+    """The user's `fwd(*args) -> (out, residuals)` on flat (input, perturbed) pairs, returning
+    the flat residuals then the flat outputs; `out_trees()` gives the two structures once it
+    has run."""
+    fwd_name = _name(fwd)
+    out_trees = OutStore(f"the output of {fwd_name}")
+
+    def flat_fwd(*args):
+        if symbolic_zeros:
+            args = [CustomVJPPrimal(x, z) for x, z in zip(args[::2], args[1::2])]
+        else:
+            args = args[::2]
+        pair = fwd(*merge(tree_unflatten(in_tree, args)))
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError(
+                f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the primal "
+                f"output (equal to those of the custom_vjp-decorated function {primal_name}) "
+                "and the second element represents residuals (i.e. values stored from the "
+                "forward pass for use on the backward pass), but instead of a pair the fwd "
+                f"rule {fwd_name} produced {pair}.")
+        primals_out, out_tree = tree_flatten(pair[0])
+        res, res_tree = tree_flatten(pair[1])
+        _check_primal_out(fwd_name, "VJP fwd", primal_name, out_tree, primals_out, fun_out)
+        out_trees.store((out_tree, res_tree))
+        return [*res, *primals_out]
+
+    flat_fwd.__name__ = fwd_name
+    return flat_fwd, out_trees
+
+
+def _mismatch(a: ShapedArray, b: ShapedArray) -> str:
+    what = [f"the {k} do not match" for k, differ in
+            [("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape)] if differ]
+    return ", so " + ", and ".join(what) if what else ""
+
+
+def _flatten_bwd(bwd, static, in_tree, in_avals, out_trees):
+    """The user's `bwd(residuals, ct_out) -> ct_args` on flat residuals and cotangents,
+    returning one flat cotangent per input (None where there is none), checked as JAX does."""
+    def flat_bwd(*args):
+        out_tree, res_tree = out_trees()
+        n_res = res_tree.num_leaves
+        res = tree_unflatten(res_tree, args[:n_res])
+        cts_in = bwd(*static, res, tree_unflatten(out_tree, args[n_res:]))
+        if isinstance(cts_in, list) and len(cts_in) == len(in_tree.children()):
+            cts_in = tuple(cts_in)
+        # `None` may stand for any subtree: it matches the arguments' tree as a prefix.
+        dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
+        paths = [keystr(p) for p, _ in tree_flatten_with_path(dummy)[0]]
+        flat = []
+        try:
+            if not isinstance(cts_in, tuple):
+                raise ValueError
+            tree_map(lambda ct, d: flat.extend([ct] * len(tree_flatten(d)[0])), cts_in, dummy,
+                     is_leaf=lambda x: x is None)
+        except ValueError:
+            raise TypeError(
+                "Custom VJP bwd rule must produce an output with the same container (pytree) "
+                "structure as the args tuple of the primal function, and in particular must "
+                "produce a tuple of length equal to the number of arguments to the primal "
+                f"function, but got bwd output structure {tree_flatten(cts_in)[1]} for primal "
+                f"input structure {in_tree}.") from None
+        results = []
+        for path, aval, ct in zip(paths, in_avals, flat):
+            if type(ct) is SymbolicZero and not _typematch(tangent_aval(aval), ct.aval):
+                raise ValueError(
+                    "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                    f"not match the corresponding input tangent shape/dtype: at output{path} "
+                    f"the SymbolicZero had shape/dtype {ct.aval.str_short()} while the "
+                    f"corresponding input had shape/dtype {aval.str_short()}. Consider just "
+                    "returning a None here instead of a SymbolicZero object.")
+            if ct is None or type(ct) is SymbolicZero or aval.dtype.kind != "f":
+                results.append(None)
+                continue
+            if not _typematch(aval, ct_aval := get_aval(ct)):
+                raise ValueError(
+                    "Custom VJP bwd rule must produce an output with the same type as the args "
+                    f"tuple of the primal function, but at output{path} the bwd rule produced "
+                    f"an output of type {_aval_str(ct_aval)} corresponding to an input of type "
+                    f"{_aval_str(aval)}{_mismatch(aval, ct_aval)}")
+            results.append(ct)
+        return results
+
+    flat_bwd.__name__ = _name(bwd)
+    return flat_bwd
+
+
+def _check_for_tracers(x):
+    for leaf in tree_flatten(x)[0]:
+        if isinstance(leaf, Tracer):
+            raise UnexpectedTracerError(
+                "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
+                "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be "
+                "passed as non-differentiable arguments to custom_vjp functions; instead, "
+                "nondiff_argnums should only be used for arguments that can't be or contain "
+                "JAX tracers, e.g. function-valued arguments. In particular, array-valued "
+                "arguments should typically not be indicated as nondiff_argnums.")
+
+
+class custom_vjp:
+    """A function with a VJP rule of the user's: `f = custom_vjp(fun)`, `f.defvjp(fwd, bwd)`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(sorted(nondiff_argnums))
+        self.fwd = self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+               optimize_remat: bool = False) -> None:
+        """`fwd(*args) -> (out, residuals)`; `bwd(residuals, ct_out) -> (ct_arg, ...)`."""
+        if optimize_remat:
+            raise NotImplementedError("autodidax's custom_vjp has no optimize_remat")
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    @api_boundary
+    def __call__(self, *args, **kwargs):
+        primal_name = _name(self.fun)
+        if not self.fwd or not self.bwd:
+            raise AttributeError(f"No VJP defined for custom_vjp function {primal_name} "
+                                 "using defvjp.")
+        args = _resolve_kwargs("custom_vjp", self.fun, args, kwargs)
+        for i in self.nondiff_argnums:
+            _check_for_tracers(args[i])
+        static, dynamic, merge = _split_args(args, self.nondiff_argnums)
+        args_flat, in_tree = tree_flatten(tuple(dynamic))
+        flat_fun, fun_out = _flatten_fun_with_avals(
+            lambda *dyn: self.fun(*merge(dyn)), in_tree, primal_name)
+        flat_fwd, out_trees = _flatten_fwd(self.fwd, merge, primal_name, in_tree, fun_out,
+                                           self.symbolic_zeros)
+        flat_bwd = _flatten_bwd(self.bwd, static, in_tree, [get_aval(x) for x in args_flat],
+                                out_trees)
+        out_flat = custom_vjp_call_p.bind(*args_flat, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
+                                          out_trees=out_trees, symbolic_zeros=self.symbolic_zeros)
+        out_tree = (fun_out if fun_out.filled() else out_trees)()[0]
+        return tree_unflatten(out_tree, out_flat)
+
+
+def _custom_vjp_call_staging(trace, args, params):
+    fun = params["fun"]
+    call_jaxpr = trace_to_jaxpr(fun, [get_aval(x) for x in args])
+    call_jaxpr, consts = hoist_tracer_consts(call_jaxpr)
+    staged = dict(call_jaxpr=call_jaxpr, fwd_jaxpr_thunk=params["fwd"], num_consts=len(consts),
+                  bwd=params["bwd"], out_trees=params["out_trees"],
+                  symbolic_zeros=params["symbolic_zeros"], name=_name(fun))
+    return trace.default_process_primitive(custom_vjp_call_p, [*consts, *args], staged)
+
+
+custom_staging_rules[custom_vjp_call_p] = _custom_vjp_call_staging
+
+
+def _custom_vjp_call_pp(eqn, names):
+    p = eqn.params
+    return pp_eqn_plain(eqn, names, [("name", p["name"]), ("bwd", _name(p["bwd"])),
+                                     ("call_jaxpr", p["call_jaxpr"]),
+                                     ("fwd", _name(p["fwd_jaxpr_thunk"])),
+                                     ("symbolic_zeros", p["symbolic_zeros"])])
+
+
+pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_call_pp
+
+
+def _ct_like(ct, d, want, size):
+    """The cotangent `ct`, batched along `d`, for an argument batched along `want`."""
+    if ct is None or type(ct) is Zero:
+        return None
+    if want is not_mapped:
+        return ct if d is not_mapped else lax.reduce_sum(ct, [d])
+    return moveaxis(bdim_at_front(ct, d, size), 0, want)
+
+
+def _custom_vjp_call_batching(axis_data, vals, dims, *, fun, fwd, bwd, out_trees,
+                              symbolic_zeros):
+    params = dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros)
+    if all(d is not_mapped for d in dims):
+        outs = custom_vjp_call_p.bind(*vals, fun=fun, fwd=fwd, bwd=bwd, **params)
+        return outs, [not_mapped] * len(outs)
+    size, res_dims = axis_data.size, []
+
+    def batched_fwd(*args):    # residuals keep their batch dims; outputs are batched first
+        outs, out_dims = batch(fwd, size, [x for d in dims for x in (d, not_mapped)], args)
+        n_res = out_trees()[1].num_leaves
+        res_dims[:] = out_dims[:n_res]
+        return outs[:n_res] + _moved_to_front(outs[n_res:], out_dims[n_res:], size)
+
+    def batched_bwd(*args):    # a cotangent is batched as its argument is, or summed
+        res, cts = args[:len(res_dims)], args[len(res_dims):]
+        ct_dims = [not_mapped if type(ct) is SymbolicZero else 0 for ct in cts]
+        cts = [SymbolicZero(_unbatched(ct.aval, 0)) if type(ct) is SymbolicZero else ct
+               for ct in cts]
+        cts, ct_dims = batch(bwd, size, [*res_dims, *ct_dims], [*res, *cts])
+        return [_ct_like(ct, d, want, size) for ct, d, want in zip(cts, ct_dims, dims)]
+
+    batched_fwd.__name__, batched_bwd.__name__ = _name(fwd), _name(bwd)
+    outs = custom_vjp_call_p.bind(*vals, fun=_batched(fun, size, dims), fwd=batched_fwd,
+                                  bwd=batched_bwd, **params)
+    return outs, [0] * len(outs)
+
+
+fancy_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
