@@ -6,6 +6,7 @@ Python function into a compiled program (`emit_python_callback`), with or withou
 from __future__ import annotations
 
 import dataclasses
+import math
 import traceback
 import weakref
 from typing import Any, Callable
@@ -19,7 +20,7 @@ from autodidax import lax
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.control_flow import scan
 from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonicalize_dtype,
-                            impl_rules)
+                            get_aval, impl_rules)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
 from autodidax.runtime import devices, device_put
@@ -28,20 +29,30 @@ from autodidax.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, 
 
 class ShapeDtypeStruct:
     """A shape and a dtype, standing for an array that does not exist yet (JAX's)."""
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "weak_type")
 
-    def __init__(self, shape, dtype):
-        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+    def __init__(self, shape, dtype, *, weak_type=False):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+
+    size = property(lambda self: math.prod(self.shape))
+    ndim = property(lambda self: len(self.shape))
+
+    @classmethod
+    def like(cls, x) -> ShapeDtypeStruct:
+        """The shape and dtype of `x`: an array, a tracer or a Python number."""
+        aval = get_aval(x)
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
     def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
     def __eq__(self, other):
         return (type(other) is ShapeDtypeStruct and other.shape == self.shape
-                and other.dtype == self.dtype)
+                and other.dtype == self.dtype and other.weak_type == self.weak_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        return hash((self.shape, self.dtype, self.weak_type))
 
 
 @dataclasses.dataclass(frozen=True)

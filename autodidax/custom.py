@@ -432,7 +432,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, fun, fwd, bwd, out_trees, symboli
     n_res = out_trees()[1].num_leaves
     res, primals_out = outs[:n_res], outs[n_res:]
     in_zeros = [type(t) is Zero for t in tangents]
-    out_avals = tuple(tangent_aval(get_aval(p).update(weak_type=False)) for p in primals_out)
+    out_avals = tuple(tangent_aval(get_aval(p)) for p in primals_out)
     tangents_out = custom_lin_p.bind(*res, *[t for t in tangents if type(t) is not Zero],
                                      num_res=n_res, bwd=bwd, out_avals=out_avals,
                                      in_zeros=in_zeros, symbolic_zeros=symbolic_zeros)

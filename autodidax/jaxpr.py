@@ -48,13 +48,26 @@ def _literal_str(lit: Literal) -> str:
 
 
 class SourceInfo(NamedTuple):
-    """The user's line of code that bound a primitive."""
+    """The user's line of code that bound a primitive: printed `file.py:LINE:COLUMN (function)`
+    as JAX prints it. The column is found only when printed, from the code object's positions
+    table and the instruction being run (`lasti`), as JAX's `source_info_util` does."""
     filename: str
     lineno: int
     function: str
+    code: Any = None
+    lasti: int = -1
+
+    @property
+    def column(self) -> int | None:
+        if self.code is None or self.lasti < 0:
+            return None
+        position = next(itertools.islice(self.code.co_positions(), self.lasti // 2, None), None)
+        return None if position is None else position[2]
 
     def __str__(self):
-        return f"{os.path.basename(self.filename)}:{self.lineno} ({self.function})"
+        column = self.column
+        where = f"{self.lineno}" if column is None else f"{self.lineno}:{column}"
+        return f"{os.path.basename(self.filename)}:{where} ({self.function})"
 
 
 class JaxprEqn(NamedTuple):
@@ -416,7 +429,8 @@ def user_source_info(depth: int = 2) -> SourceInfo | None:
         frame = frame.f_back
     if frame is None:
         return None
-    return SourceInfo(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    code = frame.f_code
+    return SourceInfo(code.co_filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti)
 
 
 custom_staging_rules: dict = {}   # primitive -> rule(trace, args, params): stages it itself

@@ -80,7 +80,8 @@ def test_saved_residuals_locations_name_the_users_line():
     found = saved_residuals(ad.checkpoint(g, policy=policy), X)
     line = g.__code__.co_firstlineno + 1
     assert [s for _, s in found] == ["from the argument x",
-                                     f"named 'y' from test_checkpoint.py:{line} (g)"]
+                                     f"named 'y' from test_checkpoint.py:{line}:12 "
+                                     "(test_saved_residuals_locations_name_the_users_line.<locals>.g)"]
 
 
 def _remat_eqns(jaxpr):

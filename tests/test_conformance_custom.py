@@ -113,6 +113,13 @@ def _defs(jax, jnp):
     d.pair = pair
 
     @jax.custom_vjp
+    def unused_out(p):          # the cotangent of an unused output keeps its weak type
+        return p[0] * p[0], jnp.cos(p[1])
+    unused_out.defvjp(lambda p: (unused_out(p), p),
+                      lambda r, cts: ((2.0 * r[0] * cts[0], -jnp.sin(r[1]) * cts[1]),))
+    d.unused_out = unused_out
+
+    @jax.custom_vjp
     def szv(x, y):
         return x * y, x + y
 
@@ -228,6 +235,8 @@ def _closure(jax, jnp, x, y):
 
 D = _defs
 CUSTOM = {
+    "vjp weak cotangent of an unused output": C(lambda jax, jnp: jax.grad(
+        lambda p: D(jax, jnp).unused_out(p)[0])((1.0, 2.0))),
     # custom_jvp, under each transformation and their compositions
     "jvp eager": C(lambda jax, jnp: D(jax, jnp).f(X)),
     "jvp jvp": C(lambda jax, jnp: jax.jvp(D(jax, jnp).f, (X,), (np.float32(2.0),))),

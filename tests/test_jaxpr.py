@@ -99,7 +99,7 @@ def test_closed_jaxpr_api():
     assert [a.str_short() for a in closed.out_avals] == ["f32[4,2]", "f32[]"]
     assert len(closed.consts) == 1 and np.array_equal(np.asarray(closed.consts[0]), M)
     assert [str(e.primitive) for e in closed.eqns][:2] == ["transpose", "dot_general"]
-    assert closed.eqns[0].source_info.function == "<lambda>"
+    assert closed.eqns[0].source_info.function == "test_closed_jaxpr_api.<locals>.<lambda>"
     assert closed.eqns[0].source_info.filename == __file__
 
 
@@ -113,7 +113,7 @@ def test_typechecker_names_equation_types_and_line():
     check_jaxpr(good)
     bad = Jaxpr([], good.invars, good.eqns[::-1], good.outvars)
     with pytest.raises(JaxprTypeError, match=r"equation 0, `c:f32\[3\] = mul d b` \(from "
-                                             r"test_jaxpr.py:\d+ \(<lambda>\)\): reads variable d "
+                                             r"test_jaxpr.py:\d+:\d+ \(\S*<lambda>\)\): reads variable d "
                                              r"before it is defined"):
         check_jaxpr(bad)
     x = Var(ShapedArray((3,), np.float32))
@@ -209,5 +209,5 @@ def test_a_tracer_that_outlived_its_jaxpr_is_refused_where_it_is_used_again():
                 lambda: autodidax.jit(lambda x: x + saved[0])(1.0),  # was: an AttributeError
                 lambda: jnp.cos(saved[0])):
         with pytest.raises(UnexpectedTracerError,
-                           match=rf"created on line test_jaxpr.py:{line} \(leak\), escaped"):
+                           match=rf"created on line test_jaxpr.py:{line}:\d+ \(\S*\.leak\), escaped"):
             use()

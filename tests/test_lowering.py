@@ -322,7 +322,7 @@ def test_a_primitive_without_a_rule_is_named_with_the_users_line():
         return prim.bind(x)
     with pytest.raises(NotImplementedError,
                        match=r"no lowering rule for the primitive test_unlowerable \(from "
-                             r"test_lowering\.py:\d+ \(user_function\)\)"):
+                             r"test_lowering\.py:\d+:\d+ \(\S*\.user_function\)\)"):
         lower_jaxpr_to_module(make_jaxpr(user_function)(1.0))
 
 
