@@ -284,6 +284,14 @@ class Array(metaclass=abc.ABCMeta):
     def block_until_ready(self):
         return self
 
+    # Where an array lives is the runtime's business (chapter 7), which registers the answer in
+    # `array_placement_rules`; core itself knows no devices.
+    device = property(lambda self: _placement_rule("device")(self))
+    sharding = property(lambda self: _placement_rule("sharding")(self))
+
+    def devices(self):
+        return {self.device}
+
     def item(self):
         return self._value.item()
 
@@ -416,6 +424,29 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 trace_ctx.trace = eval_trace
+
+
+def set_eval_trace(trace: Trace) -> Trace:
+    """Make `trace` the evaluation trace, the one that runs primitives when nothing is being
+    traced, and return the previous one. Chapter 7 installs its XLA evaluator here; no other
+    module assigns `core.eval_trace`."""
+    global eval_trace
+    previous = eval_trace
+    if trace_ctx.trace is previous:
+        trace_ctx.trace = trace
+    eval_trace = trace
+    return previous
+
+
+array_placement_rules: dict = {}   # "device" | "sharding" -> function(array); chapter 7 fills it
+
+
+def _placement_rule(name):
+    rule = array_placement_rules.get(name)
+    if rule is None:
+        raise AttributeError(f"an array's {name} is known once a runtime registers it "
+                             "(chapter 7: import autodidax.runtime)")
+    return rule
 
 
 import functools

@@ -11,13 +11,12 @@ from typing import Callable
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import core, lax
 from autodidax.autodiff import backward_pass, partial_eval_rules, transpose_rules
 from autodidax.batching import (batch, batching_rules, bdim_at_front, fancy_batching_rules,
                                  moveaxis, not_mapped)
 from autodidax.core import (Primitive, ShapedArray, Tracer, UnexpectedTracerError,
-                            abstract_eval_rules, api_boundary, eval_trace, get_aval, impl_rules,
-                            trace_ctx)
+                            abstract_eval_rules, api_boundary, get_aval, impl_rules, trace_ctx)
 from autodidax.jaxpr import (custom_staging_rules, eval_jaxpr, pp_eqn_plain, pp_eqn_rules,
                              trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts
@@ -35,7 +34,7 @@ class CustomJVPCallPrimitive(Primitive):
     def bind(self, *args, **params):
         if "call_jaxpr" in params:          # an equation of a jaxpr: back to functions
             params = self.get_bind_params(params)
-        if trace_ctx.trace is eval_trace:   # nothing is traced: just run the function
+        if trace_ctx.trace is core.eval_trace:   # nothing is traced: run the function
             return params["fun"](*args)
         return super().bind(*args, **params)
 
@@ -379,7 +378,7 @@ class CustomVJPCallPrimitive(Primitive):
     def bind(self, *args, **params):
         if "call_jaxpr" in params:
             params = self.get_bind_params(params)
-        if trace_ctx.trace is eval_trace:
+        if trace_ctx.trace is core.eval_trace:
             return params["fun"](*args)
         return super().bind(*args, **params)
 

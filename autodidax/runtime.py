@@ -210,9 +210,9 @@ class SingleDeviceSharding:
 
 
 Array.sharding = property(lambda self: SingleDeviceSharding(self.device))
-core.Array.device = property(lambda self: devices("cpu")[0])
-core.Array.devices = lambda self: {self.device}
-core.Array.sharding = property(lambda self: SingleDeviceSharding(self.device))
+# Arrays of chapter 1, which hold NumPy values, live on the host: the first CPU device.
+core.array_placement_rules.update(device=lambda array: devices("cpu")[0],
+                                  sharding=lambda array: SingleDeviceSharding(array.device))
 
 
 _placements: dict = {}     # device -> (sharding, [device], DeviceList), made once per device
@@ -520,18 +520,10 @@ def _eval_trace_for(mode, device=None):
     raise ValueError(f"eager mode must be 'numpy' or 'xla', got {mode!r}")
 
 
-def _install(trace):
-    previous = core.eval_trace
-    if core.trace_ctx.trace is previous:
-        core.trace_ctx.trace = trace
-    core.eval_trace = trace
-    return previous
-
-
 def set_eager_mode(mode: str, device=None) -> str:
     """Evaluate primitives outside transformations with NumPy ("numpy") or op by op through
     XLA on `device` ("xla"), from now on. Returns the previous mode."""
-    previous = _install(_eval_trace_for(mode, device))
+    previous = core.set_eval_trace(_eval_trace_for(mode, device))
     return "xla" if isinstance(previous, XlaEvalTrace) else "numpy"
 
 
@@ -543,11 +535,11 @@ class eager_mode:
         self.trace = _eval_trace_for(mode, device)
 
     def __enter__(self):
-        self.previous = _install(self.trace)
+        self.previous = core.set_eval_trace(self.trace)
         return self.trace
 
     def __exit__(self, *exc):
-        _install(self.previous)
+        core.set_eval_trace(self.previous)
 
 
 class Config:

@@ -67,3 +67,47 @@ def test_autodidax_never_imports_jax():
             assert not (words[:2] in (["import", "jax"], ["from", "jax"])
                         or line.lstrip().startswith(("import jax.", "from jax."))), \
                 f"{path.name} imports jax: {line.strip()}"
+
+
+def _foreign_assignments(path):
+    """`(line, target)` for each statement of a module that assigns an attribute of a name it
+    imported from another autodidax module (`core.eval_trace = ...`, `Array.device = ...`,
+    `setattr(core, ...)`): the one thing a later chapter must not do to an earlier one."""
+    import ast
+    tree = ast.parse(path.read_text())
+    own = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autodidax"):
+            if node.module != own:
+                imported |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {a.asname or a.name.split(".")[0] for a in node.names
+                         if a.name.startswith("autodidax") and a.name != own}
+
+    def root(target):
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        return target.id if isinstance(target, ast.Name) else None
+
+    found = []
+    for node in ast.walk(tree):
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for t in targets:
+            if isinstance(t, ast.Attribute) and root(t) in imported:
+                found.append((node.lineno, ast.unparse(t)))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("setattr", "delattr") and node.args
+                and root(node.args[0]) in imported):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_no_module_assigns_attributes_of_another():
+    package = ROOT / "autodidax"
+    offenders = {str(p.relative_to(ROOT)): found for p in sorted(package.rglob("*.py"))
+                 if p.name != "__init__.py" or p.parent != package
+                 for found in [_foreign_assignments(p)] if found}
+    assert not offenders, ("modules that change another module's attributes; register into a "
+                           f"table or call a function that module provides instead: {offenders}")
