@@ -299,7 +299,7 @@ def _check_carry(in_tree, body_tree, avals, out_avals):
 def _promote_weak(x, aval, out_aval):
     """The weakly typed initial carry `x`, converted (strongly typed) to the dtype that it and the
     body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
-    dtype, _ = jnp.result_type(aval, out_aval)
+    dtype, _ = jnp._promote_avals(aval, out_aval)
     if type(x) in (bool, int, float) or isinstance(x, np.generic):
         return LiteralArray(np.asarray(x).astype(dtype))
     return lax.convert_element_type(x, dtype)

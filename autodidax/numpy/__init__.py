@@ -14,7 +14,7 @@ import string
 import numpy as np
 
 from autodidax import lax
-from autodidax.core import (Array, EvalTrace, LiteralArray, Tracer, api_boundary,
+from autodidax.core import (Array, EvalTrace, LiteralArray, ShapedArray, Tracer, api_boundary,
                             canonicalize_dtype, get_aval, trace_ctx, wrap_public_functions)
 
 
@@ -38,7 +38,7 @@ def _promote_two(a: np.dtype, b: np.dtype) -> np.dtype:
     return np.dtype(f"int{builtins.min(2 * unsigned.itemsize * 8, 32)}")
 
 
-def result_type(*avals) -> tuple[np.dtype, bool]:
+def _promote_avals(*avals) -> tuple[np.dtype, bool]:
     """The dtype of an elementwise result, and whether it is weakly typed."""
     strong = [a.dtype for a in avals if not a.weak_type]
     weak = [a.dtype for a in avals if a.weak_type]
@@ -51,6 +51,26 @@ def result_type(*avals) -> tuple[np.dtype, bool]:
         if _KIND_ORDER[d.kind] > _KIND_ORDER[dtype.kind]:
             return d, True
     return dtype, False
+
+
+_PYTHON_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int32),
+                         float: np.dtype(np.float32)}
+
+
+def result_type(*args) -> np.dtype:
+    """JAX's `jnp.result_type`: the dtype that promotion gives arrays, dtypes, scalar types
+    (`float` is a weak float) and Python numbers, with 64-bit types canonicalized."""
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    avals = []
+    for a in args:
+        if isinstance(a, type) and a in _PYTHON_SCALAR_DTYPES:
+            avals.append(ShapedArray((), _PYTHON_SCALAR_DTYPES[a], weak_type=a is not bool))
+        elif _is_array(a) or isinstance(a, (np.ndarray, np.generic, bool, int, float)):
+            avals.append(get_aval(a))
+        else:
+            avals.append(ShapedArray((), canonicalize_dtype(np.dtype(a))))
+    return _promote_avals(*avals)[0]
 
 
 def _is_array(x):
@@ -72,7 +92,7 @@ def asarray(a, dtype=None):
                                             for e in a):
         leaves = _list_leaves(a)
         if dtype is None:
-            dtype = result_type(*map(get_aval, leaves))[0] if leaves else _FLOAT32
+            dtype = _promote_avals(*map(get_aval, leaves))[0] if leaves else _FLOAT32
         return _array_of_list(a, canonicalize_dtype(dtype))
     value = np.asarray(a)
     if value.dtype.kind in "OSUV":
@@ -119,7 +139,7 @@ def _promote_dtypes(*args, inexact=False):
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [a if _is_array(a) else asarray(a) for a in args]
     avals = [a.aval for a in args]
-    dtype, weak = result_type(*avals)
+    dtype, weak = _promote_avals(*avals)
     if inexact and dtype.kind != "f":
         dtype = _FLOAT32
     return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, s, dtype, weak)
@@ -588,6 +608,17 @@ def ndim(a): return asarray(a).ndim
 def size(a): return asarray(a).size
 
 
+def broadcast_shapes(*shapes):
+    """The shape that arrays of `shapes` broadcast to, by NumPy's rule."""
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    rank = builtins.max([len(s) for s in shapes], default=0)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    sizes = [{d for d in dims if d != 1} for dims in zip(*padded)]
+    if builtins.any(len(ds) > 1 for ds in sizes):
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+    return tuple(ds.pop() if ds else 1 for ds in sizes)
+
+
 def broadcast_to(a, shape):
     a = asarray(a)
     shape = tuple(shape)
@@ -760,7 +791,7 @@ def arange(start, stop=None, step=None, dtype=None):
         if v is not None and np.ndim(v) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     given = [asarray(v) for v in (start, stop, step) if v is not None]
-    dtype = canonicalize_dtype(dtype) if dtype is not None else result_type(
+    dtype = canonicalize_dtype(dtype) if dtype is not None else _promote_avals(
         *(v.aval for v in given))[0]
     if stop is None:
         start, stop = 0, start
@@ -822,7 +853,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """`base ** linspace(start, stop, num)`: `num` values evenly spaced on a log scale."""
     if axis != 0:
         raise NotImplementedError("jnp.logspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(result_type(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(_promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
     lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute)
@@ -833,7 +864,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """`num` values from `start` to `stop`, each a constant factor from the one before."""
     if axis != 0:
         raise NotImplementedError("jnp.geomspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(result_type(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(_promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
     start, stop = asarray(start, compute), asarray(stop, compute)
@@ -1635,7 +1666,7 @@ def _einsum(operands, path, preferred_element_type):
     """JAX's `_einsum`, step by step: sum away letters only one operand has, take diagonals of
     repeated letters against an `iota` mask, then one `dot_general` per pair of operands."""
     if preferred_element_type is None:
-        dtype, weak = result_type(*(x.aval for x in operands))
+        dtype, weak = _promote_avals(*(x.aval for x in operands))
     else:
         dtype, weak = canonicalize_dtype(preferred_element_type), False
 
@@ -1699,7 +1730,7 @@ def _einsum(operands, path, preferred_element_type):
             lhs_rest = "".join(c for c in lhs_names if c not in gone)
             rhs_rest = "".join(c for c in rhs_names if c not in gone)
             if lhs.dtype != rhs.dtype:      # JAX's dot_general takes mixed dtypes; ours not
-                common = result_type(lhs.aval.update(weak_type=False),
+                common = _promote_avals(lhs.aval.update(weak_type=False),
                                      rhs.aval.update(weak_type=False))[0]
                 lhs, rhs = (lax.convert_element_type(v, common) for v in (lhs, rhs))
             names = "".join(batch) + rhs_rest + lhs_rest     # try (rhs, lhs) first, as JAX
