@@ -1287,28 +1287,28 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
+    def _scatter(self, primitive, values, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None):
+        return _scatter_update(primitive, self.array, self.index, values, mode=mode,
+                               indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices)
+
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None):
         return _rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return _scatter_update(scatter_p, self.array, self.index, values, mode=mode,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+    def set(self, values, **kw):
+        return self._scatter(scatter_p, values, **kw)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return _scatter_update(scatter_add_p, self.array, self.index, values, mode=mode,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+    def add(self, values, **kw):
+        return self._scatter(scatter_add_p, values, **kw)
 
     def subtract(self, values, **kw):
         return self.add(jnp.negative(values), **kw)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return _scatter_update(scatter_mul_p, self.array, self.index, values, mode=mode,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+    def multiply(self, values, **kw):
+        return self._scatter(scatter_mul_p, values, **kw)
 
     mul = multiply
 
@@ -1318,15 +1318,11 @@ class _IndexUpdateRef:
     def power(self, values, **kw):
         raise NotImplementedError("x.at[...].power is not built in autodidax")
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return _scatter_update(scatter_min_p, self.array, self.index, values, mode=mode,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+    def min(self, values, **kw):
+        return self._scatter(scatter_min_p, values, **kw)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return _scatter_update(scatter_max_p, self.array, self.index, values, mode=mode,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+    def max(self, values, **kw):
+        return self._scatter(scatter_max_p, values, **kw)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`func` applied to the elements at the index, once per time the index names them."""
