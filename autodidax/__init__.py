@@ -36,9 +36,9 @@ from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
 from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
 from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
 
-from autodidax import nn  # noqa: E402,F401  (appendix A1: jax.nn)
-import autodidax.scipy.special  # noqa: E402,F401  (appendix A1: jax.scipy.special)
-import autodidax.scipy.stats.norm  # noqa: E402,F401  (appendix A1: jax.scipy.stats.norm)
+from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
+import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)
+import autodidax.scipy.stats.norm  # noqa: E402,F401  (appendix A2: jax.scipy.stats.norm)
 import autodidax.numpy.linalg  # noqa: E402,F401  (appendix A2: jnp.linalg)
 
 jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name

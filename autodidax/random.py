@@ -22,7 +22,7 @@ from autodidax.jvp import defjvp_zero
 from autodidax.lowering import (aval_to_ir_type, call_lowering, ir_constant, jaxpr_subcomp,
                                 lowering_rules, nary_lowering)
 from autodidax.runtime import default_device, xla_primitive_executable
-from autodidax.scipy.special import erf_inv, erf_p     # appendix A1's primitives
+from autodidax.scipy.special import erf_inv, erf_p     # appendix A2's primitives
 from autodidax.tree_util import register_pytree_node
 
 _PY_SCALARS = (bool, int, float)

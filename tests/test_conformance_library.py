@@ -1,4 +1,4 @@
-"""Differential cases for the library layer (appendix A1): jax.nn, jax.scipy.special and
+"""Differential cases for the library layer (appendix A2): jax.nn, jax.scipy.special and
 jax.scipy.stats.norm, under JAX and autodidax, with the harness of tests/test_conformance.py.
 
 Every function is run eagerly, under `jit`, `grad` (of its sum), `vmap`, and on a Python scalar

@@ -1,4 +1,4 @@
-"""autodidax/nn.py, autodidax/scipy/special.py, autodidax/scipy/stats/norm.py (appendix A1):
+"""autodidax/nn.py, autodidax/scipy/special.py, autodidax/scipy/stats/norm.py (appendix A2):
 the new primitives and their rules, and the library functions, against JAX."""
 import subprocess
 import sys

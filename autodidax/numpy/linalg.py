@@ -1,4 +1,4 @@
-# Generated from chapters/A2_linalg.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A3_linalg.md by `make export`: edit the chapter, not this file.
 
 
 """Linear algebra: the `cholesky`, `triangular_solve`, `lu` and `eigh` primitives with all

@@ -1,1 +1,1 @@
-"""autodidax.scipy: its modules are written by chapters/A1_library.md."""
+"""autodidax.scipy: its modules are written by chapters/A2_library.md."""

@@ -1,4 +1,4 @@
-# Generated from chapters/A1_library.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A2_library.md by `make export`: edit the chapter, not this file.
 
 
 """`jax.scipy.special`: special functions, and the primitives they need (`erf`, `lgamma`, ...)."""

@@ -1,1 +1,1 @@
-"""autodidax.scipy.stats: its modules are written by chapters/A1_library.md."""
+"""autodidax.scipy.stats: its modules are written by chapters/A2_library.md."""

@@ -1,4 +1,4 @@
-# Generated from chapters/A1_library.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A2_library.md by `make export`: edit the chapter, not this file.
 
 
 """`jax.scipy.stats.norm`: the normal distribution's density, CDF and quantiles."""
