@@ -766,9 +766,15 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         _check_shape("categorical", shape, batch_shape)
     if mode not in (None, "low", "high"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    if not replace:
-        raise NotImplementedError("categorical(replace=False) needs top_k, which autodidax lacks")
     prefix = shape[:len(shape) - len(batch_shape)]
+    if not replace:     # the Gumbel-top-k trick: the k largest of logits + noise, in order
+        noisy = jnp.add(logits, _gumbel(key, logits.shape, logits.dtype, mode or "low"))
+        k = math.prod(prefix)
+        if k > logits.shape[axis]:
+            raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
+                             f"number of categories ({logits.shape[axis]}).")
+        _, indices = lax.top_k(jnp.moveaxis(noisy, axis, -1), k)
+        return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
     if axis >= 0:
         axis -= ndim
     logits_shape = list(shape[len(shape) - len(batch_shape):])
@@ -873,9 +879,9 @@ def _canonical_axis(axis, ndim):
     return axis % ndim
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Draws from `range(a)` for an integer `a`, else from the entries of `a` along `axis`:
-    with or without replacement, uniformly or with probabilities `p` (with replacement)."""
+    with or without replacement, uniformly or with probabilities `p`."""
     key_checked, _ = _check_prng_key("choice", key)
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
@@ -900,7 +906,19 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         whole = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
         result = whole[(slice(None),) * axis + (slice(n_draws),)]
     else:
-        raise NotImplementedError("choice with probabilities `p` needs searchsorted and top_k, "
-                                  "which autodidax lacks")
+        p_arr = jnp.asarray(p)
+        if not jnp.issubdtype(p_arr.dtype, jnp.inexact):
+            p_arr = p_arr.astype(jnp.float32)
+        if p_arr.shape != (n_inputs,):
+            raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
+                             f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
+        if replace:     # invert the cumulative distribution at uniform points
+            p_cuml = jnp.cumsum(p_arr)
+            r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
+        else:           # the Gumbel-top-k trick, as in `categorical`
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
+            ind = lax.top_k(g, n_draws)[1].astype(int)
+        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])

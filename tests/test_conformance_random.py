@@ -8,6 +8,7 @@ from test_conformance import F32, B, E, J, check, _params  # noqa: F401
 
 M34 = np.arange(12, dtype=np.float32).reshape(3, 4)
 LOGITS = np.log(np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], np.float32))
+P4 = np.array([0.1, 0.0, 0.6, 0.3], np.float32)
 
 
 def _k(jax, seed=0):
@@ -58,6 +59,10 @@ _SAMPLERS = {
     "choice no replace": lambda jax, k: jax.random.choice(k, 5, (2, 2), replace=False),
     "choice array axis 1": lambda jax, k: jax.random.choice(k, M34, (2,), axis=1),
     "choice array no replace": lambda jax, k: jax.random.choice(k, M34, (1, 2), replace=False),
+    "choice p": lambda jax, k: jax.random.choice(k, 3, (2, 4), p=LOGITS[1] + 1.5),
+    "choice p no replace": lambda jax, k: jax.random.choice(k, M34, (2,), False, P4, axis=1),
+    "categorical no replace": lambda jax, k: jax.random.categorical(k, LOGITS, axis=0,
+                                                                     shape=(2, 3), replace=False),
 }
 
 RANDOM = {}
@@ -163,6 +168,10 @@ RANDOM.update({
         _k(jax), (2,), minval=np.zeros(3, np.float32))),
     "choice more than population": E(lambda jax, jnp: jax.random.choice(_k(jax), 3, (5,),
                                                                         replace=False)),
+    "choice p of the wrong shape": E(lambda jax, jnp: jax.random.choice(_k(jax), 3, (2,),
+                                                                        p=P4)),
+    "categorical no replace too many": E(lambda jax, jnp: jax.random.categorical(
+        _k(jax), LOGITS, shape=(4, 2), replace=False)),
     "choice shape not a sequence": E(lambda jax, jnp: jax.random.choice(_k(jax), 3, 5)),
     "permutation float scalar": E(lambda jax, jnp: jax.random.permutation(_k(jax), 3.0)),
     "permutation bad axis": E(lambda jax, jnp: jax.random.permutation(_k(jax), M34, axis=2)),

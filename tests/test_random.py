@@ -203,8 +203,9 @@ def test_grad_with_closed_over_key():
     (lambda: ar.choice(ar.PRNGKey(0), 3, (5,), replace=False), ValueError,
      "Cannot take a larger sample (size 5) than population (size 3) when 'replace=False'"),
     (lambda: ar.key(np.arange(2)), TypeError, "key accepts a scalar seed"),
-    (lambda: ar.categorical(ar.PRNGKey(0), np.zeros(3, np.float32), replace=False),
-     NotImplementedError, "top_k"),
+    (lambda: ar.categorical(ar.PRNGKey(0), np.zeros(3, np.float32), shape=(4,),
+                            replace=False),
+     ValueError, "Number of samples without replacement (4) cannot exceed number of categories"),
 ])
 def test_errors(bad, cls, message):
     with pytest.raises(cls) as info:
