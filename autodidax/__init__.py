@@ -12,7 +12,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
 
-from autodidax import core, lax, numpy  # noqa: E402,F401  (chapter 01)
+from autodidax import core, lax  # noqa: E402,F401  (chapter 01)
+from autodidax import numpy  # noqa: E402,F401  (appendix A1: jax.numpy)
 from autodidax import tree_util  # noqa: E402  (chapter 02)
 from autodidax.core import Array  # noqa: E402,F401
 from autodidax.jvp import jvp  # noqa: E402,F401  (chapter 03)
@@ -39,7 +40,7 @@ from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, ja
 from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)
 import autodidax.scipy.stats.norm  # noqa: E402,F401  (appendix A2: jax.scipy.stats.norm)
-import autodidax.numpy.linalg  # noqa: E402,F401  (appendix A2: jnp.linalg)
+import autodidax.numpy.linalg  # noqa: E402,F401  (appendix A3: jnp.linalg)
 
 jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

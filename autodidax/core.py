@@ -341,6 +341,15 @@ class Array(metaclass=abc.ABCMeta):
         return f"{prefix}{body},{sep}{suffix}"
 
 
+def set_array_methods(methods: dict) -> None:
+    """Give arrays and tracers the operators, methods and properties in `methods`, a table from
+    a name (`"__add__"`, `"sum"`, `"T"`) to a function or a property. The front end,
+    `autodidax.numpy`, calls it once, so that `x + y` and `x.sum()` work on both."""
+    for cls in (Array, Tracer):
+        for name, method in methods.items():
+            setattr(cls, name, method)
+
+
 Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
 
 _PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}

@@ -94,6 +94,13 @@ def test_bind_goes_to_the_current_trace_and_restores_it():
     assert y.aval == ShapedArray((3,), np.float32)
 
 
+def test_the_front_end_gives_arrays_and_tracers_one_set_of_operators():
+    import autodidax.numpy  # noqa: F401  (its import calls core.set_array_methods)
+    for name in ("__add__", "__matmul__", "__getitem__", "sum", "reshape", "astype"):
+        assert getattr(Array, name) is getattr(Tracer, name), name
+    assert Array.T is Tracer.T and isinstance(Array.T, property)
+
+
 def test_current_trace_is_restored_after_an_error():
     trace = _RecordTrace()
     with pytest.raises(TypeError):

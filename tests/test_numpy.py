@@ -1,4 +1,4 @@
-"""autodidax/numpy.py: eager programs give JAX's results, dtypes and weak types."""
+"""autodidax/numpy/__init__.py (appendix A1): eager programs give JAX's results and dtypes."""
 import jax.numpy as jnp_ref
 import numpy as np
 import pytest
@@ -184,3 +184,20 @@ def test_dtype_names_and_hierarchy():
     assert jnp.promote_types("float64", "float32") == np.float64
     assert jnp.can_cast(jnp.int8, jnp.int16) and not jnp.can_cast(jnp.float32, jnp.int32)
     assert jnp.newaxis is None and jnp.dtype("int8") == np.int8
+
+
+def test_the_promotion_table_of_appendix_a1_is_jaxs():
+    """Every cell of the lattice table that appendix A1 prints: strong dtypes, `i*` and `f*`."""
+    import jax
+    from autodidax.core import ShapedArray
+    names = ["bool", "uint8", "uint16", "uint32", "int8", "int16", "int32", "float16", "float32"]
+    ours = {n: ShapedArray((), np.dtype(n)) for n in names}
+    ours.update({int: ShapedArray((), np.dtype("int32"), weak_type=True),
+                 float: ShapedArray((), np.dtype("float32"), weak_type=True)})
+    theirs = {n: np.dtype(n) for n in names} | {int: int, float: float}
+    for a in ours:
+        for b in ours:
+            want = jax.dtypes.result_type(theirs[a], theirs[b], return_weak_type_flag=True)
+            assert jnp._promote_avals(ours[a], ours[b]) == want, (a, b)
+            if a not in (int, float) and b not in (int, float):
+                assert jnp.promote_types(a, b) == want[0], (a, b)

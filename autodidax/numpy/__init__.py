@@ -1,4 +1,4 @@
-# Generated from chapters/01_primitives.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A1_numpy.md by `make export`: edit the chapter, not this file.
 
 
 """NumPy's interface on top of `lax`: type promotion, broadcasting, reductions, indexing."""
@@ -15,7 +15,8 @@ import numpy as np
 
 from autodidax import lax
 from autodidax.core import (Array, EvalTrace, LiteralArray, ShapedArray, Tracer, api_boundary,
-                            canonicalize_dtype, get_aval, trace_ctx, wrap_public_functions)
+                            canonicalize_dtype, get_aval, set_array_methods, trace_ctx,
+                            wrap_public_functions)
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -2055,11 +2056,8 @@ _METHODS = {
     "at": property(_at),
 }
 wrap_public_functions(globals(), __name__)       # errors show the user's frames only
-for _cls in (Array, Tracer):
-    for _name, _method in _METHODS.items():
-        if isinstance(_method, property):
-            _method = property(api_boundary(_method.fget))
-        setattr(_cls, _name, api_boundary(_method) if callable(_method) else _method)
+set_array_methods({name: property(api_boundary(m.fget)) if isinstance(m, property)
+                   else api_boundary(m) if callable(m) else m for name, m in _METHODS.items()})
 
 ndarray = Array
 pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
