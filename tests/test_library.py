@@ -61,12 +61,13 @@ def test_primitive_derivative_and_batching(name):
 
 
 def test_eager_evaluation_compiles_once_per_type():
+    from autodidax.indexing import _executables     # chapter 11's cache, which erf shares
     special.erf(X)
-    n = len(special._executables)
+    n = len(_executables)
     special.erf(X + 1)
-    assert len(special._executables) == n
+    assert len(_executables) == n
     special.erf(X[:2])                 # a new shape: one more program
-    assert len(special._executables) == n + 1
+    assert len(_executables) == n + 1
 
 
 @pytest.mark.parametrize("name", PRIMITIVES)

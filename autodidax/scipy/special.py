@@ -13,24 +13,9 @@ from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, get_aval,
                             impl_rules, wrap_public_functions)
+from autodidax.indexing import xla_impl       # chapter 11: run one primitive compiled by XLA
 from autodidax.jvp import defjvp2, full_like
 from autodidax.lowering import full_like_aval, lowering_rules, nary_lowering
-from autodidax.runtime import default_device, xla_primitive_executable
-
-_executables: dict = {}    # (primitive, input avals, params) -> the primitive alone, compiled
-
-
-def xla_impl(primitive):
-    """An evaluation rule that runs `primitive` as a program of its own, compiled by XLA."""
-    def impl(*args, **params):
-        avals = tuple(ShapedArray(np.shape(a), np.result_type(a)) for a in args)
-        key = (primitive, avals, tuple(sorted(params.items())))
-        exe = _executables.get(key)
-        if exe is None:
-            exe = _executables[key] = xla_primitive_executable(primitive, params, avals,
-                                                                 default_device())
-        return np.asarray(exe(*args)[0])
-    return impl
 
 
 def _check_float(name, *avals):
