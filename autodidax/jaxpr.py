@@ -1,8 +1,8 @@
 # Generated from chapters/05_jaxprs.md by `make export`: edit the chapter, not this file.
 
 
-"""Jaxprs: the data structures, a printer in JAX's format, a type checker, an interpreter,
-and tracing a Python function into a jaxpr."""
+"""Jaxprs: the data structures, a type checker, an interpreter, and tracing a Python function
+into a jaxpr. They print in JAX's format with `autodidax.pretty_printer` (appendix A4)."""
 from __future__ import annotations
 
 import itertools
@@ -16,6 +16,12 @@ from autodidax import lax
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
                             abstract_eval_rules, api_boundary, escaped_tracer_error, get_aval,
                             is_literal, set_current_trace)
+# The printer (appendix A4). It reads jaxprs through their attributes and imports nothing from
+# this module. pp_eqn_plain, pp_eqn_rules and suggest_same_names are here for the chapters that
+# register printing rules (8 and 13).
+from autodidax.pretty_printer import (Names, literal_str, pp_eqn, pp_eqn_plain,  # noqa: F401
+                                      pp_eqn_rules, pp_jaxpr, pp_param_rules, suggest_same_names,
+                                      var_names)
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_unflatten
 
 
@@ -38,13 +44,7 @@ class Literal:
         self.val, self.aval = val, aval
 
     def __repr__(self):
-        return f"Literal({_literal_str(self)})"
-
-
-def _literal_str(lit: Literal) -> str:
-    # A NumPy scalar prints the shortest digits that give back its value in its own precision:
-    # a float32 0.1 prints as 0.1, not as the float64 0.10000000149011612.
-    return f"{np.asarray(lit.val)[()]}:{lit.aval.str_short()}"
+        return f"Literal({literal_str(self)})"
 
 
 class SourceInfo(NamedTuple):
@@ -78,7 +78,7 @@ class JaxprEqn(NamedTuple):
     source_info: SourceInfo | None
 
     def __repr__(self):
-        return pp_eqn(self, _names_for([])).format()
+        return pp_eqn(self, Names()).format()
 
 
 class Jaxpr:
@@ -122,279 +122,6 @@ class ClosedJaxpr:
 
     def _repr_pretty_(self, p, cycle):
         self.jaxpr._repr_pretty_(p, cycle)
-
-
-class Doc:
-    """A document for the pretty printer."""
-    __slots__ = ()
-
-    def __add__(self, other):
-        return Concat((self, other))
-
-    def format(self, width: int = 80, use_color: bool = False) -> str:
-        return _format(self, width, use_color)
-
-
-class Text(Doc):
-    __slots__ = ("s",)
-    def __init__(self, s): self.s = s
-
-
-class Brk(Doc):
-    __slots__ = ("s",)
-    def __init__(self, s=" "): self.s = s
-
-
-class Concat(Doc):
-    __slots__ = ("parts",)
-    def __init__(self, parts): self.parts = tuple(parts)
-
-
-class Nest(Doc):
-    __slots__ = ("n", "child")
-    def __init__(self, n, child): self.n, self.child = n, child
-
-
-class Group(Doc):
-    __slots__ = ("child",)
-    def __init__(self, child): self.child = child
-
-
-class Color(Doc):
-    """`child` in an ANSI colour and intensity; None keeps the surrounding one."""
-    __slots__ = ("child", "foreground", "intensity")
-    def __init__(self, child, foreground=None, intensity=None):
-        self.child, self.foreground, self.intensity = child, foreground, intensity
-
-
-BLUE, MAGENTA, BRIGHT, NORMAL = 34, 35, 1, 22         # ANSI codes
-_DEFAULT = (39, NORMAL)                               # the terminal's colour, normal intensity
-
-
-def keyword(doc: Doc) -> Doc:
-    return Color(doc, BLUE, BRIGHT)
-
-
-def type_annotation(doc: Doc) -> Doc:
-    return Color(doc, MAGENTA, NORMAL)
-
-
-def join(sep: Doc, docs) -> Doc:
-    parts = []
-    for i, d in enumerate(docs):
-        if i:
-            parts.append(sep)
-        parts.append(d)
-    return Concat(parts)
-
-
-def _fits(doc: Doc, room: int) -> bool:
-    """Whether `doc`, printed flat, takes at most `room` characters."""
-    stack = [doc]
-    while stack and room >= 0:
-        d = stack.pop()
-        if type(d) in (Text, Brk):
-            room -= len(d.s)
-        elif type(d) is Concat:
-            stack.extend(d.parts)
-        else:
-            stack.append(d.child)
-    return room >= 0
-
-
-def _recolor(shown, wanted) -> str:
-    """The ANSI escape from colour `shown` to `wanted`: only the codes that change."""
-    codes = [str(w) for s, w in zip(shown, wanted) if s != w]
-    return f"\x1b[{';'.join(codes)}m" if codes else ""
-
-
-def _format(doc: Doc, width: int, use_color: bool = False) -> str:
-    out, column, shown = [], 0, _DEFAULT
-    stack = [(0, False, doc, _DEFAULT)]   # (indentation, flat?, document, colour): no recursion
-    while stack:
-        indent, flat, d, color = stack.pop()
-        kind = type(d)
-        if kind is Text or (kind is Brk and flat):
-            if use_color and color != shown:  # change colour only where visible text needs it
-                out.append(_recolor(shown, color))
-                shown = color
-            out.append(d.s)
-            column += len(d.s)
-        elif kind is Brk:
-            out.append("\n" + " " * indent)
-            column = indent
-        elif kind is Concat:
-            stack.extend((indent, flat, p, color) for p in reversed(d.parts))
-        elif kind is Nest:
-            stack.append((indent + d.n, flat, d.child, color))
-        elif kind is Color:
-            inner = (d.foreground or color[0], d.intensity or color[1])
-            stack.append((indent, flat, d.child, inner))
-        else:
-            stack.append((indent, flat or _fits(d.child, width - column), d.child, color))
-    if use_color:
-        out.append(_recolor(shown, _DEFAULT))
-    return "".join(out)
-
-
-def _var_name(i: int) -> str:
-    name = ""
-    while not name or i:
-        i, digit = divmod(i, 26)
-        name = chr(ord("a") + digit) + name
-    return name
-
-
-class _Names(dict):
-    """Names for the variables of one printing, given on first use."""
-    def __init__(self, taken=()):
-        super().__init__()
-        self.count, self.taken, self.shared = 0, set(taken), {}
-
-    def __missing__(self, var):
-        name = _var_name(self.count)
-        self.count += 1
-        while name in self.taken:
-            name = _var_name(self.count)
-            self.count += 1
-        self[var] = name
-        return name
-
-
-def _names_for(jaxprs, taken=()) -> _Names:
-    names = _Names(taken)
-    for jaxpr in jaxprs:                   # outputs nothing reads are printed as `_`
-        used = {v for v in jaxpr.outvars if isinstance(v, Var)}
-        for eqn in reversed(jaxpr.eqns):
-            for v in eqn.outvars:
-                if v not in used:
-                    names[v] = "_"
-            used.update(v for v in eqn.invars if isinstance(v, Var))
-    return names
-
-
-def pp_vars(vs, names, *, separator="", print_shapes=False) -> Doc:
-    docs = [(Text(names[v]) + type_annotation(Text(":" + v.aval.str_short())) if print_shapes
-             else Text(names[v])) if isinstance(v, Var) else Text(_literal_str(v)) for v in vs]
-    return Nest(2, Group(join(Text(separator) + Group(Brk()), docs)))
-
-
-pp_param_rules: dict = {}     # primitive -> function(params) -> the params to print
-
-
-def _pp_param(key, value, names) -> Doc:
-    if isinstance(value, (Jaxpr, ClosedJaxpr)):
-        return Text(f"{key}=") + _pp_jaxpr(_open(value), names)
-    if type(value) is tuple and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
-        docs = [_pp_jaxpr(_open(j), names) for j in value]
-        return Text(f"{key}=") + Group(Nest(2, Text("(") + Brk("") + join(Brk(), docs))
-                                       + Brk("") + Text(")"))
-    return Text(f"{key}={value}")
-
-
-def _open(j):
-    return j.jaxpr if isinstance(j, ClosedJaxpr) else j
-
-
-pp_eqn_rules: dict = {}       # primitive -> function(eqn, names) -> Doc, to print it specially
-
-
-def pp_eqn(eqn: JaxprEqn, names) -> Doc:
-    return pp_eqn_rules.get(eqn.primitive, pp_eqn_plain)(eqn, names)
-
-
-def pp_eqn_plain(eqn: JaxprEqn, names, params=None) -> Doc:
-    """`outs = primitive[params] ins`; `params` is a list of (name, value), sorted by default."""
-    if params is None:
-        shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
-        params = [(k, shown[k]) for k in sorted(shown)]
-    lhs = pp_vars(eqn.outvars, names, print_shapes=True)     # names are given in this order
-    rhs = [Text(eqn.primitive.name)]
-    if params:
-        pairs = [_pp_param(k, v, names) for k, v in params]
-        rhs.append(Group(Nest(2, Text("[") + Brk("") + join(Brk(), pairs)) + Brk("") + Text("]")))
-    rhs.append(Text(" ") + pp_vars(eqn.invars, names))
-    return Concat([lhs, Text(" = "), *rhs]) if eqn.outvars else Concat(rhs)
-
-
-def suggest_same_names(names, for_vars, like_vars) -> None:
-    """Name the variables `for_vars` (of a nested jaxpr) like `like_vars` (the equation's)."""
-    if len(for_vars) != len(like_vars):
-        return
-    used = set()
-    for v, like in zip(for_vars, like_vars):
-        if type(like) is Var and like not in used and type(v) is Var and v not in names:
-            used.add(like)
-            names[v] = names[like]
-
-
-def _pp_jaxpr(jaxpr: Jaxpr, names) -> Doc:
-    if jaxpr in names.shared:
-        return Text(names.shared[jaxpr])
-    head = [Text("{ "), keyword(Text("lambda ")),
-            pp_vars(jaxpr.constvars, names, print_shapes=True), Text("; "),
-            pp_vars(jaxpr.invars, names, print_shapes=True), Text(". "), keyword(Text("let"))]
-    eqns = Nest(2, Brk() + join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns]))
-    outs = pp_vars(jaxpr.outvars, names, separator=",")
-    end = Text(",)" if len(jaxpr.outvars) == 1 else ")")
-    return Group(Nest(2, Concat([*head, eqns, Brk(), keyword(Text("in ")), Text("("), outs, end]))
-                 + Text(" }"))
-
-
-def _subjaxprs(jaxpr: Jaxpr):
-    """(name, jaxpr) for the jaxprs in the parameters of `jaxpr`'s equations."""
-    for eqn in jaxpr.eqns:
-        name = str(eqn.params.get("name", "jaxpr")).strip("<>")
-        for value in eqn.params.values():
-            for j in (value if type(value) is tuple else (value,)):
-                if isinstance(j, (Jaxpr, ClosedJaxpr)):
-                    yield name, _open(j)
-
-
-def pp_jaxpr(jaxpr: Jaxpr) -> Doc:
-    """The document for a whole jaxpr, naming its variables (and its nested jaxprs') afresh.
-
-    As in JAX, a nested jaxpr used more than once, or longer than ten equations, is printed
-    once, first, as `let NAME = { lambda ... } in`, and referred to by its name."""
-    counts, first_names, order, todo = {}, {}, [], [jaxpr]
-    while todo:
-        j = todo.pop(0)
-        if j not in counts:
-            order.append(j)
-        counts[j] = counts.get(j, 0) + (2 if j is not jaxpr and len(j.eqns) > 10 else 1)
-        for name, sub in _subjaxprs(j):
-            first_names.setdefault(sub, name)
-            todo.append(sub)
-    shared, used = {}, {}
-    for j in order:
-        if counts[j] > 1 and j is not jaxpr:
-            base = first_names[j]
-            shared[j] = base if base not in used else f"{base}{used[base]}"
-            used[base] = used.get(base, 0) + 1
-    names = _names_for(order, taken=shared.values())
-    docs = []
-    for j, name in shared.items():
-        docs += [Text(f"let {name} = "), _pp_jaxpr(j, names), Text(" in"), Brk()]
-        names.shared[j] = name
-    return Concat(docs + [_pp_jaxpr(jaxpr, names)])
-
-
-def _broadcast_in_dim_params(params):
-    shown = {k: v for k, v in params.items() if k != "shape"}
-    if not shown["broadcast_dimensions"]:
-        del shown["broadcast_dimensions"]
-    return shown
-
-
-def _dot_general_params(params):
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
-    shown = {k: v for k, v in params.items() if v is not None}
-    shown["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
-    return shown
-
-
-pp_param_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_params
-pp_param_rules[lax.dot_general_p] = _dot_general_params
 
 
 class JaxprTracer(Tracer):
@@ -526,8 +253,7 @@ class JaxprTypeError(TypeError):
 @api_boundary
 def check_jaxpr(jaxpr: Jaxpr) -> None:
     """Raise JaxprTypeError, naming the equation and the user's line, if `jaxpr` is ill-typed."""
-    names = _Names()
-    _pp_jaxpr(jaxpr, names)                # name the variables in printing order
+    names = var_names(jaxpr)               # name the variables in printing order
     defined = set()
 
     def define(v, where):
@@ -605,8 +331,7 @@ def jaxpr_graph(jaxpr, *, rankdir="LR"):
     import graphviz    # a book dependency, not the package's: imported only when drawing
 
     jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
-    names = _Names()
-    _pp_jaxpr(jaxpr, names)
+    names = var_names(jaxpr)
     g = graphviz.Digraph(graph_attr={"rankdir": rankdir, "fontsize": "11"},
                          node_attr={"fontname": "Helvetica", "fontsize": "11"},
                          edge_attr={"fontname": "Helvetica", "fontsize": "9"})

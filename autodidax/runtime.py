@@ -5,11 +5,9 @@
 the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 
@@ -22,61 +20,11 @@ from autodidax import core
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, make_ir_context, module_to_text
+from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (appendix A5)
 from autodidax.tree_util import tree_leaves, tree_map
 
 
-# The CUDA libraries each plugin links against: (folder under site-packages/nvidia, libraries).
-_NVIDIA_LIBRARIES = {
-    "xla_cuda13": [("cu13", ["libcudart.so.13", "libnvrtc.so.13", "libcublasLt.so.13",
-                             "libcublas.so.13", "libcupti.so.13", "libcusparse.so.12",
-                             "libcusolver.so.12", "libcufft.so.12"])],
-    "xla_cuda12": [("cuda_runtime", ["libcudart.so.12"]), ("cuda_nvrtc", ["libnvrtc.so.12"]),
-                   ("cublas", ["libcublasLt.so.12", "libcublas.so.12"]),
-                   ("cuda_cupti", ["libcupti.so.12"]), ("cusparse", ["libcusparse.so.12"]),
-                   ("cusolver", ["libcusolver.so.11"]), ("cufft", ["libcufft.so.11"])],
-}
-_NVIDIA_COMMON = [("nccl", ["libnccl.so.2"]), ("nvshmem", ["libnvshmem_host.so.3"]),
-                  ("cudnn", ["libcudnn.so.9"])]
-
-
-def find_cuda_plugin() -> Path | None:
-    """The CUDA PJRT plugin of an installed jax-cuda13-pjrt or jax-cuda12-pjrt wheel, or None.
-    Found on sys.path, without importing its package (whose __init__ imports jax)."""
-    for name in _NVIDIA_LIBRARIES:                      # the newer CUDA first
-        for entry in sys.path:
-            path = Path(entry or ".", "jax_plugins", name, "xla_cuda_plugin.so")
-            if path.is_file():
-                return path
-    return None
-
-
-def _preload_nvidia_libraries(plugin: str) -> None:
-    """Load the CUDA libraries of the nvidia-* wheels by path, so the plugin finds them loaded."""
-    for folder, libraries in _NVIDIA_LIBRARIES[plugin] + _NVIDIA_COMMON:
-        for entry in sys.path:
-            lib_dir = Path(entry or ".", "nvidia", folder, "lib")
-            if lib_dir.is_dir():
-                for lib in libraries:
-                    try:
-                        ctypes.CDLL(str(lib_dir / lib))
-                    except OSError:             # not installed: the plugin will say if it matters
-                        pass
-                break
-
-
-def _make_cuda_client():
-    path = find_cuda_plugin()
-    if path is None:
-        return None
-    _preload_nvidia_libraries(path.parent.name)
-    if not xc.pjrt_plugin_loaded("cuda"):
-        xc.load_pjrt_plugin_dynamically("cuda", str(path))
-    if not xc.pjrt_plugin_initialized("cuda"):
-        xc.initialize_pjrt_plugin("cuda")
-    return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options())
-
-
-backend_factories = {"cpu": xc.make_cpu_client, "cuda": _make_cuda_client}
+backend_factories = {"cpu": xc.make_cpu_client, "cuda": make_cuda_client}
 _PLATFORM_ALIASES = {"gpu": "cuda"}
 _backends: dict = {}     # platform -> client, made on first use
 
