@@ -16,8 +16,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
-from autodidax.autodiff import (backward_pass, eval_jaxpr_recorded, is_linear, linearize_flat,
-                                partial_eval_jaxpr, partial_eval_rules, transpose_rules)
+from autodidax.autodiff import (backward_pass, dce_jaxpr, dce_rules, eval_jaxpr_recorded,
+                                has_effects, is_linear, linearize_flat, partial_eval_jaxpr,
+                                partial_eval_rules, transpose_rules)
 from autodidax.batching import batch, batching_rules, fancy_batching_rules, moveaxis
 from autodidax.core import (ConcretizationTypeError, EvalTrace, Primitive, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace, trace_ctx)
@@ -382,23 +383,17 @@ def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
 lowering_rules[reduce_precision_p] = _reduce_precision_lowering
 
 
-effectful_primitives: set = set()   # primitives whose equations dead code elimination keeps
+def _remat_dce_rule(used_outputs, eqn):
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    inner, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs)
+    new_eqn = eqn._replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                           outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                           params=dict(eqn.params, jaxpr=inner))
+    return used_inputs, new_eqn
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs, prune_inputs: bool = True):
-    """(`jaxpr` keeping only the outputs marked used and the equations they need, and which
-    inputs it still uses). With `prune_inputs`, the unused inputs are dropped too."""
-    live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
-    eqns = []
-    for eqn in reversed(jaxpr.eqns):
-        if (not eqn.outvars or eqn.primitive in effectful_primitives
-                or any(v in live for v in eqn.outvars)):
-            eqns.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is Var)
-    used_inputs = [v in live for v in jaxpr.invars]
-    invars = [v for v, u in zip(jaxpr.invars, used_inputs) if u] if prune_inputs else jaxpr.invars
-    outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
-    return Jaxpr(jaxpr.constvars, invars, eqns[::-1], outvars), used_inputs
+dce_rules[remat_p] = _remat_dce_rule
 
 
 def _remat_partial_eval(trace, args, params):
@@ -415,7 +410,7 @@ def _remat_partial_eval(trace, args, params):
     producer = {v: (i, eqn) for i, eqn in enumerate(kj.eqns) for v in eqn.outvars}
     saved, recomputed, todo, seen = [], set(), list(residual_atoms), set()
     for i, eqn in enumerate(kj.eqns):       # effects happen again in the backward pass, as in JAX
-        if not eqn.outvars or eqn.primitive in effectful_primitives:
+        if has_effects(eqn):
             recomputed.add(i)
             todo.extend(eqn.invars)
     while todo:

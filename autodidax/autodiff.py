@@ -79,7 +79,7 @@ def linearize_flat(flat_fun, primals):
             pairs = [jvp_trace.to_primal_tangent_pair(o) for o in outs]
             with set_current_trace(pe):
                 tangents_out = [instantiate_zeros(t) for p, t in pairs if is_float(p)]
-            linear = pe.to_jaxpr(tangents_in, tangents_out)
+            linear = dce_closed_jaxpr(pe.to_jaxpr(tangents_in, tangents_out))
         finally:
             jvp_trace.invalidate()
             pe.invalidate()
@@ -119,6 +119,74 @@ def linearize(fun, *primals):
 
     f_jvp.jaxpr = linear
     return tree_unflatten(out_tree, out_flat), api_boundary(f_jvp)
+
+
+dce_rules: dict = {}   # primitive -> rule(used_outputs, eqn) -> (used_inputs, new eqn or None)
+effectful_primitives: set = set()   # primitives whose equations dead code elimination keeps
+
+
+def _inner_jaxprs(params):
+    for value in params.values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if type(v) is ClosedJaxpr:
+                yield v.jaxpr
+            elif type(v) is Jaxpr:
+                yield v
+
+
+def has_effects(eqn) -> bool:
+    """Whether `eqn` must stay, used or not: it has no outputs, its primitive is effectful, or
+    an equation of one of its inner jaxprs has effects."""
+    return (not eqn.outvars or eqn.primitive in effectful_primitives
+            or any(has_effects(e) for j in _inner_jaxprs(eqn.params) for e in j.eqns))
+
+
+def _default_dce_rule(used_outputs, eqn):
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    return [True] * len(eqn.invars), eqn
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs, prune_inputs: bool = True):
+    """(`jaxpr` keeping only the outputs marked used and the equations they need, and which
+    inputs it still uses). With `prune_inputs`, the unused inputs are dropped too."""
+    live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        rule = dce_rules.get(eqn.primitive, _default_dce_rule)
+        used_inputs, new_eqn = rule([v in live for v in eqn.outvars], eqn)
+        if new_eqn is not None:
+            eqns.append(new_eqn)
+            live.update(v for v, u in zip(eqn.invars, used_inputs) if u and type(v) is Var)
+    used_inputs = [v in live for v in jaxpr.invars]
+    invars = [v for v, u in zip(jaxpr.invars, used_inputs) if u] if prune_inputs else jaxpr.invars
+    outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    return Jaxpr(jaxpr.constvars, invars, eqns[::-1], outvars), used_inputs
+
+
+def dce_closed_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`closed` with every output and input kept, pruned of the equations and the constants
+    that no output needs (JAX's `dce_jaxpr_consts`)."""
+    jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars), prune_inputs=False)
+    read = {v for e in jaxpr.eqns for v in e.invars} | set(jaxpr.outvars)
+    keep = [v in read for v in jaxpr.constvars]
+    return ClosedJaxpr(Jaxpr([v for v, k in zip(jaxpr.constvars, keep) if k], jaxpr.invars,
+                             jaxpr.eqns, jaxpr.outvars),
+                       [c for c, k in zip(closed.consts, keep) if k])
+
+
+def _jit_dce_rule(used_outputs, eqn):
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    closed = eqn.params["jaxpr"]
+    inner, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs)
+    new_eqn = eqn._replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                           outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                           params=dict(eqn.params, jaxpr=ClosedJaxpr(inner, closed.consts)))
+    return used_inputs, new_eqn
+
+
+dce_rules[jit_p] = _jit_dce_rule
 
 
 class UndefinedPrimal:

@@ -473,7 +473,7 @@ def test_transformations_check_their_arguments_in_jaxs_words():
 # --- pad's transpose, and collectives -----------------------------------------------------------
 
 import autodidax.batching as named  # noqa: E402
-from autodidax.jit import jit  # noqa: E402
+from autodidax.jit import jit, jit_p  # noqa: E402
 
 
 @pytest.mark.parametrize("config", [((1, 2, 0), (0, 1, 1)), ((-1, 1, 0), (2, -1, 2)),
@@ -560,3 +560,53 @@ def test_keyword_arguments_are_not_differentiated(transform):
     theirs = getattr(jax, transform)(f(jnp_ref))(X, y=P, scale=2.0)
     for o, t in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-5, atol=1e-6)
+
+
+def test_linearize_prunes_dead_tangents_and_residuals():
+    def f(m):
+        def g(x):
+            y = m.cos(x) * x              # noqa: F841  (dead: its tangent must not be staged)
+            return m.sin(x) * 2.0
+        return g
+    _, f_jvp = linearize(f(jnp), 2.0)
+    assert [e.primitive.name for e in f_jvp.jaxpr.eqns] == ["mul", "mul"]
+    assert len(f_jvp.jaxpr.consts) == 1
+    np.testing.assert_allclose(float(f_jvp(1.0)), 2 * np.cos(2.0), rtol=1e-6)
+    theirs = jax.make_jaxpr(jax.linearize(f(jnp_ref), 2.0)[1])(1.0)
+    assert str(make_jaxpr(f_jvp)(1.0)) == str(theirs)
+
+
+def test_dce_keeps_used_equations_and_effects():
+    from autodidax.autodiff import dce_jaxpr, effectful_primitives
+
+    def f(x, y):
+        a = jnp.sin(x)
+        b = jnp.cos(y)            # only feeds the second output
+        return a * 2.0, b
+    jaxpr = make_jaxpr(f)(X, X).jaxpr
+    pruned, used = dce_jaxpr(jaxpr, [True, False])
+    assert used == [True, False]
+    assert [e.primitive.name for e in pruned.eqns] == ["sin", "mul"]
+    assert len(pruned.invars) == 1 and len(pruned.outvars) == 1
+    effectful_primitives.add(lax.cos_p)
+    try:
+        kept, used = dce_jaxpr(jaxpr, [True, False], prune_inputs=False)
+        assert [e.primitive.name for e in kept.eqns] == ["sin", "cos", "mul"]
+        assert used == [True, True] and len(kept.invars) == 2
+        nested = make_jaxpr(lambda x: jit(lambda x: (jnp.cos(x), x * 2.0))(x)[1])(X).jaxpr
+        kept, _ = dce_jaxpr(nested, [True])      # an effect inside a jit keeps the jit
+        assert [e.primitive.name for e in kept.eqns[0].params["jaxpr"].eqns] == ["cos", "mul"]
+    finally:
+        effectful_primitives.discard(lax.cos_p)
+
+
+def test_dce_prunes_inside_jit():
+    from autodidax.autodiff import dce_jaxpr
+    jaxpr = make_jaxpr(lambda x, y: jit(lambda x, y: (jnp.sin(x), jnp.cos(y)))(x, y)[0])(X, X)
+    pruned, used = dce_jaxpr(jaxpr.jaxpr, [True])
+    assert used == [True, False]
+    (eqn,) = pruned.eqns
+    assert len(eqn.invars) == 1 and len(eqn.outvars) == 1
+    assert [e.primitive.name for e in eqn.params["jaxpr"].eqns] == ["sin"]
+    outs = jit_p.bind(X, **eqn.params)
+    np.testing.assert_allclose(np.asarray(outs[0]), np.sin(X), rtol=1e-6)

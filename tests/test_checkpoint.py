@@ -18,8 +18,9 @@ import pytest  # noqa: E402
 import autodidax as ad  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
 from autodidax import lax  # noqa: E402
-from autodidax.ad_checkpoint import (checkpoint_name, dce_jaxpr, effectful_primitives,  # noqa: E402
-                                     name_p, print_saved_residuals, remat_p, saved_residuals)
+from autodidax.ad_checkpoint import (checkpoint_name, name_p, print_saved_residuals,  # noqa: E402
+                                     remat_p, saved_residuals)
+from autodidax.autodiff import dce_jaxpr  # noqa: E402
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.0) / 10.0
@@ -145,23 +146,18 @@ def test_checkpoint_name_is_the_identity_and_marks_primal_values_only():
     assert checkpoint_name(X, "x") is X
 
 
-def test_dce_keeps_used_equations_and_effects():
-    def f(x, y):
-        a = jnp.sin(x)
-        b = jnp.cos(y)            # only feeds the second output
+def test_dce_prunes_inside_remat():
+    def f(x):
+        a, b = ad.checkpoint(lambda x: (jnp.sin(x), jnp.cos(x) * 3.0))(x)
         return a * 2.0, b
-    jaxpr = ad.make_jaxpr(f)(X, X).jaxpr
+    jaxpr = ad.make_jaxpr(f)(X).jaxpr
     pruned, used = dce_jaxpr(jaxpr, [True, False])
-    assert used == [True, False]
-    assert [e.primitive.name for e in pruned.eqns] == ["sin", "mul"]
-    assert len(pruned.invars) == 1 and len(pruned.outvars) == 1
-    effectful_primitives.add(lax.cos_p)
-    try:
-        kept, used = dce_jaxpr(jaxpr, [True, False], prune_inputs=False)
-        assert [e.primitive.name for e in kept.eqns] == ["sin", "cos", "mul"]
-        assert used == [True, True] and len(kept.invars) == 2
-    finally:
-        effectful_primitives.discard(lax.cos_p)
+    assert used == [True]
+    (remat_eqn, mul_eqn) = pruned.eqns
+    assert remat_eqn.primitive is remat_p and len(remat_eqn.outvars) == 1
+    assert [e.primitive.name for e in remat_eqn.params["jaxpr"].eqns] == ["sin"]
+    none, used = dce_jaxpr(jaxpr, [False, False])
+    assert none.eqns == [] and used == [False]
 
 
 def test_static_argnums_retraces_per_value():

@@ -159,3 +159,41 @@ CHECKPOINT = {
 @pytest.mark.parametrize("name", _params(CHECKPOINT))
 def test_checkpoint(name):
     check(CHECKPOINT[name])
+
+
+def _dead(jax, jnp):
+    def f(x):
+        y = jnp.cos(x) * x      # noqa: F841  (dead code: linearize prunes its tangent)
+        return jnp.sin(x) * 2.0
+    return f
+
+
+def _dead_array(jax, jnp):
+    def f(x):
+        y = jnp.cos(x) * x      # noqa: F841
+        return jnp.sin(x) * x   # (a constant 0-d array is a literal to us, a constant to JAX)
+    return f
+
+
+# The linear function of `linearize`, pruned of dead code (chapter 9's `dce_jaxpr` and its rules
+# for `jit` and, from chapter 14, `remat2`), printed as JAX prints it.
+LINEARIZE_DCE = {
+    "jaxpr linearize dead tangent": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.linearize(_dead(jax, jnp), 2.0)[1])(1.0)),
+    "jaxpr linearize dead tangent array": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.linearize(_dead_array(jax, jnp), X)[1])(X)),
+    "jaxpr linearize unused output of jit": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.linearize(lambda x: jax.jit(lambda x: (jnp.sin(x), jnp.cos(x) * x))(x)[0], X)[1])(X)),
+    "jaxpr linearize unused output of checkpoint": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.linearize(lambda x: jax.checkpoint(lambda x: (jnp.sin(x), jnp.cos(x) * x))(x)[0],
+                      X)[1])(X)),
+    "jaxpr linearize checkpoint of dead code": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.linearize(jax.checkpoint(_dead_array(jax, jnp)), X)[1])(X)),
+    "linearize dead tangent values": C(lambda jax, jnp: jax.linearize(
+        _dead(jax, jnp), X)[1](CONST)),
+}
+
+
+@pytest.mark.parametrize("name", _params(LINEARIZE_DCE))
+def test_linearize_dce(name):
+    check(LINEARIZE_DCE[name])
