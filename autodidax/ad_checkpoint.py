@@ -16,9 +16,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
-from autodidax.autodiff import (backward_pass, dce_jaxpr, dce_rules, eval_jaxpr_recorded,
-                                has_effects, is_linear, linearize_flat, partial_eval_jaxpr,
-                                partial_eval_rules, transpose_rules)
+from autodidax.autodiff import (_inner_jaxprs, backward_pass, dce_jaxpr, dce_rules,
+                                eval_jaxpr_recorded, has_effects, is_linear, linearize_flat,
+                                partial_eval_jaxpr, partial_eval_rules, transpose_rules)
 from autodidax.batching import batch, batching_rules, fancy_batching_rules, moveaxis
 from autodidax.core import (ConcretizationTypeError, EvalTrace, Primitive, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace, trace_ctx)
@@ -396,8 +396,24 @@ def _remat_dce_rule(used_outputs, eqn):
 dce_rules[remat_p] = _remat_dce_rule
 
 
+remat_disallowed_effects: dict = {}     # primitive -> params -> the name of its effect
+
+
+def _disallowed_effects(jaxpr) -> list:
+    found = []
+    for eqn in jaxpr.eqns:
+        name = remat_disallowed_effects.get(eqn.primitive)
+        if name is not None:
+            found.append(name(eqn.params))
+        found.extend(e for inner in _inner_jaxprs(eqn.params) for e in _disallowed_effects(inner))
+    return found
+
+
 def _remat_partial_eval(trace, args, params):
     jaxpr, policy = params["jaxpr"], params["policy"] or nothing_saveable
+    if bad := _disallowed_effects(jaxpr):
+        raise NotImplementedError("Effects not supported in partial-eval of `checkpoint`/`remat`: "
+                                  f"[{', '.join(bad)}]")
     unknowns = [trace.is_unknown(x) for x in args]
     origins = {}        # id of an equation of `known` or `unknown` -> its index in `jaxpr`
     known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(ClosedJaxpr(jaxpr, []), unknowns,

@@ -17,6 +17,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
+from autodidax.ad_checkpoint import remat_disallowed_effects
+from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.control_flow import scan
 from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonicalize_dtype,
@@ -319,6 +321,9 @@ jvp_rules[io_callback_p] = _io_callback_jvp
 batching_rules[io_callback_p] = _io_callback_batching
 lowering_rules[io_callback_p] = _io_callback_lowering
 ordered_effect_rules[io_callback_p] = lambda *, ordered, **_: ordered
+effectful_primitives.add(io_callback_p)     # chapter 9: dead code elimination keeps the call
+remat_disallowed_effects[io_callback_p] = lambda params: (    # chapter 14: checkpoint refuses it
+    "OrderedIOEffect" if params["ordered"] else "IOEffect")
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):

@@ -62,7 +62,7 @@ cond_p.multiple_results = True
 
 def _common_consts(jaxprs, consts):
     """Each branch takes the constants of all branches, each constant once (a value both
-    branches close over is passed once, as in JAX), then the operands."""
+    branches close over is passed once, as JAX's `_dedup_consts` does), then the operands."""
     unique = {}
     for cs in consts:
         for c in cs:
@@ -117,16 +117,18 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     index = lax.convert_element_type(pred, np.int32)
     ops_flat, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in ops_flat]
-    false_jaxpr, false_consts, false_tree = trace_to_jaxpr_with_consts(false_fun, in_tree, avals)
     true_jaxpr, true_consts, true_tree = trace_to_jaxpr_with_consts(true_fun, in_tree, avals)
+    false_jaxpr, false_consts, false_tree = trace_to_jaxpr_with_consts(false_fun, in_tree, avals)
     if true_tree != false_tree:
         raise TypeError(f"true_fun and false_fun output must have same type structure, got "
                         f"{true_tree} and {false_tree}.")
     diff = _type_diff("true_fun", "false_fun", true_jaxpr.out_avals, false_jaxpr.out_avals)
     if diff:
         raise TypeError(diff + ".")
-    branches, consts = _common_consts([false_jaxpr, true_jaxpr], [false_consts, true_consts])
-    return tree_unflatten(true_tree, _bind_cond(index, branches, [*consts, *ops_flat]))
+    (true_jaxpr, false_jaxpr), consts = _common_consts([true_jaxpr, false_jaxpr],
+                                                       [true_consts, false_consts])
+    return tree_unflatten(true_tree, _bind_cond(index, [false_jaxpr, true_jaxpr],
+                                                [*consts, *ops_flat]))
 
 
 def _bind_cond(index, branches, args):

@@ -8,8 +8,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import math
 import os
+import re
 import types
+import warnings
 import weakref
 
 from autodidax import numpy as jnp
@@ -20,39 +23,56 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
                              pp_eqn_rules, suggest_same_names, trace_to_jaxpr)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
-                                module_to_text)
+                                module_to_text, sanitize_name)
 from autodidax.runtime import Array, compile_or_get_cached, config, default_device
-from autodidax.tree_util import tree_flatten, tree_unflatten
+from autodidax.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
 
-_executables: dict = {}     # id(jaxpr) -> (jaxpr, Executable, constants)
+# (id of a jaxpr, ids of its constants) -> (the jaxpr, its constants, Executable). The entry
+# keeps them alive, so no other object can take their ids while it is there.
+_executables: dict = {}
 
 
-def lower_to_text(closed: ClosedJaxpr, name: str) -> str:
-    """The StableHLO text of `closed`, its constants passed as the leading arguments."""
-    jaxpr = closed.jaxpr
-    lowerable = ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns,
-                                  jaxpr.outvars), [])
-    return module_to_text(lower_jaxpr_to_module(lowerable, name=f"jit_{name}"))
+def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None) -> str:
+    """The StableHLO text of `closed`, its constants written into the program."""
+    _check_constants(closed)
+    module = lower_jaxpr_to_module(closed, name=sanitize_name(f"jit({name})"),
+                                   result_names=result_names)
+    return module_to_text(module)
 
 
-def executable_for(closed: ClosedJaxpr, name: str):
-    """The compiled program of `closed` (constants first among its arguments), and the
-    constants to pass it."""
-    entry = _executables.get(id(closed.jaxpr))
-    if entry is None or entry[0] is not closed.jaxpr:
-        exe = compile_or_get_cached(lower_to_text(closed, name), default_device(),
-                                    closed.out_avals)
-        entry = _executables[id(closed.jaxpr)] = (closed.jaxpr, exe, closed.consts)
-    return entry[1], entry[2]
+def _check_constants(closed: ClosedJaxpr) -> None:
+    """JAX's warning when the constants of a program add up to many bytes."""
+    threshold = config.jax_captured_constants_warn_bytes
+    total = sum(math.prod(v.aval.shape) * v.aval.dtype.itemsize for v in closed.jaxpr.constvars)
+    if threshold == -1 or total < threshold:
+        return
+    exponent = min(int(math.log(total, 1000)), 4) if total > 0 else 0
+    size = f"{total / 1000 ** exponent:.2f}{['', 'K', 'M', 'G', 'T'][exponent]}B"
+    warnings.warn(f"A large amount of constants were captured during lowering ({size} total). "
+                  "If this is intentional, disable this warning with "
+                  "config.update('jax_captured_constants_warn_bytes', -1).")
+
+
+config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
+
+
+def executable_for(closed: ClosedJaxpr, name: str, result_names=None):
+    """The compiled program of `closed`, its constants included."""
+    key = (id(closed.jaxpr), *map(id, closed.consts))
+    entry = _executables.get(key)
+    if entry is None:
+        exe = compile_or_get_cached(lower_to_text(closed, name, result_names),
+                                    default_device(), closed.out_avals)
+        entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
+    return entry[2]
 
 
 def _jit_impl(*args, jaxpr, name):
-    exe, consts = executable_for(jaxpr, name)
-    return exe(*consts, *args)
+    return executable_for(jaxpr, name)(*args)
 
 
 impl_rules[jit_p] = _jit_impl
@@ -86,6 +106,8 @@ class JitTrace(JaxprTrace):
 
 
 def _fun_name(fun) -> str:
+    while isinstance(fun, functools.partial):     # a partial goes by its function's name
+        fun = fun.func
     return getattr(fun, "__name__", type(fun).__name__)
 
 
@@ -111,10 +133,17 @@ _caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fa
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "executable", "consts")
+    __slots__ = ("jaxpr", "out_tree", "result_names", "executable")
 
-    def __init__(self, jaxpr, out_tree):
-        self.jaxpr, self.out_tree, self.executable, self.consts = jaxpr, out_tree, None, None
+    def __init__(self, jaxpr, out_tree, result_names):
+        self.jaxpr, self.out_tree, self.result_names = jaxpr, out_tree, result_names
+        self.executable = None
+
+
+def _result_name(path) -> str:
+    """JAX's name for an output at `path` in the output pytree: `result`, `result[0]`,
+    `result['loss']`."""
+    return "result" + re.sub(r"<flat index ([^>]+)>", r"\1", keystr(path))
 
 
 class Jitted:
@@ -173,7 +202,7 @@ class Jitted:
         if entry is not None:
             return entry
         static_pos, static_named, in_tree, has_kwargs, avals = key
-        out_trees = []
+        out_trees, result_names = [], []
 
         def flat_fun(*flat):
             dynamic = tree_unflatten(in_tree, flat)
@@ -181,16 +210,18 @@ class Jitted:
             args = list(args)
             for i, value in static_pos:
                 args.insert(i, value)
-            out_flat, out_tree = tree_flatten(self.fun(*args, **kwargs, **dict(static_named)))
+            out = self.fun(*args, **kwargs, **dict(static_named))
+            paths_and_leaves, out_tree = tree_flatten_with_path(out)
             out_trees.append(out_tree)
-            return out_flat
+            result_names.extend(_result_name(path) for path, _ in paths_and_leaves)
+            return [leaf for _, leaf in paths_and_leaves]
 
         trace = JitTrace(self.name, _where(self.fun))
         tracers = [trace.new_arg(a) for a in avals]
         try:
             with set_current_trace(trace):
                 outs = flat_fun(*tracers)
-            entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0])
+            entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0], result_names)
         finally:
             trace.invalidate()
         self.trace_count += 1
@@ -208,15 +239,15 @@ class Jitted:
             fast_key = tuple([x.aval if type(x) is Array else None for x in args])
             entry = self._fast.get(fast_key)
             if entry is not None:
-                return tree_unflatten(entry.out_tree, entry.executable(*entry.consts, *args))
+                return tree_unflatten(entry.out_tree, entry.executable(*args))
         key, flat = self._signature(args, kwargs)
         entry = self._traced(key)
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
             if entry.executable is None:
-                entry.executable, entry.consts = executable_for(entry.jaxpr, self.name)
+                entry.executable = executable_for(entry.jaxpr, self.name, entry.result_names)
             if fast_key is not None and None not in fast_key:
                 self._fast[fast_key] = entry
-            return tree_unflatten(entry.out_tree, entry.executable(*entry.consts, *flat))
+            return tree_unflatten(entry.out_tree, entry.executable(*flat))
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
         outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
@@ -316,6 +347,7 @@ class Traced:
 
     def __init__(self, jitted, key, entry):
         self.jitted, self.key, self.jaxpr, self.out_tree = jitted, key, entry.jaxpr, entry.out_tree
+        self.result_names = entry.result_names
 
     def lower(self) -> Lowered:
         return Lowered(self)
@@ -326,7 +358,7 @@ class Lowered:
 
     def __init__(self, traced: Traced):
         self.traced = traced
-        self._text = lower_to_text(traced.jaxpr, traced.jitted.name)
+        self._text = lower_to_text(traced.jaxpr, traced.jitted.name, traced.result_names)
 
     def as_text(self) -> str:
         return self._text
@@ -364,7 +396,7 @@ class Compiled:
             raise TypeError(f"this function was compiled for arguments of types ({want}) and "
                             f"structure {t.key[2]}, but was called with ({got}) and structure "
                             f"{key[2]}: compile it again for those")
-        return tree_unflatten(t.out_tree, self.executable(*t.jaxpr.consts, *flat))
+        return tree_unflatten(t.out_tree, self.executable(*flat))
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):

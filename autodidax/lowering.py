@@ -5,6 +5,7 @@
 interpreter over the equations, and a module whose `main` function is the jaxpr."""
 from __future__ import annotations
 
+import re
 import weakref
 from typing import NamedTuple
 
@@ -142,9 +143,10 @@ def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
 
 
 def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
-                       public: bool = False, tokens: bool = False) -> str:
+                       public: bool = False, tokens: bool = False, result_names=None) -> str:
     """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name.
-    With `tokens`, the function also takes and returns a token of ordered effects, first."""
+    With `tokens`, the function also takes and returns a token of ordered effects, first.
+    `result_names`, one string per output, become the outputs' `jax.result_info`."""
     jaxpr = closed_jaxpr.jaxpr
     key = (name, jaxpr, tuple(map(id, closed_jaxpr.consts)))
     if key in ctx.functions:
@@ -155,18 +157,25 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
     with ir.InsertionPoint(ctx.module.body):
         fun = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fun.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    token_attrs = [{"jax.token": ir.BoolAttr.get(True)}] if tokens else []
+    out_attrs = [{} for _ in jaxpr.outvars]
+    for attrs, result_name in zip(out_attrs, result_names or ()):
+        attrs["jax.result_info"] = ir.StringAttr.get(result_name)
     if tokens:
-        token_attrs = ir.DictAttr.get({"jax.token": ir.BoolAttr.get(True)})
-        empty = ir.DictAttr.get({})
-        fun.arg_attrs = ir.ArrayAttr.get([token_attrs] + [empty] * len(jaxpr.invars))
-        fun.result_attrs = ir.ArrayAttr.get([token_attrs] + [empty] * len(jaxpr.outvars))
+        fun.arg_attrs = ir.ArrayAttr.get(
+            [ir.DictAttr.get(a) for a in token_attrs + [{} for _ in jaxpr.invars]])
+    if tokens or result_names:
+        fun.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in token_attrs + out_attrs])
     symbol = ir.StringAttr(ctx.symbol_table.insert(fun)).value
     entry = fun.add_entry_block()
     args = list(entry.arguments)
     outer_token, ctx.token = ctx.token, (args.pop(0) if tokens else None)
     with ir.InsertionPoint(entry):
-        consts = [ir_constant(c, v.aval.dtype)
-                  for c, v in zip(closed_jaxpr.consts, jaxpr.constvars)]
+        unique = {}             # a value closed over twice is one constant, as in JAX
+        for c, v in zip(closed_jaxpr.consts, jaxpr.constvars):
+            if id(c) not in unique:
+                unique[id(c)] = ir_constant(c, v.aval.dtype)
+        consts = [unique[id(c)] for c in closed_jaxpr.consts]
         outs = jaxpr_subcomp(ctx, jaxpr, consts, args)
         func.return_(([ctx.token] if tokens else []) + outs)
     ctx.token = outer_token
@@ -174,8 +183,10 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
     return symbol
 
 
-def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main") -> ir.Module:
-    """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`."""
+def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
+                          result_names=None) -> ir.Module:
+    """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`;
+    `result_names` (optional) name its outputs, as `jax.result_info` attributes."""
     context = make_ir_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -185,11 +196,17 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main") -> ir.M
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         ctx = ModuleContext(context, module)
         tokens = has_ordered_effects(closed_jaxpr.jaxpr)
-        lower_jaxpr_to_fun(ctx, "main", closed_jaxpr, public=True, tokens=tokens)
+        lower_jaxpr_to_fun(ctx, "main", closed_jaxpr, public=True, tokens=tokens,
+                           result_names=result_names)
         module.operation.verify()      # raises, saying what is wrong, if a rule erred
     if ctx.host_callbacks or tokens:
         _compile_extras[module] = (tuple(ctx.host_callbacks), int(tokens))
     return module
+
+
+def sanitize_name(name: str) -> str:
+    """`name` made safe for a symbol, as JAX makes it: `jit(<lambda>)` is `jit__lambda`."""
+    return re.sub(r"[^\w.-]", "_", name).rstrip("_")
 
 
 def module_to_text(module: ir.Module) -> str:
@@ -306,10 +323,8 @@ lowering_rules[lax.select_n_p] = _select_n_lowering
 
 def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    if aval_in.dtype == aval_out.dtype:
-        return [x]
     if aval_out.dtype == np.bool_:
-        return [compare(x, full_like_aval(0, aval_in), "NE", aval_in)]
+        x = compare(x, full_like_aval(0, aval_in), "NE", aval_in)
     return [hlo.convert(aval_to_ir_type(aval_out), x)]
 
 

@@ -111,3 +111,21 @@ def test_no_module_assigns_attributes_of_another():
                  for found in [_foreign_assignments(p)] if found}
     assert not offenders, ("modules that change another module's attributes; register into a "
                            f"table or call a function that module provides instead: {offenders}")
+
+
+ENDINGS = ["## Differences from JAX", "## Where this lives in JAX", "## Exercises"]
+
+
+@pytest.mark.parametrize("ch", [ch for ch in CHAPTERS if ch.number != "00"],
+                         ids=lambda ch: ch.notebook.stem)
+def test_every_chapter_ends_with_its_differences_from_jax(ch):
+    """Every chapter says where it departs from JAX and why, then where each idea lives in
+    JAX's source (the capstone has no such table), then gives exercises, in that order. The
+    map, chapter 0, is a survey and has none of them but the exercises."""
+    headings = [line.strip() for c in jupytext.read(ch.markdown).cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("## ")]
+    want = [h for h in ENDINGS if h in headings]
+    assert "## Differences from JAX" in want and "## Exercises" in want, (
+        f"{ch.markdown.name} needs the sections {ENDINGS[0]!r} and {ENDINGS[2]!r}")
+    assert [h for h in headings if h in ENDINGS] == want, (
+        f"{ch.markdown.name}: the sections {want} should come once each, in that order")

@@ -1430,6 +1430,38 @@ JAXPR.update({
 })
 
 
+# Closed-over constants embedded in the lowered module, its name and `jax.result_info` (chapters
+# 6 and 8), and the constants of `cond`'s branches merged as JAX merges them (chapter 10).
+# "numpy-constants": jnp copies a NumPy array at each use, so one array becomes several constants.
+JAXPR.update({
+    "lower closed-over NumPy array": J(lambda jax, jnp: jax.jit(
+        lambda x: x * F32).lower(POS).as_text()),
+    "lower closed-over jnp array": J(lambda jax, jnp: (lambda c: jax.jit(
+        lambda x: x - c).lower(POS).as_text())(jnp.asarray(F32))),
+    "lower closed-over jnp array used twice": J(lambda jax, jnp: (lambda c: jax.jit(
+        lambda x: x * c + c).lower(POS).as_text())(jnp.asarray(F32))),
+    "lower closed-over NumPy array used twice": J(lambda jax, jnp: jax.jit(
+        lambda x: x * F32 + F32).lower(POS).as_text(), xfail="numpy-constants"),
+    "lower result_info of a pytree": J(lambda jax, jnp: jax.jit(
+        lambda x: {"b": x, "a": (x * 2.0, [x], None)}).lower(POS).as_text()),
+    "lower weak-type conversion": J(lambda jax, jnp: jax.jit(
+        lambda x: x + 1.0).lower(1.0).as_text()),
+    "lower astype bool": J(lambda jax, jnp: jax.jit(
+        lambda x: x.astype(bool)).lower(F32).as_text()),
+    "cond branches close over one jnp array": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
+        lambda p, x: jax.lax.cond(p, lambda x: x + c, lambda x: x * c, x))(True, POS))(
+        jnp.asarray(F32))),
+    "cond branches close over two jnp arrays": J(lambda jax, jnp: (lambda c, d: jax.make_jaxpr(
+        lambda p, x: jax.lax.cond(p, lambda x: x + c, lambda x: x * d + c, x))(True, POS))(
+        jnp.asarray(F32), jnp.asarray(POS))),
+    "cond branches close over one NumPy array": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda p, x: jax.lax.cond(p, lambda x: x + F32, lambda x: x * F32, x))(True, POS),
+        xfail="numpy-constants"),
+    "lower cond with a shared constant": J(lambda jax, jnp: (lambda c: jax.jit(
+        lambda p, x: jax.lax.cond(p, lambda x: x + c, lambda x: x * c, x)).lower(
+        True, POS).as_text())(jnp.asarray(F32))),
+})
+
 # Known failures among the generated cases (the cases written out carry their own marks).
 XFAIL_GENERATED = {
 }

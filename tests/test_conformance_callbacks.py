@@ -103,6 +103,11 @@ CALLBACKS = {
         lambda v: (v, v), jax.ShapeDtypeStruct((3,), np.float32), X)),
     "pure_callback raises": E(lambda jax, jnp: jax.jit(lambda x: jax.pure_callback(
         lambda v: 1 / 0, jax.ShapeDtypeStruct((3,), np.float32), x))(X)),
+    "io_callback inside checkpoint under grad": E(lambda jax, jnp: jax.grad(jax.checkpoint(
+        lambda x: jax.experimental.io_callback(lambda: None, None) or jnp.sin(x)))(1.0)),
+    "ordered io_callback inside checkpoint under grad": E(lambda jax, jnp: jax.grad(
+        jax.checkpoint(lambda x: jax.experimental.io_callback(lambda: None, None, ordered=True)
+                       or jnp.sin(x)))(1.0)),
     # debug: errors
     "debug.print unused positional": E(lambda jax, jnp: jax.debug.print("{}", X, X)),
     "debug.print unused keyword": E(lambda jax, jnp: jax.debug.print("x", x=X)),

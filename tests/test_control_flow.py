@@ -607,3 +607,17 @@ def test_eager_loops_run_compiled_not_interpreted(monkeypatch):
     n = len(cf._loop_executables)
     fori_loop(0, 100_000, lambda i, c: c + 1.0, 0.0)    # traced again, the same structure
     assert len(cf._loop_executables) == n
+
+
+def test_cond_traces_the_true_branch_first_as_jax_does():
+    def order(cond_fn):
+        seen = []
+
+        def branch(name):
+            def fun(x):
+                seen.append(name)
+                return x
+            return fun
+        cond_fn(True, branch("true"), branch("false"), 1.0)
+        return seen
+    assert order(cond) == order(lax_ref.cond) == ["true", "false"]
