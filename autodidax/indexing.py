@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import functools
 import operator
 from typing import NamedTuple
 
@@ -102,11 +103,14 @@ lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *starts: [
     hlo.dynamic_update_slice(x, update, list(starts))]
 
 
-def _normalize_start(i, size):
+def _normalize_start(i, size, allow_negative=True):
     """`i`, counted from the end if negative (JAX's `_dynamic_slice_indices`)."""
     if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        if i < 0 and not allow_negative:
+            raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
+                             f"allow_negative_indices=False")
         return np.asarray(i + size if i < 0 else i, np.int32)
-    if get_aval(i).dtype.kind == "u":
+    if not allow_negative or get_aval(i).dtype.kind == "u":
         return i
     aval = get_aval(i)
     negative = lax.lt(i, 0)
@@ -123,65 +127,82 @@ def _as_starts(start_indices):
     return list(start_indices)
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
-    """The window of `operand` of shape `slice_sizes` starting at `start_indices` (clamped so
-    that the window fits)."""
-    operand = jnp.asarray(operand)
+def _normalize_starts(operand, start_indices, allow_negative_indices):
     starts = _as_starts(start_indices)
     if len(starts) != operand.ndim:
         raise ValueError(f"Length of slice indices must match number of operand dimensions "
                          f"({len(starts)} vs {operand.shape})")
-    starts = [_normalize_start(i, d) for i, d in zip(starts, operand.shape)]
+    allow = allow_negative_indices
+    allow = [allow] * len(starts) if isinstance(allow, (bool, np.bool_)) else list(allow)
+    return [_normalize_start(i, d, a) for i, d, a in zip(starts, operand.shape, allow)]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The window of `operand` of shape `slice_sizes` starting at `start_indices` (clamped so
+    that the window fits)."""
+    operand = jnp.asarray(operand)
+    starts = _normalize_starts(operand, start_indices, allow_negative_indices)
     sizes = tuple(operator.index(s) for s in slice_sizes)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """`operand` with the window at `start_indices` (clamped) replaced by `update`."""
     operand, update = jnp.asarray(operand), jnp.asarray(update)
-    starts = _as_starts(start_indices)
-    if len(starts) != operand.ndim:
-        raise ValueError(f"Length of slice indices must match number of operand dimensions "
-                         f"({len(starts)} vs {operand.shape})")
-    starts = [_normalize_start(i, d) for i, d in zip(starts, operand.shape)]
+    starts = _normalize_starts(operand, start_indices, allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+def _in_dim(operand, start_index, axis, allow_negative_indices):
+    """The starts and negative-index flags of a window along `axis` only."""
+    starts, allow = [0] * operand.ndim, [False] * operand.ndim
+    starts[axis], allow[axis] = start_index, allow_negative_indices
+    return starts, allow
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
     """`operand[..., index, ...]` along `axis`, with a traced `index`."""
-    operand = jnp.asarray(operand)
-    starts = [0] * operand.ndim
-    starts[axis] = index
-    sizes = list(operand.shape)
-    sizes[axis] = 1
-    out = dynamic_slice(operand, starts, sizes)
+    return _dynamic_index_in_dim(jnp.asarray(operand), jnp.asarray(index), operator.index(axis),
+                                 bool(keepdims), bool(allow_negative_indices))
+
+
+@jnp._jit_in_jaxprs("dynamic_index_in_dim", static_argnums=(2, 3, 4))
+def _dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices):
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
     return out if keepdims else lax.squeeze(out, (axis,))
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
     """`slice_size` elements of `operand` from a traced `start_index` along `axis`."""
     operand = jnp.asarray(operand)
-    starts = [0] * operand.ndim
-    starts[axis] = start_index
+    starts, allow = _in_dim(operand, start_index, axis, allow_negative_indices)
     sizes = list(operand.shape)
     sizes[axis] = slice_size
-    return dynamic_slice(operand, starts, sizes)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
     operand = jnp.asarray(operand)
-    starts = [0] * operand.ndim
-    starts[axis] = start_index
-    return dynamic_update_slice(operand, update, starts)
+    starts, allow = _in_dim(operand, start_index, axis, allow_negative_indices)
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis):
-    operand, update = jnp.asarray(operand), jnp.asarray(update)
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    return _dynamic_update_index_in_dim(jnp.asarray(operand), jnp.asarray(update),
+                                        jnp.asarray(index), operator.index(axis),
+                                        bool(allow_negative_indices))
+
+
+@jnp._jit_in_jaxprs("dynamic_update_index_in_dim", static_argnums=(3, 4))
+def _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_indices):
     if update.ndim == operand.ndim - 1:
         update = lax.expand_dims(update, (axis,))
-    starts = [0] * operand.ndim
-    starts[axis] = index
-    return dynamic_update_slice(operand, update, starts)
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
 
 
 def _zeros(aval):
@@ -394,10 +415,12 @@ def _scatter_primitive(name, combine):
 
 scatter_p = _scatter_primitive("scatter", None)
 scatter_add_p = _scatter_primitive("scatter-add", lax.add)
+scatter_sub_p = _scatter_primitive("scatter-sub", lax.sub)
 scatter_mul_p = _scatter_primitive("scatter-mul", lax.mul)
 scatter_min_p = _scatter_primitive("scatter-min", lax.min)
 scatter_max_p = _scatter_primitive("scatter-max", lax.max)
-_SCATTERS = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p)
+_SCATTERS = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+             scatter_max_p)
 
 
 def _update_jaxpr(primitive, dtype):
@@ -502,6 +525,11 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, **kw):
     return _scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers, **kw)
 
 
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, **kw):
+    """`operand` with the windows of `updates` subtracted at `scatter_indices`."""
+    return _scatter(scatter_sub_p, operand, scatter_indices, updates, dimension_numbers, **kw)
+
+
 def scatter_mul(operand, scatter_indices, updates, dimension_numbers, **kw):
     return _scatter(scatter_mul_p, operand, scatter_indices, updates, dimension_numbers, **kw)
 
@@ -560,8 +588,8 @@ transpose_rules[gather_p] = _gather_transpose
 
 
 def _scatter_linear_jvp(primitive):
-    """The JVP of a scatter that is linear in operand and updates jointly (`scatter-add`),
-    or where the indices do not repeat (`scatter`)."""
+    """The JVP of a scatter that is linear in operand and updates jointly (`scatter-add`,
+    `scatter-sub`), or where the indices do not repeat (`scatter`)."""
     def rule(primals, tangents, **params):
         operand, indices, updates = primals
         out = primitive.bind(operand, indices, updates, **params)
@@ -592,13 +620,14 @@ def _scatter_mul_jvp(primals, tangents, **params):
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
-                           indices_are_sorted, unique_indices, **params):
+                           indices_are_sorted, unique_indices, negate=False, **params):
     ct_operand = ct if is_linear(operand) else None
     ct_updates = None
     if is_linear(updates):
         gdn, sizes = _scatter_to_gather(dimension_numbers, get_aval(ct), updates.aval)
         ct_updates = gather(ct, indices, gdn, sizes, mode=mode, fill_value=0,
                             indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        ct_updates = lax.neg(ct_updates) if negate else ct_updates
     return [ct_operand, None, ct_updates]
 
 
@@ -699,11 +728,13 @@ def _scatter_extremal_jvp(primitive):
 
 
 jvp_rules[scatter_add_p] = _scatter_linear_jvp(scatter_add_p)
+jvp_rules[scatter_sub_p] = _scatter_linear_jvp(scatter_sub_p)
 jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
 jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
 jvp_rules[scatter_p] = _scatter_jvp
 jvp_rules[scatter_mul_p] = _scatter_mul_jvp
 transpose_rules[scatter_add_p] = _scatter_add_transpose
+transpose_rules[scatter_sub_p] = functools.partial(_scatter_add_transpose, negate=True)
 transpose_rules[scatter_p] = _scatter_transpose
 transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 
@@ -1039,7 +1070,7 @@ def _normalize(i, size):
     return lax.select_n(lax.lt(i, 0), i, lax.add(i, size))
 
 
-def _try_dynamic_slice(a, index):
+def _try_dynamic_slice(a, index, normalize=True):
     """`a[index]` as one dynamic_slice, or None if the index is not of that form."""
     for i in index:
         if isinstance(i, builtins.slice):
@@ -1074,7 +1105,7 @@ def _try_dynamic_slice(a, index):
     if len(starts) > 1:
         starts = [lax.convert_element_type(s, np.int32) if isinstance(s, Tracer)
                   else jnp.asarray(s, np.int32) for s in starts]
-    starts = [_normalize_start(s, d) for s, d in zip(starts, a.shape)]
+    starts = [_normalize_start(s, d, normalize) for s, d in zip(starts, a.shape)]
     out = dynamic_slice_p.bind(a, *starts, slice_sizes=tuple(sizes))
     if rev_axes:
         out = lax.rev(out, rev_axes)
@@ -1103,8 +1134,9 @@ def _index_to_gather(shape, index, normalize=True):
     index = _expand_bool_indices(index, shape)
     advanced = [k for k, i in enumerate(index)
                 if i is not None and not isinstance(i, builtins.slice)]
-    # NumPy: integers count as advanced indices only if some array does too
-    if not builtins.any(not isinstance(index[k], int) for k in advanced):
+    # NumPy: integers (and 0-d arrays) count as advanced indices only if some array does too
+    if not builtins.any(not isinstance(index[k], int) and get_aval(index[k]).ndim > 0
+                        for k in advanced):
         advanced = []
     contiguous = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
     x_dims = {}
@@ -1147,7 +1179,7 @@ def _index_to_gather(shape, index, normalize=True):
             n = shape[x_dims[k]]
             if n == 0:
                 raise IndexError(f"index is out of bounds for axis {x_dims[k]} with size 0")
-            i = _normalize(i, n)
+            i = _normalize(i, n) if normalize else i
             i = lax.convert_element_type(i, np.int32) if isinstance(i, Tracer) \
                 else jnp.asarray(i, np.int32)
             gathered.append((i, len(indices_shape)))
@@ -1218,7 +1250,7 @@ def _scalar_bools_to_axes(a, index):
 
 
 def _rewriting_take(a, index, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                    fill_value=None):
+                    fill_value=None, normalize_indices=True):
     """`a[index]`: a dynamic slice where that is enough, a gather otherwise."""
     a = jnp.asarray(a)
     index = tuple(_check_index(i) for i in _as_index_tuple(index))
@@ -1227,10 +1259,10 @@ def _rewriting_take(a, index, *, indices_are_sorted=False, unique_indices=False,
     checked = _expand_ellipsis(tuple(_check_index(i) for i in index), a.ndim)
     if mode is None or GatherScatterMode.from_any(mode) in (
             GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP):
-        out = _try_dynamic_slice(a, checked)
+        out = _try_dynamic_slice(a, checked, normalize_indices)
         if out is not None:
             return out
-    idx = _index_to_gather(a.shape, index)
+    idx = _index_to_gather(a.shape, index, normalize_indices)
     if builtins.any(s == 0 for s in idx.slice_shape):
         return lax.full(idx.slice_shape, 0, a.dtype)
     y = a
@@ -1250,13 +1282,13 @@ jnp.advanced_indexing["getitem"] = _rewriting_take
 
 
 def _scatter_update(primitive, x, index, y, *, indices_are_sorted=False, unique_indices=False,
-                    mode=None):
+                    mode=None, normalize_indices=True):
     x = jnp.asarray(x)
     y = jnp.asarray(y)
     x_aval = get_aval(x)
     if builtins.any(_is_scalar_bool(_check_index(i)) for i in _as_index_tuple(index)):
         raise TypeError("autodidax does not support a scalar boolean index in x.at[...]")
-    idx = _index_to_gather(x_aval.shape, _as_index_tuple(index))
+    idx = _index_to_gather(x_aval.shape, _as_index_tuple(index), normalize_indices)
     if builtins.any(s == 0 for s in idx.slice_shape):
         return x
     if not isinstance(y, Tracer):                     # a constant: convert it on the spot
@@ -1288,15 +1320,17 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def _scatter(self, primitive, values, *, indices_are_sorted=False, unique_indices=False,
-                 mode=None):
+                 mode=None, wrap_negative_indices=True):
         return _scatter_update(primitive, self.array, self.index, values, mode=mode,
                                indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices)
+                               unique_indices=unique_indices,
+                               normalize_indices=wrap_negative_indices)
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None):
+            fill_value=None, wrap_negative_indices=True):
         return _rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices, mode=mode, fill_value=fill_value)
+                               unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                               normalize_indices=wrap_negative_indices)
 
     def set(self, values, **kw):
         return self._scatter(scatter_p, values, **kw)
@@ -1305,7 +1339,7 @@ class _IndexUpdateRef:
         return self._scatter(scatter_add_p, values, **kw)
 
     def subtract(self, values, **kw):
-        return self.add(jnp.negative(values), **kw)
+        return self._scatter(scatter_sub_p, values, **kw)
 
     def multiply(self, values, **kw):
         return self._scatter(scatter_mul_p, values, **kw)
@@ -1315,8 +1349,11 @@ class _IndexUpdateRef:
     def divide(self, values, **kw):
         return self.multiply(jnp.true_divide(1, values), **kw)
 
-    def power(self, values, **kw):
-        raise NotImplementedError("x.at[...].power is not built in autodidax")
+    def power(self, values, *, wrap_negative_indices=True, **kw):
+        """`x ** e`, where `e` is 1 except at the index, where repeated indices multiply."""
+        exponents = _scatter_update(scatter_mul_p, jnp.ones_like(self.array), self.index, values,
+                                    normalize_indices=wrap_negative_indices, **kw)
+        return jnp.power(self.array, exponents)
 
     def min(self, values, **kw):
         return self._scatter(scatter_min_p, values, **kw)
@@ -1324,13 +1361,15 @@ class _IndexUpdateRef:
     def max(self, values, **kw):
         return self._scatter(scatter_max_p, values, **kw)
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
         """`func` applied to the elements at the index, once per time the index names them."""
         def apply_scatter(x, indices, y, dnums, **kw):
             return scatter_apply(x, indices, func, dnums, update_shape=get_aval(y).shape, **kw)
         return _scatter_update(apply_scatter, self.array, self.index, 0,
                                indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices, mode=mode)
+                               unique_indices=unique_indices, mode=mode,
+                               normalize_indices=wrap_negative_indices)
 
 
 class _IndexUpdateHelper:
@@ -1369,10 +1408,18 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                            unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-    """Elements of `arr` picked by `indices` along `axis`; the other axes broadcast."""
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """Elements of `arr` picked by `indices` along `axis` (of the flattened `arr` if None);
+    the other axes broadcast. Negative indices count from the end unless
+    `wrap_negative_indices=False` (the default under `mode="promise_in_bounds"`)."""
     arr, indices = jnp.asarray(arr), jnp.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype}")
     if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{indices.shape}")
         arr, axis = jnp.ravel(arr), 0
     if arr.ndim != indices.ndim:
         raise ValueError("indices and arr must have the same number of dimensions; "
@@ -1381,11 +1428,17 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     along = list(arr.shape)
     along[axis] = indices.shape[axis]
     shape = np.broadcast_shapes(tuple(along), indices.shape)
+    if arr.shape[axis] == 0:
+        return lax.full(shape, 0, arr.dtype)
+    if mode == "one_hot":
+        raise NotImplementedError("take_along_axis(mode='one_hot') is not built in autodidax")
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
     index = [jnp.broadcast_to(indices, shape) if d == axis
              else lax.broadcasted_iota(np.int32, shape, d) if arr.shape[d] != 1
              else lax.full(shape, 0, np.int32) for d in range(arr.ndim)]
     return _rewriting_take(arr, tuple(index), mode="fill" if mode is None else mode,
-                           fill_value=fill_value)
+                           fill_value=fill_value, normalize_indices=wrap_negative_indices)
 
 
 def nonzero(a, *, size, fill_value=None):
@@ -1489,8 +1542,9 @@ lax.later_names.update(
     dynamic_update_index_in_dim=dynamic_update_index_in_dim,
     dynamic_slice_in_dim=dynamic_slice_in_dim,
     dynamic_update_slice_in_dim=dynamic_update_slice_in_dim, gather=gather, scatter=scatter,
-    scatter_add=scatter_add, scatter_mul=scatter_mul, scatter_min=scatter_min,
-    scatter_max=scatter_max, scatter_apply=scatter_apply, sort=sort, sort_key_val=sort_key_val,
+    scatter_add=scatter_add, scatter_sub=scatter_sub, scatter_mul=scatter_mul,
+    scatter_min=scatter_min, scatter_max=scatter_max, scatter_apply=scatter_apply, sort=sort,
+    sort_key_val=sort_key_val,
     GatherDimensionNumbers=GatherDimensionNumbers, ScatterDimensionNumbers=ScatterDimensionNumbers,
     GatherScatterMode=GatherScatterMode)
 

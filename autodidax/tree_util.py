@@ -13,11 +13,14 @@ from autodidax.core import api_boundary
 
 
 class NodeType:
-    """How to take one type of pytree node apart, and how to build it again."""
-    __slots__ = ("type", "flatten", "unflatten")
+    """How to take one type of pytree node apart, and how to build it again (and, optionally,
+    how to take it apart with a key for each child: see "Key paths" below)."""
+    __slots__ = ("type", "flatten", "unflatten", "flatten_with_keys")
 
-    def __init__(self, type_: type, flatten: Callable, unflatten: Callable):
+    def __init__(self, type_: type, flatten: Callable, unflatten: Callable,
+                 flatten_with_keys: Callable | None = None):
         self.type, self.flatten, self.unflatten = type_, flatten, unflatten
+        self.flatten_with_keys = flatten_with_keys
 
     def __repr__(self):
         return f"NodeType({self.type.__name__})"
@@ -27,14 +30,17 @@ node_types: dict[type, NodeType] = {}
 
 
 @api_boundary
-def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
+def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
+                         flatten_with_keys_func: Callable | None = None) -> None:
     """Make `nodetype` a pytree node. `flatten_func(x)` returns `(children, aux_data)`, with
     `aux_data` comparable with `==` (and best hashable, which `jit`'s static arguments need);
-    `unflatten_func(aux_data, children)` builds the node again."""
+    `unflatten_func(aux_data, children)` builds the node again. The optional
+    `flatten_with_keys_func(x)` returns `(((key, child), ...), aux_data)`, for key paths."""
     if nodetype in node_types:
         raise ValueError(f"{nodetype.__qualname__} is already registered as a pytree node; "
                          f"a type can be registered only once.")
-    node_types[nodetype] = NodeType(nodetype, flatten_func, unflatten_func)
+    node_types[nodetype] = NodeType(nodetype, flatten_func, unflatten_func,
+                                    flatten_with_keys_func)
 
 
 def _sorted_keys(d: dict) -> tuple:
@@ -370,10 +376,6 @@ child_key_rules: dict[type, Callable[[Any, int], list]] = {
 }
 
 
-# Types registered with keys of their own (below): type -> x -> (((key, child), ...), aux)
-flatten_with_keys_rules: dict[type, Callable] = {}
-
-
 def _child_keys(node_type: NodeType, node_data: Any, n: int) -> list:
     rule = child_key_rules.get(node_type.type)
     if rule is not None:
@@ -381,6 +383,18 @@ def _child_keys(node_type: NodeType, node_data: Any, n: int) -> list:
     if node_type is _namedtuple_node_types.get(node_type.type):
         return [GetAttrKey(name) for name in node_type.type._fields]
     return [FlattenedIndexKey(i) for i in range(n)]
+
+
+def _take_apart_with_keys(node_type: NodeType, x):
+    result = node_type.flatten_with_keys(x)
+    try:
+        pairs, node_data = result
+        keys, children = zip(*pairs) if pairs else ((), ())
+    except (TypeError, ValueError):
+        raise ValueError(f"the flatten_with_keys function registered for "
+                         f"{node_type.type.__qualname__} must return a pair (((key, child), ...), "
+                         f"aux_data); it returned {result!r}") from None
+    return keys, children, node_data
 
 
 @api_boundary
@@ -397,12 +411,11 @@ def _flatten_with_path(x, path: tuple, is_leaf, takes_path: bool, leaves: list) 
                              and (is_leaf(path, x) if takes_path else is_leaf(x))):
         leaves.append((path, x))
         return LEAF
-    keyed = flatten_with_keys_rules.get(node_type.type)
-    if keyed is None:
+    if node_type.flatten_with_keys is None:
         children, node_data = _take_apart(node_type, x)
         keys = _child_keys(node_type, node_data, len(children))
     else:
-        keys, children, node_data = _take_apart_with_keys(node_type, keyed, x)
+        keys, children, node_data = _take_apart_with_keys(node_type, x)
     return PyTreeDef(node_type, node_data, tuple([
         _flatten_with_path(c, path + (k,), is_leaf, takes_path, leaves)
         for k, c in zip(keys, children)]))
@@ -460,11 +473,14 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
         return (tuple(getattr(x, name) for name in data_fields),
                 tuple(getattr(x, name) for name in meta_fields))
 
+    def flatten_with_keys(x):
+        return (tuple((GetAttrKey(name), getattr(x, name)) for name in data_fields),
+                tuple(getattr(x, name) for name in meta_fields))
+
     def unflatten(meta, data):
         return nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, data)))
 
-    register_pytree_node(nodetype, flatten, unflatten)
-    child_key_rules[nodetype] = lambda _, n: [GetAttrKey(name) for name in data_fields]
+    register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys)
     return nodetype
 
 
@@ -478,8 +494,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
         def flatten_func(x):
             pairs, aux_data = flatten_with_keys(x)
             return [child for _, child in pairs], aux_data
-    register_pytree_node(nodetype, flatten_func, unflatten_func)
-    flatten_with_keys_rules[nodetype] = flatten_with_keys
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
 def register_pytree_with_keys_class(cls: type) -> type:
@@ -489,18 +504,6 @@ def register_pytree_with_keys_class(cls: type) -> type:
     register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
                               flatten)
     return cls
-
-
-def _take_apart_with_keys(node_type: NodeType, flatten_with_keys: Callable, x):
-    result = flatten_with_keys(x)
-    try:
-        pairs, node_data = result
-        keys, children = zip(*pairs) if pairs else ((), ())
-    except (TypeError, ValueError):
-        raise ValueError(f"the flatten_with_keys function registered for "
-                         f"{node_type.type.__qualname__} must return a pair (((key, child), ...), "
-                         f"aux_data); it returned {result!r}") from None
-    return keys, children, node_data
 
 
 def _compose(outer: PyTreeDef, inner: PyTreeDef) -> PyTreeDef:

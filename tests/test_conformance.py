@@ -135,6 +135,20 @@ for _lib in (jax, autodidax):
                                         lambda aux, kids: _Settings(*kids, **aux))
 
 
+class _Span:
+    """A pytree node registered with keys through `register_pytree_node`'s fourth argument."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+for _lib in (jax, autodidax):
+    _lib.tree_util.register_pytree_node(
+        _Span, lambda s: ((s.lo, s.hi), "span"), lambda aux, kids: _Span(*kids),
+        lambda s, tu=_lib.tree_util: (((tu.GetAttrKey("lo"), s.lo), (tu.DictKey(1), s.hi)),
+                                      "span"))
+
+
 def _dict_aux(jax):
     f = jax.jit(lambda s, y: s.x * y if s.mul else y)
     return f(_Settings(2.0, True), 3.0), f(_Settings(2.0, False), 3.0)
@@ -738,6 +752,12 @@ TRANSFORMS = {
         jax.tree.structure([0, 0]), None, [(F32, {"a": 1.0}), (POS, {"a": 2.0})])),
     "tree transpose wrong count": E(lambda jax, jnp: jax.tree_util.tree_transpose(
         jax.tree.structure([0, 0]), jax.tree.structure((0, 0)), [(1, 2, 3), (4, 5, 6)])),
+    "tree register_pytree_node with keys": C(lambda jax, jnp: [
+        jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path(
+            {"s": _Span(F32, [POS, _Span(1.0, None)])})[0]]),
+    "tree map_with_path register_pytree_node keys": C(lambda jax, jnp: jax.tree.leaves(
+        jax.tree.map_with_path(lambda p, x: jax.tree_util.keystr(p, simple=True, separator="/"),
+                               [_Span(F32, 2.0)]))),
     "jit of dataclass": C(lambda jax, jnp: jax.jit(lambda p: p.w * p.b)(Params(F32, POS))),
     "grad of dataclass": C(lambda jax, jnp: jax.grad(lambda p: jnp.sum(jnp.tanh(p.w) * p.b))(
         Params(F32, POS))),
@@ -1017,7 +1037,7 @@ JAXPR = {
     "vdot": J(lambda jax, jnp: jax.make_jaxpr(jnp.vdot)(F, F)),
     "outer": J(lambda jax, jnp: jax.make_jaxpr(jnp.outer)(V3, V4)),
     "cond with closure": J(lambda jax, jnp: jax.make_jaxpr(lambda p, x: jax.lax.cond(
-        p, lambda y: y @ G, lambda y: y @ G * 2, x))(True, V4), xfail="numpy-constants"),
+        p, lambda y: y @ G, lambda y: y @ G * 2, x))(True, V4)),
     # A 0-d array made eagerly and closed over is a constant input; one made from a Python
     # number inside the traced function is a literal.
     "closed-over 0-d weak array": J(lambda jax, jnp: (lambda c: jax.make_jaxpr(
@@ -1432,7 +1452,6 @@ JAXPR.update({
 
 # Closed-over constants embedded in the lowered module, its name and `jax.result_info` (chapters
 # 6 and 8), and the constants of `cond`'s branches merged as JAX merges them (chapter 10).
-# "numpy-constants": jnp copies a NumPy array at each use, so one array becomes several constants.
 JAXPR.update({
     "lower closed-over NumPy array": J(lambda jax, jnp: jax.jit(
         lambda x: x * F32).lower(POS).as_text()),
@@ -1441,7 +1460,7 @@ JAXPR.update({
     "lower closed-over jnp array used twice": J(lambda jax, jnp: (lambda c: jax.jit(
         lambda x: x * c + c).lower(POS).as_text())(jnp.asarray(F32))),
     "lower closed-over NumPy array used twice": J(lambda jax, jnp: jax.jit(
-        lambda x: x * F32 + F32).lower(POS).as_text(), xfail="numpy-constants"),
+        lambda x: x * F32 + F32).lower(POS).as_text()),
     "lower result_info of a pytree": J(lambda jax, jnp: jax.jit(
         lambda x: {"b": x, "a": (x * 2.0, [x], None)}).lower(POS).as_text()),
     "lower weak-type conversion": J(lambda jax, jnp: jax.jit(
@@ -1455,8 +1474,7 @@ JAXPR.update({
         lambda p, x: jax.lax.cond(p, lambda x: x + c, lambda x: x * d + c, x))(True, POS))(
         jnp.asarray(F32), jnp.asarray(POS))),
     "cond branches close over one NumPy array": J(lambda jax, jnp: jax.make_jaxpr(
-        lambda p, x: jax.lax.cond(p, lambda x: x + F32, lambda x: x * F32, x))(True, POS),
-        xfail="numpy-constants"),
+        lambda p, x: jax.lax.cond(p, lambda x: x + F32, lambda x: x * F32, x))(True, POS)),
     "lower cond with a shared constant": J(lambda jax, jnp: (lambda c: jax.jit(
         lambda p, x: jax.lax.cond(p, lambda x: x + c, lambda x: x * c, x)).lower(
         True, POS).as_text())(jnp.asarray(F32))),

@@ -179,6 +179,117 @@ INDEXING = {
     "dynamic_slice too big": E(lambda jax, jnp: jax.lax.dynamic_slice(X, (0, 0), (4, 4))),
     "dynamic_slice wrong rank": E(lambda jax, jnp: jax.lax.dynamic_slice(X, (0,), (1,))),
     "take_along_axis rank": E(lambda jax, jnp: jnp.take_along_axis(X, IDX, axis=0)),
+    # take_along_axis's default axis and wrap_negative_indices
+    "take_along_axis default axis": C(lambda jax, jnp: jnp.take_along_axis(
+        X, np.argsort(-X, axis=1))),
+    "take_along_axis axis none": C(lambda jax, jnp: jnp.take_along_axis(
+        X, np.array([1, -1, 20]), axis=None)),
+    "take_along_axis broadcast": C(lambda jax, jnp: jnp.take_along_axis(
+        X, np.array([[1], [-1], [0]]))),
+    "take_along_axis int": C(lambda jax, jnp: jnp.take_along_axis(
+        np.arange(12, dtype=np.int16).reshape(3, 4), np.array([[2, -1, 0, 9]]), axis=0)),
+    **{f"take_along_axis {mode} wrap {wrap}": C(
+        lambda jax, jnp, mode=mode, wrap=wrap: jnp.take_along_axis(
+            X, np.array([[0, -1, 2, -4]]), axis=0, mode=mode, wrap_negative_indices=wrap))
+       for mode in (None, "clip", "promise_in_bounds") for wrap in (None, True, False)},
+    "take_along_axis jit no wrap": C(lambda jax, jnp: jax.jit(lambda x, i: jnp.take_along_axis(
+        x, i, axis=1, wrap_negative_indices=False))(X, np.array([[-1], [1], [3]]))),
+    "take_along_axis empty axis": C(lambda jax, jnp: jnp.take_along_axis(
+        np.zeros((0, 3), np.float32), np.zeros((2, 3), np.int32), axis=0)),
+    "take_along_axis float indices": E(lambda jax, jnp: jnp.take_along_axis(
+        X, np.array([[1.0]]), axis=0)),
+    "take_along_axis axis none 2d": E(lambda jax, jnp: jnp.take_along_axis(
+        X, np.array([[1]]), axis=None)),
+    # allow_negative_indices
+    "dynamic_slice negative": C(lambda jax, jnp: jax.lax.dynamic_slice(X, (-1, 1), (2, 2))),
+    "dynamic_slice no negative jit": C(lambda jax, jnp: jax.jit(
+        lambda x, i: jax.lax.dynamic_slice(x, (i, 1), (2, 2), allow_negative_indices=False))(
+            X, -1)),
+    "dynamic_slice no negative static": E(lambda jax, jnp: jax.lax.dynamic_slice(
+        X, (-1, 1), (2, 2), allow_negative_indices=False)),
+    "dynamic_slice per dimension": C(lambda jax, jnp: jax.jit(
+        lambda x, i: jax.lax.dynamic_slice(x, (i, -2), (2, 2),
+                                           allow_negative_indices=(False, True)))(X, -1)),
+    "dynamic_update_slice no negative jit": C(lambda jax, jnp: jax.jit(
+        lambda x, i: jax.lax.dynamic_update_slice(x, jnp.ones((2, 2)), (i, 2),
+                                                  allow_negative_indices=False))(X, -1)),
+    "dynamic_slice_in_dim no negative": C(lambda jax, jnp: jax.jit(
+        lambda x, i: jax.lax.dynamic_slice_in_dim(x, i, 2, axis=1,
+                                                  allow_negative_indices=False))(X, -1)),
+    "dynamic_index_in_dim negative": C(lambda jax, jnp: jax.lax.dynamic_index_in_dim(
+        X, -1, 1, False)),
+    "dynamic_index_in_dim no negative": C(lambda jax, jnp: jax.lax.dynamic_index_in_dim(
+        X, -1, 1, allow_negative_indices=False)),
+    "jaxpr dynamic_index_in_dim": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.lax.dynamic_index_in_dim(x, 2))(X)),
+    "jaxpr dynamic_index_in_dim no negative": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: jax.lax.dynamic_index_in_dim(x, i, 1, False,
+                                                  allow_negative_indices=False))(X, 1)),
+    "jaxpr dynamic_update_index_in_dim": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, u: jax.lax.dynamic_update_index_in_dim(x, u, -1, 0))(X, np.ones(4, np.float32))),
+    "dynamic_update_index_in_dim no negative": C(lambda jax, jnp: jax.jit(
+        lambda x, i: jax.lax.dynamic_update_index_in_dim(
+            x, jnp.zeros(4), i, 0, allow_negative_indices=False))(X, -2)),
+    "dynamic_update_slice_in_dim negative": C(lambda jax, jnp: jax.lax.dynamic_update_slice_in_dim(
+        X, np.ones((3, 1), np.float32), -1, axis=1)),
+    "jaxpr dynamic_slice no negative": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: jax.lax.dynamic_slice(x, (i, 1), (2, 2), allow_negative_indices=False))(
+            X, 1)),
+    "jaxpr dynamic_slice per dimension": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i, j: jax.lax.dynamic_slice(x, (i, j), (2, 2),
+                                              allow_negative_indices=[True, False]))(X, 1, 2)),
+    "jaxpr dynamic_update_slice no negative": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: jax.lax.dynamic_update_slice(x, jnp.ones((2, 2)), (i, 0),
+                                                  allow_negative_indices=False))(X, 1)),
+    # x.at[...].power
+    "at power": C(lambda jax, jnp: jnp.asarray(V).at[1].power(3.0)),
+    "at power repeated": C(lambda jax, jnp: jnp.asarray(V).at[np.array([0, 0, 2])].power(2.0)),
+    "at power array values": C(lambda jax, jnp: jnp.asarray(X).at[:, 1].power(
+        np.array([0.5, 2.0, -1.0], np.float32))),
+    "at power int": C(lambda jax, jnp: jnp.arange(5).at[np.array([2, 2, 3])].power(2)),
+    "at power int float values": C(lambda jax, jnp: jnp.arange(5).at[1:].power(2.7)),
+    "at power drop": C(lambda jax, jnp: jnp.asarray(V).at[9].power(2.0)),
+    "at power jit": C(lambda jax, jnp: jax.jit(lambda x, i, v: x.at[i].power(v))(V, 3, 2.0)),
+    "grad at power": C(lambda jax, jnp: jax.grad(
+        lambda x, v: x.at[np.array([0, 2])].power(v).sum(), argnums=(0, 1))(
+            np.abs(V), np.float32(2.0))),
+    "at get no wrap": C(lambda jax, jnp: [jnp.asarray(V).at[-1].get(
+        wrap_negative_indices=False, mode=m) for m in (None, "fill", "clip")]),
+    "at set no wrap": C(lambda jax, jnp: jnp.asarray(X).at[-1, np.array([-1, 0])].set(
+        0.0, mode="clip", wrap_negative_indices=False)),
+    "at add no wrap": C(lambda jax, jnp: jnp.asarray(V).at[np.array([-1, 2])].add(
+        9.0, wrap_negative_indices=False)),
+    "at power no wrap": C(lambda jax, jnp: jnp.asarray(V).at[np.array([-1, 2])].power(
+        2.0, wrap_negative_indices=False)),
+    "at apply no wrap": C(lambda jax, jnp: jnp.asarray(V).at[-1].apply(
+        jnp.sin, wrap_negative_indices=False)),
+    "at get no wrap jit": C(lambda jax, jnp: jax.jit(
+        lambda x, i: x.at[i, 1:].get(wrap_negative_indices=False))(X, -1)),
+    "jaxpr at get no wrap": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: x.at[i].get(wrap_negative_indices=False))(V, np.array([1, 2]))),
+    "jaxpr at set traced scalar": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: x.at[i].set(2.0))(V, 1)),
+    "jaxpr at set no wrap": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: x.at[i, 1].set(2.0, wrap_negative_indices=False))(X, 1)),
+    "at subtract repeated": C(lambda jax, jnp: jnp.asarray(V).at[np.array([0, 0, 2])].subtract(
+        1.5)),
+    "at subtract int": C(lambda jax, jnp: jnp.arange(5).at[np.array([0, 0, 2])].subtract(2)),
+    "jaxpr at subtract": J(lambda jax, jnp: jax.make_jaxpr(lambda x: x.at[1].subtract(2.0))(V)),
+    "grad at subtract": C(lambda jax, jnp: jax.grad(
+        lambda x, v: (x.at[np.array([1, 1, 3])].subtract(v) ** 2).sum(), argnums=(0, 1))(
+            V, np.array([1.0, 2.0, 3.0], np.float32))),
+    "jaxpr grad at subtract": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x, v, i: (x.at[i].subtract(v) ** 2).sum(), argnums=(0, 1)))(
+            V, np.array([1.0, 2.0, 3.0], np.float32), np.array([1, 3, 1], np.int32))),
+    "vmap at subtract": C(lambda jax, jnp: jax.vmap(lambda x, i: x.at[i].subtract(1.0))(
+        X, np.array([0, 3, 1]))),
+    "lax scatter_sub": C(lambda jax, jnp: jax.lax.scatter_sub(
+        V, np.array([[1], [1]]), np.array([1.0, 2.0], np.float32),
+        jax.lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,)))),
+    "jaxpr at power": J(lambda jax, jnp: jax.make_jaxpr(lambda x, v: x.at[1].power(v))(V, 2.0)),
+    "jaxpr at power array": J(lambda jax, jnp: jax.make_jaxpr(lambda x, i: x.at[i].power(3.0))(
+        X, IDX)),
 }
 
 

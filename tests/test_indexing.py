@@ -117,3 +117,36 @@ def test_numpy_indexing_matches_jax(op, k):
         want = np.asarray(_jit_with_traced_arrays(jax, OPS[op], A, index))
         got = np.asarray(_jit_with_traced_arrays(autodidax, OPS[op], A, index))
         np.testing.assert_allclose(got, want)
+
+
+def _params_of(f):
+    import inspect
+    return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+
+@pytest.mark.parametrize("name", ["dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
+                                  "dynamic_slice_in_dim", "dynamic_update_slice_in_dim",
+                                  "dynamic_update_index_in_dim"])
+def test_dynamic_slice_signatures_match_jax(name):
+    ours, theirs = _params_of(getattr(lax, name)), _params_of(getattr(jax.lax, name))
+    assert [(n, k) for n, k, _ in ours] == [(n, k) for n, k, _ in theirs]
+    assert ours[-1] == theirs[-1]          # allow_negative_indices=True, keyword-only
+
+
+def test_take_along_axis_signature_matches_jax():
+    assert _params_of(jnp.take_along_axis) == _params_of(jjnp.take_along_axis)
+
+
+@pytest.mark.parametrize("method", ["get", "set", "add", "subtract", "multiply", "divide",
+                                    "power", "min", "max", "apply"])
+def test_at_methods_take_wrap_negative_indices(method):
+    import inspect
+    theirs = inspect.signature(getattr(jjnp.zeros(3).at[0], method)).parameters
+    assert theirs["wrap_negative_indices"].default is True
+    v = jnp.arange(4.0)
+    args = {"get": (), "apply": (jnp.sin,)}.get(method, (2.0,))
+    ours = getattr(v.at[np.array([-1])], method)(*args, wrap_negative_indices=False)
+    jv = jjnp.arange(4.0)
+    expected = getattr(jv.at[np.array([-1])], method)(
+        *((jjnp.sin,) if method == "apply" else args), wrap_negative_indices=False)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(expected))

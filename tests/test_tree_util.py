@@ -594,3 +594,39 @@ def test_flatten_with_keys_must_return_pairs():
     tu.register_pytree_with_keys(Bad, lambda b: (5, None), lambda aux, c: Bad())
     with pytest.raises(ValueError, match="flatten_with_keys"):
         tu.tree_flatten_with_path(Bad())
+
+
+def _span(lib, with_keys):
+    """The same class registered in `lib` by `register_pytree_node`, with or without keys."""
+    class Span:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+    keys = ((lambda s: (((lib.GetAttrKey("lo"), s.lo), (lib.DictKey(7), s.hi)), "aux"))
+            if with_keys else None)
+    lib.register_pytree_node(Span, lambda s: ((s.lo, s.hi), "aux"), lambda aux, c: Span(*c),
+                             keys)
+    return Span
+
+
+@pytest.mark.parametrize("with_keys", [False, True])
+def test_register_pytree_node_with_keys_matches_jax(with_keys):
+    ours, theirs = _span(tu, with_keys), _span(jtu, with_keys)
+    tree = lambda cls: {"s": cls(1.0, [2.0, cls(3.0, None)])}
+    leaves, treedef = tu.tree_flatten_with_path(tree(ours))
+    j_leaves, j_treedef = jtu.tree_flatten_with_path(tree(theirs))
+    assert repr(leaves) == repr(j_leaves)
+    assert str(treedef) == str(j_treedef)
+    assert ([tu.keystr(p, simple=True, separator="/") for p, _ in leaves]
+            == [jtu.keystr(p, simple=True, separator="/") for p, _ in j_leaves])
+    mapped = tu.tree_map_with_path(lambda p, x: tu.keystr(p), tree(ours))
+    j_mapped = jtu.tree_map_with_path(lambda p, x: jtu.keystr(p), tree(theirs))
+    assert (mapped["s"].lo, mapped["s"].hi[0]) == (j_mapped["s"].lo, j_mapped["s"].hi[0])
+    assert tu.tree_leaves(tree(ours)) == jtu.tree_leaves(tree(theirs))
+
+
+def test_register_pytree_node_keyword_names_match_jax():
+    import inspect
+    assert (list(inspect.signature(tu.register_pytree_node).parameters)
+            == list(inspect.signature(jtu.register_pytree_node).parameters))
+    assert (inspect.signature(tu.register_pytree_node).parameters["flatten_with_keys_func"]
+            .default is None)

@@ -78,6 +78,21 @@ def _is_array(x):
     return isinstance(x, (Array, Tracer))
 
 
+def _as_operand(x):
+    """`x` as the operand of a primitive: an array as it is, anything else made into one, but
+    for a NumPy array while a transformation is tracing, which stays as it is. A primitive takes
+    it as a constant, and a trace knows its constants by identity: a function that uses one NumPy
+    array twice, or two branches of a `cond` that close over it, record one constant, as in JAX
+    (whose `jnp` also hands the NumPy array itself to `bind`). Eagerly, it is copied into an
+    array, so that what follows computes with arrays."""
+    if _is_array(x):
+        return x
+    if (type(x) is np.ndarray and x.ndim and x.dtype == canonicalize_dtype(x.dtype)
+            and not isinstance(trace_ctx.trace, EvalTrace)):
+        return x
+    return asarray(x)
+
+
 def asarray(a, dtype=None):
     """An array from an array, a NumPy array, a Python scalar or a (nested) list of them."""
     if _is_array(a):
@@ -138,8 +153,8 @@ def _promote_dtypes(*args, inexact=False):
     """Convert the arguments to their common dtype (and weak type, as JAX does); with
     `inexact`, to float32 if that dtype is an integer or bool one."""
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
-    args = [a if _is_array(a) else asarray(a) for a in args]
-    avals = [a.aval for a in args]
+    args = [_as_operand(a) for a in args]
+    avals = [get_aval(a) for a in args]
     dtype, weak = _promote_avals(*avals)
     if inexact and dtype.kind != "f":
         dtype = _FLOAT32
@@ -1101,7 +1116,7 @@ def _cumprod(a, axis, dtype):
 
 def matmul(a, b):
     _check_arraylike("matmul", a, b)
-    a, b = asarray(a), asarray(b)
+    a, b = _as_operand(a), _as_operand(b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
@@ -1136,13 +1151,14 @@ def matmul(a, b):
             b_batch.append(b_at)
             out_batch.append(i)
         else:
-            raise ValueError(f"Incompatible types for matmul arguments: {a.aval.str_short()} "
-                             f"and {b.aval.str_short()}")
+            raise ValueError("Incompatible types for matmul arguments: "
+                             f"{get_aval(a).str_short()} and {get_aval(b).str_short()}")
     if a_mat:
         out_a.append(n)
     if b_mat:
         out_b.append(n + a_mat)
-    a, b = lax.squeeze(a, a_squeeze), lax.squeeze(b, b_squeeze)
+    a = lax.squeeze(a, a_squeeze) if a_squeeze else a      # a NumPy array stays one
+    b = lax.squeeze(b, b_squeeze) if b_squeeze else b
     dims = (((a.ndim - 1,), (b.ndim - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch)))
     out = lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
     out = lax.transpose(out, np.argsort(out_batch + out_a + out_b).tolist())
@@ -1170,7 +1186,7 @@ def tensordot(a, b, axes=2):
 
 
 def dot(a, b):
-    a, b = asarray(a), asarray(b)
+    a, b = _as_operand(a), _as_operand(b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     if b.ndim > 2:
