@@ -21,7 +21,9 @@ from autodidax.batching import jacfwd, vmap  # noqa: E402,F401  (chapter 04: jac
 from autodidax import jaxpr as _jaxpr  # noqa: E402  (chapter 05)
 from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401
 from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: E402,F401
-                               device_get, device_put, devices, get_backend)  # (chapter 07)
+                               device_count, device_get, device_put, devices, get_backend,
+                               local_device_count, local_devices, process_count,
+                               process_index)  # (chapter 07)
 from autodidax.jit import disable_jit, jit  # noqa: E402,F401  (chapter 08)
 from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
                                 value_and_grad, vjp)
@@ -36,6 +38,8 @@ from autodidax.ad_checkpoint import (checkpoint, checkpoint_policies,  # noqa: E
 from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
 from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
 from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
+from autodidax import sharding  # noqa: E402,F401  (chapter 16: jax.sharding)
+from autodidax.sharding import make_mesh  # noqa: E402,F401  (chapter 16)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)

@@ -182,10 +182,16 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
 callback = debug_callback
 
 
+# Names that later chapters add to `jax.debug` (chapter 16's visualize_array_sharding).
+later_names: dict = {}
+
+
 def __getattr__(name):
     """`jax.debug.print`, without a global `print` that would hide Python's in this module."""
     if name == "print":
         return debug_print
+    if name in later_names:
+        return later_names[name]
     raise AttributeError(f"module 'autodidax.debug' has no attribute {name!r}")
 
 

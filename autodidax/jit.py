@@ -14,6 +14,7 @@ import re
 import types
 import warnings
 import weakref
+from typing import NamedTuple
 
 from autodidax import numpy as jnp
 from autodidax.batching import batch, fancy_batching_rules, moveaxis
@@ -36,11 +37,13 @@ jit_p.multiple_results = True
 _executables: dict = {}
 
 
-def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None) -> str:
-    """The StableHLO text of `closed`, its constants written into the program."""
+def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=None) -> str:
+    """The StableHLO text of `closed`, its constants written into the program; a program over
+    several devices also says how its inputs and outputs are laid out (`Placement`, below)."""
     _check_constants(closed)
+    extra = {} if placement is None else placement.lowering_options(closed)
     module = lower_jaxpr_to_module(closed, name=sanitize_name(f"jit({name})"),
-                                   result_names=result_names)
+                                   result_names=result_names, **extra)
     return module_to_text(module)
 
 
@@ -60,13 +63,15 @@ def _check_constants(closed: ClosedJaxpr) -> None:
 config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
 
 
-def executable_for(closed: ClosedJaxpr, name: str, result_names=None):
-    """The compiled program of `closed`, its constants included."""
-    key = (id(closed.jaxpr), *map(id, closed.consts))
+def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None):
+    """The compiled program of `closed`, its constants included, on the default device or
+    over the devices of a `Placement`."""
+    key = (id(closed.jaxpr), placement, *map(id, closed.consts))
     entry = _executables.get(key)
     if entry is None:
-        exe = compile_or_get_cached(lower_to_text(closed, name, result_names),
-                                    default_device(), closed.out_avals)
+        text = lower_to_text(closed, name, result_names, placement)
+        exe = (compile_or_get_cached(text, default_device(), closed.out_avals)
+               if placement is None else placement.compile(text, closed.out_avals))
         entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
     return entry[2]
 
@@ -92,6 +97,60 @@ def _jit_pp(eqn, names):
 
 
 pp_eqn_rules[jit_p] = _jit_pp
+
+
+class Placement(NamedTuple):
+    """The devices a program runs on, in partition order, and per flat input and output a
+    sharding, or None where XLA chooses the layout."""
+    devices: tuple
+    in_shardings: tuple
+    out_shardings: tuple
+    sharding_from_hlo: object = None   # names XLA's choices: see chapter 7's Executable
+
+    def lowering_options(self, closed: ClosedJaxpr) -> dict:
+        def attrs(sharding, aval):
+            rule = getattr(sharding, "_lowering_attrs", None)
+            return None if rule is None else functools.partial(rule, ndim=aval.ndim)
+        return dict(num_partitions=len(self.devices),
+                    arg_attrs=[attrs(s, v.aval)
+                               for s, v in zip(self.in_shardings, closed.jaxpr.invars)],
+                    result_attrs=[attrs(s, a)
+                                  for s, a in zip(self.out_shardings, closed.out_avals)])
+
+    def compile(self, text: str, out_avals):
+        return compile_or_get_cached(text, self.devices, out_avals, self.in_shardings,
+                                     self.out_shardings, self.sharding_from_hlo)
+
+
+def shardings_in(jaxpr: Jaxpr) -> list:
+    """The shardings and meshes in the parameters of `jaxpr`'s equations, nested ones too."""
+    found = []
+    for eqn in jaxpr.eqns:
+        for param in eqn.params.values():
+            for v in (param if type(param) is tuple else (param,)):
+                if getattr(v, "_device_assignment", None):       # not an empty mesh
+                    found.append(v)
+                elif isinstance(v, (Jaxpr, ClosedJaxpr)):
+                    found += shardings_in(v.jaxpr if isinstance(v, ClosedJaxpr) else v)
+    return found
+
+
+def make_placement(in_shardings, out_shardings, jaxpr: Jaxpr) -> Placement | None:
+    found = [s for s in [*in_shardings, *out_shardings] if s is not None] + shardings_in(jaxpr)
+    if not found:
+        return None
+    devices = tuple(found[0]._device_assignment)
+    for s in found[1:]:
+        if set(s._device_assignment) != set(devices):
+            ids = sorted(d.id for d in s._device_assignment)
+            raise ValueError(f"Received incompatible devices for jitted computation: "
+                             f"{sorted(d.id for d in devices)} and {ids} (from {s!r})")
+    if devices == (default_device(),) and all(not hasattr(s, "_lowering_attrs")
+                                              for s in found):
+        return None                          # one-device shardings of the default device
+    from_hlo = next((s._sharding_from_hlo for s in found if hasattr(s, "_sharding_from_hlo")),
+                    None)
+    return Placement(devices, tuple(in_shardings), tuple(out_shardings), from_hlo)
 
 
 class JitTrace(JaxprTrace):
@@ -149,8 +208,10 @@ def _result_name(path) -> str:
 class Jitted:
     """The function `jit` returns: call it, or stage it with `.trace` and `.lower`."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), in_shardings=None,
+                 out_shardings=None):
         functools.update_wrapper(self, fun)
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.fun, self.name = fun, _fun_name(fun)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
@@ -165,7 +226,8 @@ class Jitted:
         # same entries. Shared by every `jit` of the same function with the same static options.
         self._cache, self._fast = {}, {}
         try:
-            options = (self.static_argnums, self.static_argnames)
+            options = (self.static_argnums, self.static_argnames, _frozen(in_shardings),
+                       _frozen(out_shardings))
             self._cache, self._fast = _caches.setdefault(fun, {}).setdefault(options, ({}, {}))
         except TypeError:              # not weakly referenceable: a cache of our own
             pass
@@ -184,7 +246,10 @@ class Jitted:
                                         if k in self.static_argnames))
             kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         flat, in_tree = tree_flatten((args, kwargs) if kwargs else args)
-        key = (static_pos, static_named, in_tree, bool(kwargs), tuple(map(get_aval, flat)))
+        # Arrays over several devices (chapter 16) bring their layouts: part of the signature.
+        shardings = tuple([x._sharding if type(x) is Array else None for x in flat])
+        key = (static_pos, static_named, in_tree, bool(kwargs), tuple(map(get_aval, flat)),
+               shardings if any(shardings) else ())
         try:
             hash(key)
         except TypeError as e:
@@ -201,7 +266,7 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is not None:
             return entry
-        static_pos, static_named, in_tree, has_kwargs, avals = key
+        static_pos, static_named, in_tree, has_kwargs, avals, _ = key
         out_trees, result_names = [], []
 
         def flat_fun(*flat):
@@ -235,8 +300,10 @@ class Jitted:
             return self.fun(*args, **kwargs)
         fast_key = None
         if not kwargs and isinstance(trace_ctx.trace, EvalTrace):
-            # The fast path: every argument an array, found in the cache by its types alone.
-            fast_key = tuple([x.aval if type(x) is Array else None for x in args])
+            # The fast path: every argument an array, found in the cache by its types (and,
+            # for an array over several devices, its layout) alone.
+            fast_key = tuple([(x.aval if x._sharding is None else (x.aval, x._sharding))
+                              if type(x) is Array else None for x in args])
             entry = self._fast.get(fast_key)
             if entry is not None:
                 return tree_unflatten(entry.out_tree, entry.executable(*args))
@@ -244,7 +311,8 @@ class Jitted:
         entry = self._traced(key)
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
             if entry.executable is None:
-                entry.executable = executable_for(entry.jaxpr, self.name, entry.result_names)
+                entry.executable = executable_for(entry.jaxpr, self.name, entry.result_names,
+                                                  self._placement(key, entry))
             if fast_key is not None and None not in fast_key:
                 self._fast[fast_key] = entry
             return tree_unflatten(entry.out_tree, entry.executable(*flat))
@@ -259,6 +327,23 @@ class Jitted:
     def _cache_size(self) -> int:
         return len(self._cache)
 
+    def _placement(self, key, entry) -> Placement | None:
+        """Where the program of a signature runs, and how its inputs and outputs are laid out:
+        as `in_shardings` and `out_shardings` say, else as the arguments are."""
+        in_tree, has_kwargs, avals, arg_shardings = key[2:]
+        ins = list(arg_shardings) or [None] * len(avals)
+        if self.in_shardings is not None:
+            if has_kwargs:
+                raise ValueError("jit does not support keyword arguments when in_shardings is "
+                                 "specified: pass the arguments by position")
+            given = _flatten_prefix("in_shardings", self.in_shardings, in_tree,
+                                    "positional arguments")
+            ins = [g if g is not None else a for g, a in zip(given, ins)]
+        outs = [None] * len(entry.jaxpr.out_avals)
+        if self.out_shardings is not None:
+            outs = _flatten_prefix("out_shardings", self.out_shardings, entry.out_tree, "outputs")
+        return make_placement(ins, outs, entry.jaxpr.jaxpr)
+
     @api_boundary
     def trace(self, *args, **kwargs) -> Traced:
         """Stage the call: its jaxpr, ready to be lowered."""
@@ -268,6 +353,23 @@ class Jitted:
     def lower(self, *args, **kwargs) -> Lowered:
         """Stage the call down to StableHLO."""
         return self.trace(*args, **kwargs).lower()
+
+
+def _frozen(tree):
+    """A hashable form of a pytree of shardings (with None leaves): its leaves and structure."""
+    leaves, treedef = tree_flatten(tree, is_leaf=lambda x: x is None)
+    return tuple(leaves), treedef
+
+
+def _flatten_prefix(what: str, prefix, treedef, whose: str) -> list:
+    """One entry per leaf of `treedef`, from `prefix`, a pytree prefix of it."""
+    leaves, prefix_tree = tree_flatten(prefix, is_leaf=lambda x: x is None)
+    try:
+        subtrees = prefix_tree.flatten_up_to(tree_unflatten(treedef, [0] * treedef.num_leaves))
+    except ValueError:
+        raise ValueError(f"jit's {what} must be a pytree prefix of the {whose}: got {prefix!r} "
+                         f"for {whose} of structure {treedef}") from None
+    return [leaf for leaf, sub in zip(leaves, subtrees) for _ in tree_flatten(sub)[0]]
 
 
 def _param_name(fun, i: int) -> str:
@@ -286,16 +388,17 @@ def _hashable(x) -> bool:
         return False
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        donate_argnames=()):
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
+        static_argnames=(), donate_argnums=(), donate_argnames=()):
     """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
     `@jit` or `@partial(jit, static_argnums=...)`. Donation is accepted and ignored."""
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
+                             static_argnums=static_argnums, static_argnames=static_argnames,
                              donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    jitted = Jitted(fun, static_argnums, static_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
     nums = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
     names = {donate_argnames} if isinstance(donate_argnames, str) else set(donate_argnames)
     static = jitted.static_argnames | {f"argument {i}" for i in jitted.static_argnums}
@@ -348,6 +451,7 @@ class Traced:
     def __init__(self, jitted, key, entry):
         self.jitted, self.key, self.jaxpr, self.out_tree = jitted, key, entry.jaxpr, entry.out_tree
         self.result_names = entry.result_names
+        self.placement = jitted._placement(key, entry)
 
     def lower(self) -> Lowered:
         return Lowered(self)
@@ -358,15 +462,17 @@ class Lowered:
 
     def __init__(self, traced: Traced):
         self.traced = traced
-        self._text = lower_to_text(traced.jaxpr, traced.jitted.name, traced.result_names)
+        self._text = lower_to_text(traced.jaxpr, traced.jitted.name, traced.result_names,
+                                   traced.placement)
 
     def as_text(self) -> str:
         return self._text
 
     def compile(self) -> Compiled:
         t = self.traced
-        exe = compile_or_get_cached(self._text, default_device(), t.jaxpr.out_avals)
-        return Compiled(t, exe)
+        if t.placement is not None:
+            return Compiled(t, t.placement.compile(self._text, t.jaxpr.out_avals))
+        return Compiled(t, compile_or_get_cached(self._text, default_device(), t.jaxpr.out_avals))
 
 
 class Compiled:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func
+from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
@@ -30,6 +30,7 @@ def make_ir_context() -> ir.Context:
     context.load_all_available_dialects()
     hlo.register_dialect(context)                # stablehlo and chlo register themselves
     chlo.register_dialect(context)
+    sdy.register_dialect(context)                # Shardy's shardings: chapter 16
     return context
 
 
@@ -143,10 +144,13 @@ def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
 
 
 def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
-                       public: bool = False, tokens: bool = False, result_names=None) -> str:
+                       public: bool = False, tokens: bool = False, result_names=None,
+                       arg_attrs=None, result_attrs=None) -> str:
     """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name.
     With `tokens`, the function also takes and returns a token of ordered effects, first.
-    `result_names`, one string per output, become the outputs' `jax.result_info`."""
+    `result_names`, one string per output, become the outputs' `jax.result_info`; `arg_attrs`
+    and `result_attrs`, one dict per input or output, are more attributes (chapter 16's
+    shardings)."""
     jaxpr = closed_jaxpr.jaxpr
     key = (name, jaxpr, tuple(map(id, closed_jaxpr.consts)))
     if key in ctx.functions:
@@ -161,10 +165,12 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
     out_attrs = [{} for _ in jaxpr.outvars]
     for attrs, result_name in zip(out_attrs, result_names or ()):
         attrs["jax.result_info"] = ir.StringAttr.get(result_name)
-    if tokens:
-        fun.arg_attrs = ir.ArrayAttr.get(
-            [ir.DictAttr.get(a) for a in token_attrs + [{} for _ in jaxpr.invars]])
-    if tokens or result_names:
+    for attrs, more in zip(out_attrs, result_attrs or ()):
+        attrs.update(more)
+    if tokens or arg_attrs:
+        fun.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in token_attrs + list(
+            arg_attrs or [{} for _ in jaxpr.invars])])
+    if tokens or result_names or result_attrs:
         fun.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in token_attrs + out_attrs])
     symbol = ir.StringAttr(ctx.symbol_table.insert(fun)).value
     entry = fun.add_entry_block()
@@ -184,20 +190,27 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
 
 
 def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
-                          result_names=None) -> ir.Module:
+                          result_names=None, num_partitions: int = 1, arg_attrs=None,
+                          result_attrs=None) -> ir.Module:
     """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`;
-    `result_names` (optional) name its outputs, as `jax.result_info` attributes."""
+    `result_names` (optional) name its outputs, as `jax.result_info` attributes. A program
+    over several devices (chapter 16) gives their number, and `arg_attrs` and `result_attrs`:
+    per input and output, None or a function of the ModuleContext that returns attributes."""
     context = make_ir_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
         i32 = ir.IntegerType.get_signless(32)
         module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
-        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
+            i32, num_partitions)
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         ctx = ModuleContext(context, module)
         tokens = has_ordered_effects(closed_jaxpr.jaxpr)
+        arg_attrs = arg_attrs and [f(ctx) if f else {} for f in arg_attrs]
+        result_attrs = result_attrs and [f(ctx) if f else {} for f in result_attrs]
         lower_jaxpr_to_fun(ctx, "main", closed_jaxpr, public=True, tokens=tokens,
-                           result_names=result_names)
+                           result_names=result_names, arg_attrs=arg_attrs,
+                           result_attrs=result_attrs)
         module.operation.verify()      # raises, saying what is wrong, if a rule erred
     if ctx.host_callbacks or tokens:
         _compile_extras[module] = (tuple(ctx.host_callbacks), int(tokens))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,7 +25,16 @@ from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (
 from autodidax.tree_util import tree_leaves, tree_map
 
 
-backend_factories = {"cpu": xc.make_cpu_client, "cuda": make_cuda_client}
+# Keyword arguments of `make_cpu_client`: `num_devices` from `config.jax_num_cpu_devices`, and
+# what joins the CPU client to other processes (chapter 16's `jax.distributed.initialize`).
+cpu_client_options: dict = {}
+
+
+def make_cpu_client():
+    return xc.make_cpu_client(**cpu_client_options)
+
+
+backend_factories = {"cpu": make_cpu_client, "cuda": make_cuda_client}
 _PLATFORM_ALIASES = {"gpu": "cuda"}
 _backends: dict = {}     # platform -> client, made on first use
 
@@ -73,8 +83,32 @@ def backends() -> dict:
 
 @api_boundary
 def devices(backend=None) -> list:
-    """The devices of `backend` (a platform name or a client; default: the default backend)."""
+    """The devices of `backend` (a platform name or a client; default: the default backend),
+    in every process of the computation (chapter 16 has several)."""
     return get_backend(backend).devices()
+
+
+def local_devices(process_index=None, backend=None) -> list:
+    """The devices this process (or process `process_index`) can put arrays on."""
+    client = get_backend(backend)
+    index = client.process_index() if process_index is None else process_index
+    return [d for d in client.devices() if d.process_index == index]
+
+
+def process_index(backend=None) -> int:
+    return get_backend(backend).process_index()
+
+
+def process_count(backend=None) -> int:
+    return max(d.process_index for d in get_backend(backend).devices()) + 1
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return len(local_devices(backend=backend))
 
 
 _default_device = []
@@ -89,26 +123,23 @@ def default_device():
 
 class Array(core.Array):
     """An array in a device's memory, holding a PJRT buffer. Its NumPy value is copied to the
-    host on first use, and kept."""
-    __slots__ = ("_buf", "_npy")
+    host on first use, and kept. An array over several devices (chapter 16) also holds its
+    `sharding`, which says which part of it each device's buffer is."""
+    __slots__ = ("_buf", "_npy", "_sharding")
 
-    def __init__(self, buf):
-        self._buf, self._npy = buf, None
+    def __init__(self, buf, sharding=None):
+        self._buf, self._npy, self._sharding = buf, None, sharding
 
     @property
     def _value(self) -> np.ndarray:
-        value = self._npy
-        if value is None:
-            value = np.asarray(self._buf)           # on the CPU, a read-only view of the buffer
-            if value.flags.writeable:
-                value.flags.writeable = False
-            self._npy = value
-        return value
+        return self.__array__()
 
-    def __array__(self, dtype=None, copy=None):     # `_value`, inlined: a hot path
+    def __array__(self, dtype=None, copy=None):     # a hot path: kept short
         value = self._npy
         if value is None:
-            value = np.asarray(self._buf)
+            self._check_if_deleted()
+            # on the CPU, a read-only view of the buffer
+            value = np.asarray(self._buf) if self._sharding is None else _gather(self)
             if value.flags.writeable:
                 value.flags.writeable = False
             self._npy = value
@@ -122,18 +153,39 @@ class Array(core.Array):
     dtype = property(lambda self: self._buf.aval.dtype)
     ndim = property(lambda self: len(self._buf.aval.shape))
     size = property(lambda self: self._buf.aval.size)
-    device = property(lambda self: self._buf._sharding._internal_device_list[0])
+
+    @property
+    def device(self):
+        """The device the array is on; for an array over several devices, its sharding."""
+        if self._sharding is None:
+            return self._buf._sharding._internal_device_list[0]
+        devs = self._sharding.device_set
+        return next(iter(devs)) if len(devs) == 1 else self._sharding
 
     def devices(self) -> set:
-        return {self.device}
+        return set(self.sharding.device_set)
 
     def block_until_ready(self) -> Array:
         """Wait until the computation that makes this array has finished."""
+        self._check_if_deleted()
         self._buf.block_until_ready()
         return self
 
     def is_ready(self) -> bool:
         return self._buf.is_ready()
+
+    def delete(self) -> None:
+        """Free the array's device memory now; using the array afterwards is an error."""
+        self._buf.delete()
+        self._npy = None
+
+    def is_deleted(self) -> bool:
+        return self._buf.is_deleted()
+
+    def _check_if_deleted(self) -> None:
+        if self._buf.is_deleted():               # JAX's words
+            shape = ",".join(map(str, self.shape))
+            raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{shape}].")
 
 
 class SingleDeviceSharding:
@@ -145,6 +197,13 @@ class SingleDeviceSharding:
         self._device, self.memory_kind = device, memory_kind
 
     device_set = property(lambda self: {self._device})
+    _device_assignment = property(lambda self: (self._device,))
+
+    def devices_indices_map(self, shape) -> dict:
+        return {self._device: (slice(None),) * len(shape)}
+
+    def _hlo_sharding(self, ndim: int):
+        return xc.HloSharding.replicate()
 
     def __eq__(self, other):
         return (type(other) is SingleDeviceSharding and other._device == self._device
@@ -157,7 +216,75 @@ class SingleDeviceSharding:
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
-Array.sharding = property(lambda self: SingleDeviceSharding(self.device))
+class Shard:
+    """One device's part of an array: the device, where the part sits in the whole (`index`,
+    a tuple of slices), which copy of that part it is (`replica_id`), and the part itself."""
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
+
+
+def _single_device_buffers(buf) -> list:
+    """The buffers, one per device of this process, that make up the PJRT array `buf`."""
+    if "jax" in sys.modules:
+        return buf._arrays
+    # jaxlib's C++ tries `import jax` here, to give each piece a sharding of JAX's; with the
+    # real JAX installed that import would succeed, and autodidax never loads JAX. A None entry
+    # makes the import fail, and jaxlib falls back to a sharding of its own.
+    sys.modules["jax"] = None
+    try:
+        return buf._arrays
+    finally:
+        del sys.modules["jax"]
+
+
+def _index_key(index) -> tuple:
+    return tuple((s.start, s.stop, s.step) for s in index)
+
+
+def _addressable_shards(self) -> list[Shard]:
+    self._check_if_deleted()
+    if self._sharding is None:
+        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+    index = self._sharding.devices_indices_map(self.shape)
+    copies: dict = {}
+    shards = []
+    for buf in _single_device_buffers(self._buf):
+        device = buf._sharding._internal_device_list[0]
+        key = _index_key(index[device])
+        replica, copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
+        shape = tuple(len(range(*s.indices(n))) for s, n in zip(index[device], self.shape))
+        # The pieces come without avals of ours: give each one.
+        piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
+                                                   _placement(device)[0])
+        shards.append(Shard(device, index[device], replica, Array(piece)))
+    return shards
+
+
+def _gather(self) -> np.ndarray:
+    """The value of an array over several devices, assembled on the host from its shards."""
+    shards = self.addressable_shards
+    needed = {_index_key(i) for i in self._sharding.devices_indices_map(self.shape).values()}
+    if needed - {_index_key(s.index) for s in shards}:       # JAX's words
+        raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non "
+                           "process local) devices is not possible. You can use "
+                           "`jax.experimental.multihost_utils.process_allgather` to print the "
+                           "global array or use `.addressable_shards` method of jax.Array to "
+                           "inspect the addressable (process local) shards.")
+    out = np.empty(self.shape, self.dtype)
+    for shard in shards:
+        if shard.replica_id == 0:
+            out[shard.index] = np.asarray(shard.data._buf)
+    return out
+
+
+Array.sharding = property(lambda self: self._sharding or SingleDeviceSharding(self.device))
+Array.addressable_shards = property(_addressable_shards)
 # Arrays of chapter 1, which hold NumPy values, live on the host: the first CPU device.
 core.array_placement_rules.update(device=lambda array: devices("cpu")[0],
                                   sharding=lambda array: SingleDeviceSharding(array.device))
@@ -185,13 +312,9 @@ def _immutable(value: np.ndarray) -> bool:
     return False                # memory of some other object: not ours to trust
 
 
-def _put(x, device) -> Array:
-    if type(x) is Array:
-        if x.device == device:
-            return x
-        x = core.Array(x._value, x.weak_type)   # to another device, through the host
-    if isinstance(x, Tracer):
-        return x                # under a transformation, placement is not part of the program
+def _host_value(x):
+    """(aval, NumPy value, whether nobody else can write its memory) of what `device_put`
+    takes: a host array, a NumPy array or a Python scalar."""
     if isinstance(x, core.Array):
         aval, value = x.aval, x._value
         owned = _immutable(value)
@@ -206,16 +329,73 @@ def _put(x, device) -> Array:
         owned = owned or _immutable(value)
         if not value.flags.c_contiguous:
             value, owned = np.ascontiguousarray(value), True
+    return aval, value, owned
+
+
+def _put(x, device) -> Array:
+    if type(x) is Array:
+        if x._sharding is None and x.device == device:
+            return x
+        x = core.Array(x._value, x.weak_type)   # to another device, through the host
+    if isinstance(x, Tracer):
+        return x                # under a transformation, placement is not part of the program
+    aval, value, owned = _host_value(x)
     sharding, devs, _ = _placement(device)
     return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
                                        enable_x64=True))
 
 
+_xla_shardings: dict = {}      # (sharding, ndim) -> jaxlib's GSPMDSharding
+
+
+def _xla_sharding(sharding, ndim: int):
+    """jaxlib's form of `sharding` for arrays of `ndim` dimensions, made once."""
+    xs = _xla_shardings.get((sharding, ndim))
+    if xs is None:
+        xs = _xla_shardings[sharding, ndim] = xc.GSPMDSharding(
+            xc.DeviceList(tuple(sharding._device_assignment)), sharding._hlo_sharding(ndim))
+    return xs
+
+
+def _is_local(device) -> bool:
+    return device.process_index == device.client.process_index()
+
+
+def _put_sharded(x, sharding) -> Array:
+    """`x` laid out over devices as `sharding` says: each device of this process gets its part."""
+    if type(x) is Array:
+        if x.sharding == sharding:
+            return x
+        x = core.Array(x._value, x.weak_type)   # from other devices, through the host
+    if isinstance(x, Tracer):
+        return x
+    aval, value, owned = _host_value(x)
+    index = sharding.devices_indices_map(aval.shape)
+    devs = [d for d in sharding._device_assignment if _is_local(d)]
+    # One buffer per device, then one array of them all. (jaxlib's `batched_device_put` can do
+    # both at once, but not for a layout with replicas.)
+    bufs = []
+    for d in devs:
+        part = value[index[d]]
+        copy = not (owned and part.flags.c_contiguous)
+        bufs.append(xc.batched_device_put(aval.update(shape=part.shape), _placement(d)[0],
+                                          [np.ascontiguousarray(part)], [d], True, copy,
+                                          enable_x64=True))
+    return Array(xc.ArrayImpl(aval, _xla_sharding(sharding, aval.ndim), bufs, True,
+                              _skip_checks=True), sharding)
+
+
 @api_boundary
 def device_put(x, device=None):
     """`x`, an array or a pytree of arrays, NumPy arrays and scalars, on `device` (default: the
-    default device). The result never shares memory that someone can still write."""
+    default device), or laid out as a sharding says. The result never shares memory that
+    someone can still write."""
     device = default_device() if device is None else device
+    if isinstance(device, SingleDeviceSharding):
+        device = device._device
+    if hasattr(device, "devices_indices_map"):          # a sharding over several devices
+        sharding = device
+        return tree_map(lambda leaf: _put_sharded(leaf, sharding), x)
     if isinstance(x, (np.ndarray, core.Array, int, float, bool)):
         return _put(x, device)
     return tree_map(lambda leaf: _put(leaf, device), x)
@@ -243,18 +423,36 @@ def _result_avals(loaded) -> list[ShapedArray]:
 
 class Executable:
     """A program compiled and loaded on one device: call it with arrays (or anything
-    `device_put` takes), get back the list of its results as device arrays."""
-    __slots__ = ("loaded", "device", "out_avals", "_handlers", "num_tokens", "callbacks")
+    `device_put` takes), get back the list of its results as device arrays. A program over
+    several devices (chapter 16) takes and returns arrays laid out as its shardings say;
+    where a sharding is None, XLA chose it, and `sharding_from_hlo(hlo_sharding)` names XLA's
+    choice."""
+    __slots__ = ("loaded", "device", "out_avals", "_handlers", "num_tokens", "callbacks",
+                 "in_shardings", "out_shardings")
 
-    def __init__(self, loaded, device, out_avals=None, num_tokens=0, callbacks=False):
+    def __init__(self, loaded, device, out_avals=None, num_tokens=0, callbacks=False,
+                 in_shardings=None, out_shardings=None, sharding_from_hlo=None):
         self.loaded, self.device = loaded, device
         self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
         self.num_tokens, self.callbacks = num_tokens, callbacks    # see chapter 15
-        sharding = _placement(device)[0]
-        self._handlers = [xc.array_result_handler(a, sharding, True, True)
-                          for a in [_TOKEN_AVAL] * num_tokens + self.out_avals]
+        if in_shardings is not None and None in in_shardings:
+            chosen = _hlo_shardings(loaded.get_parameter_shardings(), len(in_shardings))
+            in_shardings = [s or sharding_from_hlo(h) for s, h in zip(in_shardings, chosen)]
+        if out_shardings is not None and None in out_shardings:
+            chosen = _hlo_shardings(loaded.get_output_shardings(), len(out_shardings))
+            out_shardings = [s or sharding_from_hlo(h) for s, h in zip(out_shardings, chosen)]
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        if out_shardings is None:
+            sharding = _placement(device)[0]
+            self._handlers = [xc.array_result_handler(a, sharding, True, True)
+                              for a in [_TOKEN_AVAL] * num_tokens + self.out_avals]
+        else:
+            self._handlers = [xc.array_result_handler(a, _xla_sharding(s, a.ndim), True, True)
+                              for a, s in zip(self.out_avals, out_shardings)]
 
     def __call__(self, *args) -> list[Array]:
+        if self.in_shardings is not None:
+            return self._call_partitioned(args)
         device = self.device
         bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
         if self.num_tokens:                   # tokens of ordered effects go first
@@ -267,6 +465,13 @@ class Executable:
         if self.callbacks:                    # let its callbacks finish before we return
             results.consume_token().block_until_ready()
         return outs[self.num_tokens:]
+
+    def _call_partitioned(self, args) -> list[Array]:
+        bufs = [(x if type(x) is Array and (x._sharding is s or x._sharding == s)
+                 else _put_sharded(x, s))._buf for x, s in zip(args, self.in_shardings)]
+        results = self.loaded.execute_sharded(bufs)
+        return [Array(b, s) for b, s in zip(results.consume_with_handlers(self._handlers),
+                                            self.out_shardings)]
 
     def _call_error(self, args, e) -> Exception:
         for i, x in enumerate(args):
@@ -291,16 +496,39 @@ class Executable:
 _TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
 
 
+def _hlo_shardings(op_shardings, n: int) -> list:
+    """XLA's shardings of a program's `n` parameters or results, as `HloSharding`s."""
+    hlos = [xc.HloSharding.from_proto(s) for s in op_shardings or ()]
+    return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
+
+
+def compile_options(device) -> tuple:
+    """(the device list, the options) to compile a program for `device`, or for a tuple of
+    devices: then XLA partitions the program over them, numbered in that order (chapter 16)."""
+    if not isinstance(device, tuple) or len(device) == 1:
+        return _placement(device[0] if isinstance(device, tuple) else device)[2], \
+            xc.CompileOptions()
+    options = xc.CompileOptions()
+    options.num_partitions = len(device)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in device]]))
+    return xc.DeviceList(device), options
+
+
 def backend_compile(text: str, device):
-    """XLA compiles StableHLO `text` for `device` and loads it there. A `ModuleText` with host
-    callbacks (chapter 15) passes its Python functions along, as a parsed module."""
+    """XLA compiles StableHLO `text` for `device` (or a tuple of devices) and loads it there.
+    A `ModuleText` with host callbacks (chapter 15) passes its Python functions along, as a
+    parsed module."""
+    device_list, options = compile_options(device)
+    client = device_list[0].client
     callbacks = getattr(text, "host_callbacks", ())
     if not callbacks:
-        return device.client.compile_and_load(text, _placement(device)[2], xc.CompileOptions())
+        return client.compile_and_load(text, device_list, options)
     with make_ir_context():
         module = ir.Module.parse(text)
-    return device.client.compile_and_load(module, _placement(device)[2], xc.CompileOptions(),
-                                          host_callbacks=list(callbacks))
+    return client.compile_and_load(module, device_list, options, host_callbacks=list(callbacks))
 
 
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}
@@ -338,11 +566,13 @@ def _host_cpu() -> str:
 
 
 def cache_key(text: str, device) -> str:
-    """The persistent cache's name for `text` compiled for `device`."""
+    """The persistent cache's name for `text` compiled for `device` (or a tuple of devices)."""
     h = hashlib.sha256(_MAGIC)
+    ids = ",".join(str(d.id) for d in device) if isinstance(device, tuple) else ""
+    device = device[0] if isinstance(device, tuple) else device
     for part in (jaxlib_version, device.platform, device.device_kind,
                  device.client.platform_version, _host_cpu() if device.platform == "cpu" else "",
-                 text):
+                 ids, text):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
@@ -355,9 +585,9 @@ def _cache_read(path: Path, device):
     n = len(_MAGIC) + 32
     if len(data) < n or data[:n] != _MAGIC + hashlib.sha256(data[n:]).digest():
         return None                                     # cut short, edited or foreign
+    device_list, options = compile_options(device)
     try:
-        return device.client.deserialize_executable(data[n:], _placement(device)[2],
-                                                    xc.CompileOptions())
+        return device_list[0].client.deserialize_executable(data[n:], device_list, options)
     except Exception:                                   # PJRT refuses it: compile again
         return None
 
@@ -393,21 +623,26 @@ def _load_or_compile(text: str, device):
     return loaded
 
 
-def compile_or_get_cached(text, device=None, out_avals=None) -> Executable:
+def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
+                          out_shardings=None, sharding_from_hlo=None) -> Executable:
     """The executable of StableHLO `text` (or an MLIR module) on `device`: from memory, from the
     persistent cache, or compiled by XLA, in that order. `out_avals` gives the results' avals,
-    weak types included; by default they are read from the compiled program."""
+    weak types included; by default they are read from the compiled program. A program over a
+    tuple of devices takes and returns arrays laid out by `in_shardings` and `out_shardings`."""
     if not isinstance(text, str):
         text = module_to_text(text)
     device = default_device() if device is None else device
     callbacks = getattr(text, "host_callbacks", ())
-    key = (text, device, None if out_avals is None else tuple(out_avals), callbacks)
+    key = (text, device, None if out_avals is None else tuple(out_avals), callbacks,
+           None if in_shardings is None else tuple(in_shardings),
+           None if out_shardings is None else tuple(out_shardings))
     exe = _executables.get(key)
     if exe is not None:
         cache_stats["memory_hits"] += 1
         return exe
     exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals,
-                                         getattr(text, "num_tokens", 0), bool(callbacks))
+                                         getattr(text, "num_tokens", 0), bool(callbacks),
+                                         in_shardings, out_shardings, sharding_from_hlo)
     return exe
 
 
@@ -543,10 +778,27 @@ def _apply_cache_dir(value):
     return value
 
 
+def _apply_num_cpu_devices(value):
+    value = int(value)
+    if value == config.jax_num_cpu_devices:
+        return value
+    if _backends:                                   # JAX's words
+        raise RuntimeError(
+            "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+            "before any JAX operation is executed. You should initialize this config "
+            "immediately after `import jax`.")
+    if value < 0:
+        cpu_client_options.pop("num_devices", None)   # XLA_FLAGS decides, as in JAX
+    else:
+        cpu_client_options["num_devices"] = value
+    return value
+
+
 config.define("jax_platforms", None, _apply_platforms)
 config.define("jax_platform_name", None, _apply_platforms)
 config.define("jax_compilation_cache_dir", None, _apply_cache_dir)
 config.define("jax_enable_x64", False, _apply_x64)
+config.define("jax_num_cpu_devices", -1, _apply_num_cpu_devices)
 
 
 def block_until_ready(tree):

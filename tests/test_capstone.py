@@ -1,4 +1,4 @@
-"""Chapter 16's training, checked: autodidax trains the chapter's network as JAX does, from the
+"""Chapter 17's training, checked: autodidax trains the chapter's network as JAX does, from the
 same data and initial weights, traces its step once, and gives JAX's per-example gradients."""
 import jax as jax_ref
 import jax.numpy as jnp_ref

@@ -53,8 +53,8 @@ def _env(cache):
 # Devices and arrays
 
 def test_devices():
-    [dev] = runtime.devices()
-    assert dev.platform == "cpu" and runtime.devices("cpu") == [dev]
+    dev, *others = runtime.devices()         # 8 in the tests: conftest asks for them
+    assert dev.platform == "cpu" and runtime.devices("cpu") == [dev, *others]
     assert runtime.default_device() == dev and runtime.default_backend() == "cpu"
     assert "cpu" in runtime.backends()
 
