@@ -39,7 +39,7 @@ from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
 from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
 from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
 from autodidax import sharding  # noqa: E402,F401  (chapter 16: jax.sharding)
-from autodidax.sharding import make_mesh  # noqa: E402,F401  (chapter 16)
+from autodidax.sharding import make_mesh, shard_map  # noqa: E402,F401  (chapter 16)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)

@@ -6,7 +6,9 @@ partitioned by XLA's Shardy partitioner, and `with_sharding_constraint`."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
+import functools
 import itertools
 import math
 import weakref
@@ -15,15 +17,22 @@ import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import debug, lax
+from autodidax import numpy as jnp
 from autodidax.autodiff import transpose_rules
-from autodidax.batching import batching_rules
-from autodidax.core import Primitive, Tracer, abstract_eval_rules, impl_rules
-from autodidax.jvp import Zero, jvp_rules
-from autodidax.lowering import lowering_rules
+from autodidax.batching import (all_gather_p, axis_index_p, batching_rules, bound_axis_size,
+                                extend_axis_env, fancy_batching_rules, moveaxis, not_mapped,
+                                pmax_p, pmin_p, psum_p, reduce_scatter_p)
+from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, get_aval,
+                            impl_rules)
+from autodidax.jaxpr import ClosedJaxpr, jaxpr_as_fun, trace_to_jaxpr
+from autodidax.jit import _flatten_prefix, executable_for, hoist_tracer_consts, make_placement
+from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
+from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.runtime import SingleDeviceSharding, device_put, devices  # noqa: F401
-from autodidax.tree_util import tree_map
+from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 class AxisType(enum.Enum):
@@ -413,3 +422,312 @@ transpose_rules[sharding_constraint_p] = lambda ct, x, *, sharding, **_: [
 batching_rules[sharding_constraint_p] = _constraint_batching
 lowering_rules[sharding_constraint_p] = _constraint_lowering
 lax.later_names["with_sharding_constraint"] = with_sharding_constraint
+
+
+shard_map_p = Primitive("shard_map")
+shard_map_p.multiple_results = True
+
+
+def _block_aval(mesh: Mesh, spec, aval, what: str):
+    """The aval of one device's block of an array of type `aval` cut as `spec` says."""
+    axes = NamedSharding(mesh, spec)._axes(aval.ndim)
+    shape = list(aval.shape)
+    for d, names in enumerate(axes):
+        count = math.prod(mesh.shape[a] for a in names)
+        if shape[d] % count:
+            raise ValueError(f"shard_map applied to {what} of shape {aval.shape} with spec "
+                             f"{spec}: dimension {d} of size {shape[d]} is not evenly divisible "
+                             f"by the {count} devices of mesh axes {names}")
+        shape[d] //= count
+    return aval.update(shape=tuple(shape))
+
+
+def _whole_aval(mesh: Mesh, spec, aval):
+    """The aval of the array that blocks of type `aval`, put together as `spec` says, make."""
+    axes = NamedSharding(mesh, spec)._axes(aval.ndim)
+    return aval.update(shape=tuple(n * math.prod(mesh.shape[a] for a in names)
+                                   for n, names in zip(aval.shape, axes)))
+
+
+def shard_map(f=None, /, *, out_specs, in_specs, mesh, axis_names=frozenset(), check_vma=True):
+    """`f` run once per device of `mesh` on its block of each argument: JAX's `jax.shard_map`."""
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a jax.sharding.Mesh, got {mesh!r}")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError("autodidax's shard_map makes every mesh axis manual")
+
+    @functools.wraps(f)
+    def mapped(*args):
+        flat, in_tree = tree_flatten(args)
+        specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments")
+        avals = [_block_aval(mesh, s, get_aval(x), f"argument {i}")
+                 for i, (x, s) in enumerate(zip(flat, specs))]
+        out_trees = []
+
+        def body(*blocks):
+            out = f(*tree_unflatten(in_tree, blocks))
+            leaves, tree = tree_flatten(out)
+            out_trees.append(tree)
+            return leaves
+
+        closed = _trace_body(mesh, body, avals)
+        closed, hoisted = hoist_tracer_consts(closed)
+        out_flat_specs = _flatten_prefix("out_specs", out_specs, out_trees[0], "outputs")
+        params = dict(check_vma=check_vma,    # in JAX's order
+                      in_specs=(PartitionSpec(),) * len(hoisted) + tuple(specs), jaxpr=closed,
+                      mesh=mesh, newly_manual_axes=frozenset(mesh.axis_names),
+                      out_specs=tuple(out_flat_specs))
+        if any(isinstance(x, Tracer) for x in [*hoisted, *flat]):
+            outs = shard_map_p.bind(*hoisted, *flat, **params)
+        else:      # outside transformations: compile and run it, keeping the result on devices
+            outs = _shard_map_impl(*hoisted, *flat, **params)
+        return tree_unflatten(out_trees[0], outs)
+    return mapped
+
+
+def _trace_body(mesh: Mesh, body, avals) -> ClosedJaxpr:
+    """The jaxpr of `body` on blocks of types `avals`, with the mesh's axes bound as names."""
+    with contextlib.ExitStack() as stack:
+        for name, size in mesh.shape.items():
+            stack.enter_context(extend_axis_env(name, size))
+        return trace_to_jaxpr(body, avals)
+
+
+def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, **_):
+    return [_whole_aval(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals)]
+
+
+def _shard_map_impl(*args, **params):
+    """Outside `jit`, a shard_map is compiled and run as a program of its own."""
+    closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params),
+                            [get_aval(x) for x in args])
+    placement = make_placement([None] * len(args), [None] * len(closed.out_avals),
+                               closed.jaxpr)
+    return executable_for(closed, "shard_map", placement=placement)(*args)
+
+
+abstract_eval_rules[shard_map_p] = _shard_map_abstract
+impl_rules[shard_map_p] = _shard_map_impl
+
+
+_manual_meshes: list = []      # the meshes of the shard_map bodies being lowered, innermost last
+
+
+def _per_value(module_context, mesh: Mesh, specs, avals) -> ir.Attribute:
+    name = declare_mesh(module_context, mesh)
+    shardings = []
+    for spec, aval in zip(specs, avals):
+        dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
+                         for axes in NamedSharding(mesh, spec)._axes(aval.ndim))
+        shardings.append(f"<@{name}, [{dims}]>")
+    return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(shardings)}]>")
+
+
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **_):
+    mc = ctx.module_context
+    manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in mesh.axis_names])
+    op = sdy.ManualComputationOp(
+        [aval_to_ir_type(a) for a in ctx.avals_out], list(args),
+        _per_value(mc, mesh, in_specs, ctx.avals_in),
+        _per_value(mc, mesh, out_specs, ctx.avals_out), manual)
+    block = ir.Block.create_at_start(op.body, [aval_to_ir_type(v.aval)
+                                               for v in jaxpr.jaxpr.invars])
+    _manual_meshes.append(mesh)
+    try:
+        with ir.InsertionPoint(block):
+            consts = [ir_constant(c, v.aval.dtype)
+                      for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars)]
+            sdy.return_(jaxpr_subcomp(mc, jaxpr.jaxpr, consts, list(block.arguments)))
+    finally:
+        _manual_meshes.pop()
+    return list(op.results)
+
+
+lowering_rules[shard_map_p] = _shard_map_lowering
+
+
+def replica_groups(mesh: Mesh, names) -> np.ndarray:
+    """The groups of devices (partition numbers) that a collective over the mesh axes `names`
+    joins: one row per group, in the order of the axes' positions (JAX's `axis_groups`)."""
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes)
+    pos = [mesh.axis_names.index(n) for n in names]
+    rest = [i for i in range(ids.ndim) if i not in pos]
+    size = math.prod(mesh.axis_sizes[i] for i in pos)
+    return ids.transpose(pos + rest).reshape(size, -1).T
+
+
+def _groups_attr(mesh: Mesh, names) -> ir.Attribute:
+    return ir.DenseIntElementsAttr.get(np.ascontiguousarray(replica_groups(mesh, names),
+                                                            dtype=np.int64))
+
+
+_CHANNEL = (1, 1)   # JAX's channel id and its kind, "device to device": the same for every op
+
+
+def _collective(previous, emit):
+    """A lowering rule: `emit(ctx, mesh, ...)` inside a shard_map body, `previous` elsewhere."""
+    def rule(ctx, *args, **params):
+        if _manual_meshes:
+            return emit(ctx, _manual_meshes[-1], *args, **params)
+        if previous is None:
+            raise NotImplementedError(f"{ctx.primitive} outside of shard_map or vmap")
+        return previous(ctx, *args, **params)
+    return rule
+
+
+def _reducer_region(op, dtype, combine):
+    scalar = aval_to_ir_type(ShapedArray((), dtype))
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.return_([combine(*block.arguments)])
+
+
+def _all_reduce(combine):
+    def emit(ctx, mesh, x, *, axes, axis_index_groups):
+        if any(isinstance(a, int) for a in axes):
+            raise NotImplementedError("a collective over named and positional axes at once "
+                                      "inside shard_map")
+        op = hlo.AllReduceOp([x.type], [x], _groups_attr(mesh, axes),
+                             channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+                             use_global_device_ids=True)
+        _reducer_region(op, ctx.avals_in[0].dtype, combine)
+        return [op.result]
+    return emit
+
+
+def _all_gather(ctx, mesh, x, *, all_gather_dimension, axis_name, axis_size, tiled, **_):
+    aval = ctx.avals_in[0]
+    if not tiled:                  # a new dimension of size 1, for the blocks to stack along
+        shape = list(aval.shape)
+        shape.insert(all_gather_dimension, 1)
+        dims = [i for i in range(len(shape)) if i != all_gather_dimension]
+        x = hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
+                                 ir.DenseI64ArrayAttr.get(dims))
+    op = hlo.AllGatherOp([aval_to_ir_type(ctx.avals_out[0])], [x], all_gather_dimension,
+                         _groups_attr(mesh, axis_name),
+                         channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+                         use_global_device_ids=True)
+    return [op.results[0]]
+
+
+def _reduce_scatter(ctx, mesh, x, *, scatter_dimension, axis_name, axis_size, tiled, **_):
+    aval = ctx.avals_in[0]
+    shape = list(aval.shape)
+    shape[scatter_dimension] //= axis_size
+    op = hlo.ReduceScatterOp(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
+                             scatter_dimension, _groups_attr(mesh, axis_name),
+                             channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+                             use_global_device_ids=True)
+    _reducer_region(op, aval.dtype, hlo.add)
+    out = op.result
+    if not tiled:                  # drop the dimension of size 1 that each device keeps
+        out = hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), out)
+    return [out]
+
+
+def _axis_index(ctx, mesh, *, axis_name):
+    """This device's position along `axis_name`: its partition number, divided by the sizes of
+    the axes after it, modulo the axis's size."""
+    after = math.prod(mesh.axis_sizes[mesh.axis_names.index(axis_name) + 1:])
+    u32 = np.dtype(np.uint32)
+    pid = hlo.PartitionIdOp().result
+    index = hlo.remainder(hlo.divide(pid, ir_constant(np.uint32(after), u32)),
+                          ir_constant(np.uint32(mesh.shape[axis_name]), u32))
+    return [hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)]
+
+
+for _prim, _emit in [(psum_p, _all_reduce(hlo.add)), (pmax_p, _all_reduce(hlo.maximum)),
+                     (pmin_p, _all_reduce(hlo.minimum)), (all_gather_p, _all_gather),
+                     (reduce_scatter_p, _reduce_scatter), (axis_index_p, _axis_index)]:
+    lowering_rules[_prim] = _collective(lowering_rules.get(_prim), _emit)
+
+
+ppermute_p = Primitive("ppermute")
+
+
+def ppermute(x, axis_name, perm):
+    """`x` (a pytree) sent along the named axis: from position `src` to `dst` for each pair
+    `(src, dst)` of `perm`; positions nobody sends to get zeros."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    size = math.prod(bound_axis_size(n) for n in names)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) < len(srcs) or len(set(dsts)) < len(dsts):     # JAX's words
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    if any(not 0 <= i < size for i in srcs + dsts):
+        raise ValueError(f"ppermute permutation {perm} has positions outside the axis "
+                         f"{axis_name} of size {size}")
+    return tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=perm), x)
+
+
+abstract_eval_rules[ppermute_p] = lambda aval, **_: aval
+jvp_rules[ppermute_p] = lambda primals, tangents, **params: (
+    ppermute_p.bind(primals[0], **params),
+    tangents[0] if type(tangents[0]) is Zero else ppermute_p.bind(tangents[0], **params))
+transpose_rules[ppermute_p] = lambda ct, x, *, axis_name, perm: [
+    ct if type(ct) is Zero else ppermute_p.bind(
+        ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
+
+
+def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    if axis_data.name not in axis_name:
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    if len(axis_name) > 1:
+        raise NotImplementedError("ppermute over several axes, one of them vmapped")
+    if d is not_mapped:
+        return x, not_mapped
+    source = {dst: src for src, dst in perm}
+    x = moveaxis(x, d, 0)
+    rows = [x[source[i]] if i in source else jnp.zeros_like(x[0])
+            for i in range(axis_data.size)]
+    return lax.stack(rows, 0), 0
+
+
+fancy_batching_rules[ppermute_p] = _ppermute_batching
+
+
+def _collective_permute(ctx, mesh, x, *, axis_name, perm):
+    pairs = [(group[s], group[d]) for group in replica_groups(mesh, axis_name)
+             for s, d in perm]
+    op = hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(np.array(pairs, np.int64)),
+                                 channel_handle=hlo.ChannelHandle.get(*_CHANNEL))
+    return [op.result]
+
+
+lowering_rules[ppermute_p] = _collective(None, _collective_permute)
+lax.later_names["ppermute"] = ppermute
+
+
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **params):
+    nonzero = [type(t) is not Zero for t in tangents]
+    out_nonzero = []
+
+    def jvp_of_body(*args):
+        ps, ts = args[:len(primals)], iter(args[len(primals):])
+        tans = [next(ts) if nz else Zero(tangent_aval(a))
+                for a, nz in zip(jaxpr.in_avals, nonzero)]
+        outs, out_tans = jvp_flat(jaxpr_as_fun(jaxpr), ps, tans, instantiate=False)
+        out_nonzero[:] = [type(t) is not Zero for t in out_tans]
+        return list(outs) + [t for t in out_tans if type(t) is not Zero]
+
+    t_specs = [s for s, nz in zip(in_specs, nonzero) if nz]
+    t_avals = [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
+    body = _trace_body(mesh, jvp_of_body, [*jaxpr.in_avals, *t_avals])
+    body, hoisted = hoist_tracer_consts(body)
+    outs = shard_map_p.bind(
+        *hoisted, *primals, *[t for t in tangents if type(t) is not Zero],
+        check_vma=params["check_vma"],
+        in_specs=(PartitionSpec(),) * len(hoisted) + tuple(in_specs) + tuple(t_specs),
+        jaxpr=body, mesh=mesh, newly_manual_axes=params["newly_manual_axes"],
+        out_specs=tuple(out_specs) + tuple(s for s, nz in zip(out_specs, out_nonzero) if nz))
+    n = len(out_specs)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(tangent_aval(get_aval(o)))
+                      for nz, o in zip(out_nonzero, outs[:n])]
+
+
+jvp_rules[shard_map_p] = _shard_map_jvp
