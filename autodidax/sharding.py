@@ -21,15 +21,17 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import debug, lax
 from autodidax import numpy as jnp
-from autodidax.autodiff import transpose_rules
-from autodidax.batching import (all_gather_p, axis_index_p, batching_rules, bound_axis_size,
-                                extend_axis_env, fancy_batching_rules, moveaxis, not_mapped,
-                                pmax_p, pmin_p, psum_p, reduce_scatter_p)
+from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
+                                transpose_rules)
+from autodidax.batching import (all_gather_p, axis_index_p, batch, batching_rules,
+                                bound_axis_size, extend_axis_env, fancy_batching_rules, moveaxis,
+                                not_mapped, pmax_p, pmin_p, psum_p, reduce_scatter_p)
 from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, get_aval,
-                            impl_rules)
-from autodidax.jaxpr import ClosedJaxpr, jaxpr_as_fun, trace_to_jaxpr
+                            impl_rules, set_current_trace)
+from autodidax.jaxpr import ClosedJaxpr, JaxprTrace, jaxpr_as_fun, trace_to_jaxpr
 from autodidax.jit import _flatten_prefix, executable_for, hoist_tracer_consts, make_placement
-from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
+from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
+                           zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.runtime import SingleDeviceSharding, device_put, devices  # noqa: F401
 from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -731,3 +733,126 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **par
 
 
 jvp_rules[shard_map_p] = _shard_map_jvp
+
+
+def _unmentioned(mesh: Mesh, spec) -> tuple:
+    used = NamedSharding(mesh, spec)._used
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _shard_map_partial_eval(trace, args, params):
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    with contextlib.ExitStack() as stack:
+        for name, size in mesh.shape.items():
+            stack.enter_context(extend_axis_env(name, size))
+        known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
+    n_known = out_unknowns.count(False)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    known_specs = [s for s, u in zip(in_specs, unknowns) if not u]
+    stacked = PartitionSpec(tuple(mesh.axis_names))        # one block per device, on axis 0
+
+    def known_body(*xs):
+        outs = jaxpr_as_fun(known)(*xs)
+        return outs[:n_known] + [lax.expand_dims(r, (0,)) for r in outs[n_known:]]
+
+    body = _trace_body(mesh, known_body, known.in_avals)
+    body, hoisted = hoist_tracer_consts(body)
+    n_res = len(known.out_avals) - n_known
+    with set_current_trace(trace.parent_trace):
+        known_outs = shard_map_p.bind(
+            *hoisted, *known_args, **{**params, "jaxpr": body,
+                                      "in_specs": (PartitionSpec(),) * len(hoisted)
+                                      + tuple(known_specs),
+                                      "out_specs": tuple(s for s, u in zip(out_specs,
+                                                                           out_unknowns)
+                                                         if not u) + (stacked,) * n_res})
+    computed = iter(known_outs[n_known:])
+    residuals, res_specs = [], []
+    for f in forwarded:
+        residuals.append(known_args[f] if f is not None else next(computed))
+        res_specs.append(known_specs[f] if f is not None else stacked)
+
+    def unknown_body(*xs):
+        res = [r if f is not None else r[0] for r, f in zip(xs[:len(forwarded)], forwarded)]
+        return jaxpr_as_fun(unknown)(*res, *xs[len(forwarded):])
+
+    unknown_specs = [s for s, u in zip(in_specs, unknowns) if u]
+    block_avals = [_block_aval(mesh, s, get_aval(x), "a residual")
+                   for s, x in zip(res_specs + unknown_specs,
+                                   residuals + [x for x, u in zip(args, unknowns) if u])]
+    body = _trace_body(mesh, unknown_body, block_avals)
+    body, hoisted = hoist_tracer_consts(body)
+    unknown_outs = JaxprTrace.process_primitive(
+        trace, shard_map_p, [*hoisted, *residuals, *[x for x, u in zip(args, unknowns) if u]],
+        {**params, "jaxpr": body,
+         "in_specs": (PartitionSpec(),) * len(hoisted) + tuple(res_specs + unknown_specs),
+         "out_specs": tuple(s for s, u in zip(out_specs, out_unknowns) if u)})
+    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
+
+
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    linear = [is_linear(x) for x in args]
+    known = [x for x in args if not is_linear(x)]
+    known_specs = [s for s, x in zip(in_specs, args) if not is_linear(x)]
+    cts = [instantiate_zeros(ct) for ct in cts]
+
+    def transposed(*known_and_cts):
+        it = iter(known_and_cts[:len(known)])
+        full = [x if is_linear(x) else next(it) for x in args]
+        body_cts = []
+        for ct, spec in zip(known_and_cts[len(known):], out_specs):
+            n = math.prod(mesh.shape[a] for a in _unmentioned(mesh, spec))
+            body_cts.append(ct if n == 1 else ct / np.array(n, get_aval(ct).dtype))
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, body_cts)
+        outs = []
+        for ct, x, spec, block in zip(cts_in, args, in_specs, jaxpr.in_avals):
+            if is_linear(x):
+                ct = instantiate_zeros(ct) if ct is not None else zeros_like_aval(block)
+                axes = _unmentioned(mesh, spec)
+                outs.append(psum_p.bind(ct, axes=axes, axis_index_groups=None) if axes else ct)
+        return outs
+
+    block_avals = ([_block_aval(mesh, s, get_aval(x), "an argument")
+                    for s, x in zip(known_specs, known)] +
+                   [_block_aval(mesh, s, get_aval(ct), "a cotangent")
+                    for s, ct in zip(out_specs, cts)])
+    body = _trace_body(mesh, transposed, block_avals)
+    body, hoisted = hoist_tracer_consts(body)
+    outs = iter(shard_map_p.bind(
+        *hoisted, *known, *cts, **{**params, "jaxpr": body, "mesh": mesh,
+                                   "in_specs": (PartitionSpec(),) * len(hoisted)
+                                   + tuple(known_specs) + tuple(out_specs),
+                                   "out_specs": tuple(s for s, lin in zip(in_specs, linear)
+                                                      if lin)}))
+    return [next(outs) if lin else None for lin in linear]
+
+
+partial_eval_rules[shard_map_p] = _shard_map_partial_eval
+transpose_rules[shard_map_p] = _shard_map_transpose
+
+
+def _shard_map_batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
+    vals = [v if d is not_mapped else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    in_dims = [not_mapped if d is not_mapped else 0 for d in dims]
+    specs = [s if d is not_mapped else PartitionSpec(None, *s) for s, d in zip(in_specs, dims)]
+
+    def body(*blocks):
+        outs, out_dims = batch(jaxpr_as_fun(jaxpr), axis_data.size, in_dims, list(blocks),
+                               axis_name=axis_data.name)
+        return [jnp.broadcast_to(o, (axis_data.size, *get_aval(o).shape)) if d is not_mapped
+                else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
+
+    avals = [_block_aval(mesh, s, get_aval(v), "an argument") for s, v in zip(specs, vals)]
+    closed = _trace_body(mesh, body, avals)
+    closed, hoisted = hoist_tracer_consts(closed)
+    outs = shard_map_p.bind(*hoisted, *vals, **{
+        **params, "jaxpr": closed, "mesh": mesh,
+        "in_specs": (PartitionSpec(),) * len(hoisted) + tuple(specs),
+        "out_specs": tuple(PartitionSpec(None, *s) for s in out_specs)})
+    return outs, [0] * len(outs)
+
+
+fancy_batching_rules[shard_map_p] = _shard_map_batching

@@ -146,3 +146,52 @@ def test_ppermute_under_vmap_matches_jax():
     g2 = jax.grad(lambda v: (jax.vmap(
         lambda u: jax.lax.ppermute(u, "i", perm), axis_name="i")(v) * x).sum())(x)
     np.testing.assert_array_equal(np.asarray(g1), np.asarray(g2))
+
+
+GRAD_CASES = {
+    # name: (body ours, body theirs, in_spec, out_spec)
+    "psum": (lambda b: autodidax.lax.psum(ajnp.sin(b) * b, "x"),
+             lambda b: jax.lax.psum(jax.numpy.sin(b) * b, "x"), ("x",), ()),
+    "ppermute": (lambda b: autodidax.lax.ppermute(b * b, "x", RING),
+                 lambda b: jax.lax.ppermute(b * b, "x", RING), ("x",), ("x",)),
+    "all_gather": (lambda b: autodidax.lax.all_gather(ajnp.exp(b / 30), "x", tiled=True),
+                   lambda b: jax.lax.all_gather(jax.numpy.exp(b / 30), "x", tiled=True),
+                   ("x",), ("x",)),
+    "psum_scatter": (lambda b: autodidax.lax.psum_scatter(b * b, "x", tiled=True),
+                     lambda b: jax.lax.psum_scatter(b * b, "x", tiled=True), (), ("x",)),
+    "replicated_in": (lambda b: b * autodidax.lax.axis_index("x"),
+                      lambda b: b * jax.lax.axis_index("x"), (), ("x",)),
+    "pmean_out_replicated": (lambda b: autodidax.lax.pmean(b * b, "x"),
+                             lambda b: jax.lax.pmean(b * b, "x"), ("x",), ()),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_grad_of_shard_map_matches_jax(name):
+    body_ours, body_theirs, ins, outs = GRAD_CASES[name]
+    ours, theirs = pair((8,), ("x",))
+    f = shard_map(body_ours, mesh=ours, in_specs=P(*ins), out_specs=P(*outs))
+    g = jax.shard_map(body_theirs, mesh=theirs, in_specs=JP(*ins), out_specs=JP(*outs),
+                      check_vma=False)
+    w = np.linspace(-1, 2, 64 * 8, dtype=np.float32).reshape(64, 8)
+    weights = lambda y: w[:y.shape[0], :y.shape[1]]                    # noqa: E731
+    loss_a = lambda x: (f(x) * weights(f(x))).sum()                    # noqa: E731
+    loss_b = lambda x: (g(x) * weights(g(x))).sum()                    # noqa: E731
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 10
+    want = jax.grad(loss_b)(x)
+    np.testing.assert_allclose(np.asarray(autodidax.grad(loss_a)(x)), np.asarray(want),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(autodidax.jit(autodidax.grad(loss_a))(x)),
+                               np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_shard_map_matches_jax():
+    ours, theirs = pair((8,), ("x",))
+    f = shard_map(lambda b: autodidax.lax.psum(b * b, "x") + autodidax.lax.axis_index("x"),
+                  mesh=ours, in_specs=P("x"), out_specs=P("x"))
+    g = jax.shard_map(lambda b: jax.lax.psum(b * b, "x") + jax.lax.axis_index("x"),
+                      mesh=theirs, in_specs=JP("x"), out_specs=JP("x"), check_vma=False)
+    xs = np.arange(2 * 32, dtype=np.float32).reshape(2, 8, 4)
+    np.testing.assert_allclose(np.asarray(autodidax.vmap(f)(xs)), np.asarray(jax.vmap(g)(xs)))
+    np.testing.assert_allclose(np.asarray(autodidax.jit(autodidax.vmap(f, in_axes=2))(xs.transpose(1, 2, 0))),
+                               np.asarray(jax.jit(jax.vmap(g, in_axes=2))(xs.transpose(1, 2, 0))))
