@@ -39,6 +39,7 @@ def test_eight_devices_and_processes():
 
 
 def test_num_cpu_devices_after_start_is_refused():
+    autodidax.devices()                                          # the CPU client is made
     autodidax.config.update("jax_num_cpu_devices", 8)          # the same value: fine
     with pytest.raises(RuntimeError, match="should be updated before backends are initialized"):
         autodidax.config.update("jax_num_cpu_devices", 4)
