@@ -39,7 +39,9 @@ from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
 from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
 from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
 from autodidax import sharding  # noqa: E402,F401  (chapter 16: jax.sharding)
-from autodidax.sharding import make_mesh, shard_map  # noqa: E402,F401  (chapter 16)
+from autodidax.sharding import (distributed, make_array_from_process_local_data,  # noqa: E402,F401
+                                make_array_from_single_device_arrays, make_mesh,
+                                shard_map)  # (chapter 16)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)
@@ -59,6 +61,7 @@ for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
     setattr(tree, _short, getattr(tree_util, _long))
 _sys.modules["autodidax.tree"] = tree
 _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_derivatives`
+_sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (chapter 16)
 
 # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
 errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")

@@ -25,7 +25,7 @@ from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonic
                             get_aval, impl_rules)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
-from autodidax.runtime import devices, device_put
+from autodidax.runtime import device_put, local_devices
 from autodidax.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
@@ -101,7 +101,7 @@ def callback_error(e: BaseException) -> Exception:
 def _on_host(flat_args):
     """The operands as arrays on the CPU, as the callback is given them: copies, since XLA's
     NumPy views of its buffers are valid only while the callback runs."""
-    cpu = devices("cpu")[0]
+    cpu = local_devices(backend="cpu")[0]
     return [device_put(np.array(x), cpu) for x in flat_args]
 
 

@@ -92,6 +92,8 @@ def local_devices(process_index=None, backend=None) -> list:
     """The devices this process (or process `process_index`) can put arrays on."""
     client = get_backend(backend)
     index = client.process_index() if process_index is None else process_index
+    if not 0 <= index < process_count(client):
+        raise ValueError(f"Unknown process_index {index}")     # JAX's words
     return [d for d in client.devices() if d.process_index == index]
 
 
@@ -115,9 +117,10 @@ _default_device = []
 
 
 def default_device():
-    """The device arrays and programs go to when none is named: the default backend's first."""
+    """The device arrays and programs go to when none is named: the default backend's first
+    device in this process."""
     if not _default_device:
-        _default_device.append(devices()[0])
+        _default_device.append(local_devices()[0])
     return _default_device[0]
 
 
@@ -252,17 +255,21 @@ def _addressable_shards(self) -> list[Shard]:
     if self._sharding is None:
         return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
     index = self._sharding.devices_indices_map(self.shape)
+    # Copies of a part are numbered over all the devices, in the sharding's order, those of
+    # other processes (chapter 16) included.
     copies: dict = {}
+    replica = {}
+    for device, where in index.items():
+        key = _index_key(where)
+        replica[device], copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
     shards = []
     for buf in _single_device_buffers(self._buf):
         device = buf._sharding._internal_device_list[0]
-        key = _index_key(index[device])
-        replica, copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
         shape = tuple(len(range(*s.indices(n))) for s, n in zip(index[device], self.shape))
         # The pieces come without avals of ours: give each one.
         piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
                                                    _placement(device)[0])
-        shards.append(Shard(device, index[device], replica, Array(piece)))
+        shards.append(Shard(device, index[device], replica[device], Array(piece)))
     return shards
 
 
@@ -277,16 +284,20 @@ def _gather(self) -> np.ndarray:
                            "global array or use `.addressable_shards` method of jax.Array to "
                            "inspect the addressable (process local) shards.")
     out = np.empty(self.shape, self.dtype)
-    for shard in shards:
-        if shard.replica_id == 0:
+    done = set()
+    for shard in shards:                # one copy of each part (copy 0 may be in another process)
+        key = _index_key(shard.index)
+        if key not in done:
+            done.add(key)
             out[shard.index] = np.asarray(shard.data._buf)
     return out
 
 
 Array.sharding = property(lambda self: self._sharding or SingleDeviceSharding(self.device))
 Array.addressable_shards = property(_addressable_shards)
-# Arrays of chapter 1, which hold NumPy values, live on the host: the first CPU device.
-core.array_placement_rules.update(device=lambda array: devices("cpu")[0],
+# Arrays of chapter 1, which hold NumPy values, live on the host: this process's first CPU
+# device.
+core.array_placement_rules.update(device=lambda array: local_devices(backend="cpu")[0],
                                   sharding=lambda array: SingleDeviceSharding(array.device))
 
 
