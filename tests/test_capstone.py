@@ -140,3 +140,33 @@ def test_the_compiled_step_reports_its_cost():
     matmuls = 2 * 400 * (2 * 2 * 32 + 3 * 32 * 32 + 3 * 32 * 2)   # forward, weight and input grads
     assert matmuls <= flops < 1.2 * matmuls, flops
     assert "fusion" in compiled.as_text()
+
+
+def test_data_parallel_step_over_eight_devices_matches_one_device_and_jax():
+    """Chapter 17's step with the batch split over 8 devices and the parameters replicated:
+    the partitioner all-reduces the gradients, and the numbers are the one-device step's."""
+    from autodidax.sharding import Mesh, NamedSharding, P
+    mesh = Mesh(np.array(jax.devices()), ("batch",))
+    data, replicated = NamedSharding(mesh, P("batch")), NamedSharding(mesh, P())
+    step = jax.jit(OURS[2])
+    x8, y8 = jax.device_put(X, data), jax.device_put(Y, data)
+    p8 = jax.device_put(PARAMS0, replicated)
+    value8, new8 = step(p8, x8, y8)
+    value1, new1 = step(PARAMS0, X, Y)
+    np.testing.assert_allclose(float(value8), float(value1), rtol=1e-6)
+    for name in PARAMS0:
+        np.testing.assert_allclose(np.asarray(new8[name]), np.asarray(new1[name]),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
+        assert new8[name].sharding.is_fully_replicated
+    assert "all-reduce" in step.lower(p8, x8, y8).compile().as_text()
+    # JAX, with the same layouts over its 8 devices, gets the same step.
+    tmesh = jax_ref.sharding.Mesh(np.array(jax_ref.devices()), ("batch",))
+    tdata = jax_ref.sharding.NamedSharding(tmesh, jax_ref.sharding.PartitionSpec("batch"))
+    trep = jax_ref.sharding.NamedSharding(tmesh, jax_ref.sharding.PartitionSpec())
+    tvalue, tnew = jax_ref.jit(THEIRS[2])(jax_ref.device_put(PARAMS0, trep),
+                                          jax_ref.device_put(X, tdata),
+                                          jax_ref.device_put(Y, tdata))
+    np.testing.assert_allclose(float(value8), float(tvalue), rtol=1e-6)
+    for name in PARAMS0:
+        np.testing.assert_allclose(np.asarray(new8[name]), np.asarray(tnew[name]),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
