@@ -5,6 +5,7 @@
 the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -372,6 +373,16 @@ def _is_local(device) -> bool:
     return device.process_index == device.client.process_index()
 
 
+@functools.lru_cache(maxsize=4096)
+def _local_parts(sharding, shape: tuple) -> tuple:
+    """(the devices of this process in `sharding`'s order, the part of an array of `shape` that
+    each holds, whether some part is held by several devices): made once per layout and shape."""
+    index = sharding.devices_indices_map(shape)
+    devs = tuple(d for d in sharding._device_assignment if _is_local(d))
+    replicas = len({_index_key(i) for i in index.values()}) < len(index)
+    return devs, tuple(index[d] for d in devs), replicas
+
+
 def _put_sharded(x, sharding) -> Array:
     """`x` laid out over devices as `sharding` says: each device of this process gets its part."""
     if type(x) is Array:
@@ -381,19 +392,21 @@ def _put_sharded(x, sharding) -> Array:
     if isinstance(x, Tracer):
         return x
     aval, value, owned = _host_value(x)
-    index = sharding.devices_indices_map(aval.shape)
-    devs = [d for d in sharding._device_assignment if _is_local(d)]
-    # One buffer per device, then one array of them all. (jaxlib's `batched_device_put` can do
-    # both at once, but not for a layout with replicas.)
+    devs, parts, replicas = _local_parts(sharding, aval.shape)
+    xla_sharding = _xla_sharding(sharding, aval.ndim)
+    if not replicas:          # jaxlib puts every part on its device and makes the array at once
+        return Array(xc.batched_device_put(aval, xla_sharding, [value[i] for i in parts], devs,
+                                           True, not owned, enable_x64=True), sharding)
+    # With replicas that call cannot copy (jaxlib raises `bad_function_call`), so: one buffer
+    # per device, then one array of them all.
     bufs = []
-    for d in devs:
-        part = value[index[d]]
+    for d, i in zip(devs, parts):
+        part = value[i]
         copy = not (owned and part.flags.c_contiguous)
         bufs.append(xc.batched_device_put(aval.update(shape=part.shape), _placement(d)[0],
                                           [np.ascontiguousarray(part)], [d], True, copy,
                                           enable_x64=True))
-    return Array(xc.ArrayImpl(aval, _xla_sharding(sharding, aval.ndim), bufs, True,
-                              _skip_checks=True), sharding)
+    return Array(xc.ArrayImpl(aval, xla_sharding, bufs, True, _skip_checks=True), sharding)
 
 
 @api_boundary

@@ -78,15 +78,16 @@ class Mesh:
         self._device_assignment = tuple(devices.flat) if devices.ndim else ()
         self._key = (axis_names, axis_types, devices.shape,
                      tuple(d.id for d in self._device_assignment))
+        self._hash = hash(self._key)
 
     device_set = property(lambda self: set(self._device_assignment))
     empty = property(lambda self: self.devices.ndim == 0)
 
     def __eq__(self, other):
-        return isinstance(other, Mesh) and other._key == self._key
+        return self is other or isinstance(other, Mesh) and other._key == self._key
 
     def __hash__(self):
-        return hash(self._key)
+        return self._hash
 
     def __str__(self):                                  # as JAX prints it
         if self.empty:
@@ -182,6 +183,10 @@ class NamedSharding:
                 seen.add(axis)
         self.mesh, self.spec, self.memory_kind = mesh, spec, memory_kind
         self._used = seen
+        # What equality compares, and its hash, made once: every call of a `jit` hashes the
+        # shardings of its arguments, and compares them with the program's.
+        self._key = (mesh, self._normalized(), memory_kind)
+        self._hash = hash(self._key)
 
     device_set = property(lambda self: self.mesh.device_set)
     _device_assignment = property(lambda self: self.mesh._device_assignment)
@@ -250,12 +255,10 @@ class NamedSharding:
         return tuple(spec)
 
     def __eq__(self, other):
-        return (isinstance(other, NamedSharding) and other.mesh == self.mesh
-                and other._normalized() == self._normalized()
-                and other.memory_kind == self.memory_kind)
+        return self is other or isinstance(other, NamedSharding) and other._key == self._key
 
     def __hash__(self):
-        return hash((self.mesh, self._normalized(), self.memory_kind))
+        return self._hash
 
     def __repr__(self):
         return (f"NamedSharding(mesh={self.mesh}, spec={self.spec}, "

@@ -81,6 +81,43 @@ def test_device_put_shards_match_jax(spec):
         assert a.sharding == ours and a.devices() == set(autodidax.devices())
 
 
+def _aligned(shape, writeable=True):
+    """A float32 array whose memory starts on a 64-byte boundary: PJRT could use it in place."""
+    n = int(np.prod(shape))
+    raw = np.empty(4 * n + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    out = raw[start:start + 4 * n].view(np.float32).reshape(shape)
+    out[...] = np.arange(n, dtype=np.float32).reshape(shape)
+    if not writeable:
+        raw.flags.writeable = out.flags.writeable = False
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS_2D, ids=str)
+def test_sharded_arrays_are_values(spec):
+    # Split layouts go to the devices in one call, layouts with replicas one device at a time:
+    # either way, what the caller can still write is copied.
+    for ours, _ in both(spec):
+        x = _aligned((64, 32))
+        a = autodidax.device_put(x, ours)
+        x[...] = -1.0
+        np.testing.assert_array_equal(np.asarray(a), _aligned((64, 32)))
+        frozen = _aligned((64, 32), writeable=False)   # nobody can write it: shared, or not
+        np.testing.assert_array_equal(np.asarray(autodidax.device_put(frozen, ours)), frozen)
+
+
+def test_sharding_equality_and_hash():
+    (mesh, _), (other, _) = meshes()
+    same_mesh = Mesh(np.array(autodidax.devices()).reshape(4, 2), ("x", "y"))
+    a, b = NamedSharding(mesh, P("x")), NamedSharding(same_mesh, P("x", None))
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert mesh == same_mesh and hash(mesh) == hash(same_mesh)
+    for c in [NamedSharding(mesh, P("y")), NamedSharding(mesh, P(None, "x")),
+              NamedSharding(other, P("x")), NamedSharding(mesh, P("x"), memory_kind="pinned_host")]:
+        assert a != c and c != a
+    assert a != P("x") and mesh != other and mesh != "mesh"
+
+
 def test_device_put_errors():
     (mesh, _), _ = meshes()
     with pytest.raises(ValueError, match="divisible by 4"):
