@@ -5,6 +5,7 @@
 stages."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import inspect
@@ -37,11 +38,16 @@ jit_p.multiple_results = True
 _executables: dict = {}
 
 
-def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=None) -> str:
+def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
+                  donated=()) -> str:
     """The StableHLO text of `closed`, its constants written into the program; a program over
-    several devices also says how its inputs and outputs are laid out (`Placement`, below)."""
+    several devices also says how its inputs and outputs are laid out (`Placement`, below), and
+    `donated` (one bool per input) marks the inputs whose buffers outputs may reuse."""
     _check_constants(closed)
     extra = {} if placement is None else placement.lowering_options(closed)
+    if any(donated):
+        extra["input_output_aliases"], extra["buffer_donors"] = donation_aliases(
+            closed, donated, placement)
     module = lower_jaxpr_to_module(closed, name=sanitize_name(f"jit({name})"),
                                    result_names=result_names, **extra)
     return module_to_text(module)
@@ -63,13 +69,14 @@ def _check_constants(closed: ClosedJaxpr) -> None:
 config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
 
 
-def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None):
+def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
+                   donated=()):
     """The compiled program of `closed`, its constants included, on the default device or
-    over the devices of a `Placement`."""
-    key = (id(closed.jaxpr), placement, *map(id, closed.consts))
+    over the devices of a `Placement`, taking over the buffers of the `donated` inputs."""
+    key = (id(closed.jaxpr), placement, donated, *map(id, closed.consts))
     entry = _executables.get(key)
     if entry is None:
-        text = lower_to_text(closed, name, result_names, placement)
+        text = lower_to_text(closed, name, result_names, placement, donated)
         exe = (compile_or_get_cached(text, default_device(), closed.out_avals)
                if placement is None else placement.compile(text, closed.out_avals))
         entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
@@ -192,11 +199,11 @@ _caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fa
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "result_names", "executable")
+    __slots__ = ("jaxpr", "out_tree", "result_names", "donated", "executable")
 
-    def __init__(self, jaxpr, out_tree, result_names):
+    def __init__(self, jaxpr, out_tree, result_names, donated=()):
         self.jaxpr, self.out_tree, self.result_names = jaxpr, out_tree, result_names
-        self.executable = None
+        self.donated, self.executable = donated, None
 
 
 def _result_name(path) -> str:
@@ -209,8 +216,9 @@ class Jitted:
     """The function `jit` returns: call it, or stage it with `.trace` and `.lower`."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), in_shardings=None,
-                 out_shardings=None):
+                 out_shardings=None, donate_argnums=(), donate_argnames=()):
         functools.update_wrapper(self, fun)
+        self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.fun, self.name = fun, _fun_name(fun)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
@@ -227,7 +235,7 @@ class Jitted:
         self._cache, self._fast = {}, {}
         try:
             options = (self.static_argnums, self.static_argnames, _frozen(in_shardings),
-                       _frozen(out_shardings))
+                       _frozen(out_shardings), donate_argnums, donate_argnames)
             self._cache, self._fast = _caches.setdefault(fun, {}).setdefault(options, ({}, {}))
         except TypeError:              # not weakly referenceable: a cache of our own
             pass
@@ -286,7 +294,8 @@ class Jitted:
         try:
             with set_current_trace(trace):
                 outs = flat_fun(*tracers)
-            entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0], result_names)
+            entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0], result_names,
+                                self._donated(key))
         finally:
             trace.invalidate()
         self.trace_count += 1
@@ -312,7 +321,7 @@ class Jitted:
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
             if entry.executable is None:
                 entry.executable = executable_for(entry.jaxpr, self.name, entry.result_names,
-                                                  self._placement(key, entry))
+                                                  self._placement(key, entry), entry.donated)
             if fast_key is not None and None not in fast_key:
                 self._fast[fast_key] = entry
             return tree_unflatten(entry.out_tree, entry.executable(*flat))
@@ -326,6 +335,24 @@ class Jitted:
 
     def _cache_size(self) -> int:
         return len(self._cache)
+
+    def _donated(self, key) -> tuple:
+        """Per flat argument of a signature, whether it is donated, as JAX's `donation_vector`
+        says: the leaves of the positional arguments in `donate_argnums` and of the keyword
+        arguments in `donate_argnames`. Empty when nothing is."""
+        if not (self.donate_argnums or self.donate_argnames):
+            return ()
+        static_pos, _, in_tree, has_kwargs, avals, _ = key
+        dynamic = tree_unflatten(in_tree, [0] * len(avals))
+        args, kwargs = dynamic if has_kwargs else (dynamic, {})
+        static = {i for i, _ in static_pos}
+        positions = [i for i in range(len(args) + len(static)) if i not in static]
+        donated = []
+        for i, arg in zip(positions, args):
+            donated += [i in self.donate_argnums] * len(tree_flatten(arg)[0])
+        for name in sorted(kwargs):              # in the order a dict flattens
+            donated += [name in self.donate_argnames] * len(tree_flatten(kwargs[name])[0])
+        return tuple(donated) if any(donated) else ()
 
     def _placement(self, key, entry) -> Placement | None:
         """Where the program of a signature runs, and how its inputs and outputs are laid out:
@@ -372,14 +399,6 @@ def _flatten_prefix(what: str, prefix, treedef, whose: str) -> list:
     return [leaf for leaf, sub in zip(leaves, subtrees) for _ in tree_flatten(sub)[0]]
 
 
-def _param_name(fun, i: int) -> str:
-    """The name of `fun`'s positional parameter `i`, or "argument i" without a signature."""
-    try:
-        return list(inspect.signature(fun).parameters)[i]
-    except (TypeError, ValueError, IndexError):
-        return f"argument {i}"
-
-
 def _hashable(x) -> bool:
     try:
         hash(x)
@@ -389,24 +408,61 @@ def _hashable(x) -> bool:
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
-        static_argnames=(), donate_argnums=(), donate_argnames=()):
+        static_argnames=(), donate_argnums=None, donate_argnames=None):
     """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
-    `@jit` or `@partial(jit, static_argnums=...)`. Donation is accepted and ignored."""
+    `@jit` or `@partial(jit, static_argnums=...)`. The arrays passed as the arguments in
+    `donate_argnums` or `donate_argnames` give their buffers to the program's outputs."""
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums, static_argnames=static_argnames,
                              donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
-    nums = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
-    names = {donate_argnames} if isinstance(donate_argnames, str) else set(donate_argnames)
-    static = jitted.static_argnames | {f"argument {i}" for i in jitted.static_argnums}
-    donated = names | {_param_name(fun, i) for i in nums}
-    if both := donated & static:
+    nums, names = _donated_params(fun, donate_argnums, donate_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums,
+                    names)
+    if both := set(names) & jitted.static_argnames:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
     return jitted
+
+
+def _donated_params(fun, nums, names) -> tuple:
+    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
+    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
+    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
+    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        if names is not None:
+            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
+                             "donate_argnums instead of donate_argnames.") from None
+        return nums or (), ()
+    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
+                 if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if names is None and nums is not None:
+        names = tuple(k for i, k in both_ways if i in nums)
+    elif nums is None and names is not None:
+        nums = tuple(i for i, k in both_ways if k in names)
+    nums, names = nums or (), names or ()
+    kinds = [p.kind for p in params.values()]
+    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
+                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
+            -min(nums) > positional or max(nums) >= positional):
+        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
+                         f"{positional} positional arguments.")   # JAX's words
+    if bad := {k for k in names if k in params and params[k].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "These are positional-only")
+    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
+            k for k in names if k not in params or params[k].kind not in (
+                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "Function does not take these args.")
+    return nums, names
 
 
 def _apply_disable_jit(value):
@@ -450,7 +506,7 @@ class Traced:
 
     def __init__(self, jitted, key, entry):
         self.jitted, self.key, self.jaxpr, self.out_tree = jitted, key, entry.jaxpr, entry.out_tree
-        self.result_names = entry.result_names
+        self.result_names, self.donated = entry.result_names, entry.donated
         self.placement = jitted._placement(key, entry)
 
     def lower(self) -> Lowered:
@@ -463,7 +519,7 @@ class Lowered:
     def __init__(self, traced: Traced):
         self.traced = traced
         self._text = lower_to_text(traced.jaxpr, traced.jitted.name, traced.result_names,
-                                   traced.placement)
+                                   traced.placement, traced.donated)
 
     def as_text(self) -> str:
         return self._text
@@ -503,6 +559,53 @@ class Compiled:
                             f"structure {t.key[2]}, but was called with ({got}) and structure "
                             f"{key[2]}: compile it again for those")
         return tree_unflatten(t.out_tree, self.executable(*flat))
+
+
+def donation_aliases(closed: ClosedJaxpr, donated, placement=None) -> tuple[list, list]:
+    """Per input of `closed`: the output whose buffer it becomes (or None), and whether it is a
+    buffer donor, for the `donated` inputs, by JAX's rule; warns of the ones of no use."""
+    ins, outs = [v.aval for v in closed.jaxpr.invars], list(closed.out_avals)
+    partitioned = placement is not None and len(placement.devices) > 1
+    if placement is not None:            # what matters is the part of each array on a device
+        ins = list(map(_part_aval, ins, placement.in_shardings))
+        outs = list(map(_part_aval, outs, placement.out_shardings))
+    xla_chooses = partitioned and any(s is None for s in placement.out_shardings)
+    waiting = collections.defaultdict(collections.deque)    # (shape, dtype) -> donated inputs
+    for i, (aval, d) in enumerate(zip(ins, donated)):
+        if d:
+            waiting[aval.shape, aval.dtype].append(i)
+    aliases, donors, unused = [None] * len(ins), [False] * len(ins), list(donated)
+    for j, aval in enumerate(outs):
+        if waiting[aval.shape, aval.dtype]:
+            i = waiting[aval.shape, aval.dtype].popleft()
+            unused[i] = False
+            if partitioned and placement.out_shardings[j] is None:
+                donors[i] = True
+            else:
+                aliases[i] = j
+    sizes = collections.defaultdict(collections.deque)      # elements -> outputs not aliased
+    for j, aval in enumerate(outs):
+        if j not in aliases:
+            sizes[math.prod(aval.shape)].append(j)
+    for i, aval in enumerate(ins):
+        free = sizes[math.prod(aval.shape)]
+        if unused[i] and (free or xla_chooses):
+            if free:
+                free.popleft()
+            unused[i], donors[i] = False, True
+    if any(unused):                                         # JAX's words
+        types = ", ".join(a.str_short(short_dtypes=False) for a, u in zip(ins, unused) if u)
+        warnings.warn(f"Some donated buffers were not usable: {types}.\nSee an explanation at "
+                      "https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
+    return aliases, donors
+
+
+def _part_aval(aval, sharding):
+    """The type of the part of an array that one device holds under `sharding` (None: all)."""
+    if sharding is None or not aval.shape:
+        return aval
+    index = next(iter(sharding.devices_indices_map(aval.shape).values()))
+    return aval.update(shape=tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape)))
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):

@@ -191,11 +191,14 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
 
 def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
                           result_names=None, num_partitions: int = 1, arg_attrs=None,
-                          result_attrs=None) -> ir.Module:
+                          result_attrs=None, input_output_aliases=None,
+                          buffer_donors=None) -> ir.Module:
     """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`;
     `result_names` (optional) name its outputs, as `jax.result_info` attributes. A program
     over several devices (chapter 16) gives their number, and `arg_attrs` and `result_attrs`:
-    per input and output, None or a function of the ModuleContext that returns attributes."""
+    per input and output, None or a function of the ModuleContext that returns attributes.
+    Donation (chapter 8): `input_output_aliases`, per input None or the output that may take
+    its buffer; `buffer_donors`, per input whether its buffer may serve any output."""
     context = make_ir_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -207,13 +210,23 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
         ctx = ModuleContext(context, module)
         tokens = has_ordered_effects(closed_jaxpr.jaxpr)
         arg_attrs = arg_attrs and [f(ctx) if f else {} for f in arg_attrs]
+        aliases = input_output_aliases or [None] * len(closed_jaxpr.jaxpr.invars)
+        donors = buffer_donors or [False] * len(aliases)
+        donated = tuple(i for i, (a, d) in enumerate(zip(aliases, donors)) if a is not None or d)
+        if donated:
+            arg_attrs = arg_attrs or [{} for _ in aliases]
+            for attrs, out, donor in zip(arg_attrs, aliases, donors):
+                if out is not None:           # the output's index counts the token, if any
+                    attrs["tf.aliasing_output"] = ir.IntegerAttr.get(i32, out + tokens)
+                if donor:
+                    attrs["jax.buffer_donor"] = ir.BoolAttr.get(True)
         result_attrs = result_attrs and [f(ctx) if f else {} for f in result_attrs]
         lower_jaxpr_to_fun(ctx, "main", closed_jaxpr, public=True, tokens=tokens,
                            result_names=result_names, arg_attrs=arg_attrs,
                            result_attrs=result_attrs)
         module.operation.verify()      # raises, saying what is wrong, if a rule erred
-    if ctx.host_callbacks or tokens:
-        _compile_extras[module] = (tuple(ctx.host_callbacks), int(tokens))
+    if ctx.host_callbacks or tokens or donated:
+        _compile_extras[module] = (tuple(ctx.host_callbacks), int(tokens), donated)
     return module
 
 
@@ -232,7 +245,7 @@ def module_to_text(module: ir.Module) -> str:
 # Two hooks that chapter 15 (callbacks) explains and uses; a program without callbacks or
 # ordered effects never meets them.
 ordered_effect_rules: dict = {}   # primitive -> rule(**params) -> whether it is ordered
-_compile_extras = weakref.WeakKeyDictionary()   # ir.Module -> (host callbacks, tokens)
+_compile_extras = weakref.WeakKeyDictionary()   # ir.Module -> (callbacks, tokens, donated)
 
 
 def has_ordered_effects(jaxpr: Jaxpr) -> bool:
@@ -250,12 +263,14 @@ def has_ordered_effects(jaxpr: Jaxpr) -> bool:
 
 
 class ModuleText(str):
-    """StableHLO text, with what compiling it needs besides the text: the Python functions
-    of its host callbacks, by index, and how many tokens of ordered effects `main` threads."""
+    """StableHLO text, with what compiling and running it need besides the text: the Python
+    functions of its host callbacks, by index, how many tokens of ordered effects `main`
+    threads, and which of `main`'s arguments are donated (chapter 8)."""
 
-    def __new__(cls, text: str, host_callbacks=(), num_tokens: int = 0):
+    def __new__(cls, text: str, host_callbacks=(), num_tokens: int = 0, donated=()):
         self = super().__new__(cls, text)
         self.host_callbacks, self.num_tokens = tuple(host_callbacks), num_tokens
+        self.donated = tuple(donated)
         return self
 
 

@@ -450,13 +450,13 @@ class Executable:
     `device_put` takes), get back the list of its results as device arrays. A program over
     several devices (chapter 16) takes and returns arrays laid out as its shardings say;
     where a sharding is None, XLA chose it, and `sharding_from_hlo(hlo_sharding)` names XLA's
-    choice."""
+    choice. `donated`: the indices of the arguments whose buffers the program may take."""
     __slots__ = ("loaded", "device", "out_avals", "_handlers", "num_tokens", "callbacks",
-                 "in_shardings", "out_shardings")
+                 "in_shardings", "out_shardings", "donated")
 
     def __init__(self, loaded, device, out_avals=None, num_tokens=0, callbacks=False,
-                 in_shardings=None, out_shardings=None, sharding_from_hlo=None):
-        self.loaded, self.device = loaded, device
+                 in_shardings=None, out_shardings=None, sharding_from_hlo=None, donated=()):
+        self.loaded, self.device, self.donated = loaded, device, tuple(donated)
         self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
         self.num_tokens, self.callbacks = num_tokens, callbacks    # see chapter 15
         if in_shardings is not None and None in in_shardings:
@@ -477,6 +477,8 @@ class Executable:
     def __call__(self, *args) -> list[Array]:
         if self.in_shardings is not None:
             return self._call_partitioned(args)
+        if self.donated:
+            _drop_views(args, self.donated)
         device = self.device
         bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
         if self.num_tokens:                   # tokens of ordered effects go first
@@ -491,13 +493,26 @@ class Executable:
         return outs[self.num_tokens:]
 
     def _call_partitioned(self, args) -> list[Array]:
+        for x in args:         # jaxlib would crash on a buffer donated away
+            if type(x) is Array and x._buf.is_deleted():
+                x._check_if_deleted()
+        if self.donated:
+            _drop_views(args, self.donated)
         bufs = [(x if type(x) is Array and (x._sharding is s or x._sharding == s)
                  else _put_sharded(x, s))._buf for x, s in zip(args, self.in_shardings)]
+        if self.donated:
+            _check_donated_once(bufs, self.donated)
         results = self.loaded.execute_sharded(bufs)
         return [Array(b, s) for b, s in zip(results.consume_with_handlers(self._handlers),
                                             self.out_shardings)]
 
     def _call_error(self, args, e) -> Exception:
+        for x in args:
+            if type(x) is Array and x._buf.is_deleted():
+                try:
+                    x._check_if_deleted()
+                except RuntimeError as deleted:
+                    return deleted
         for i, x in enumerate(args):
             if type(x) is Array and x.device != self.device:
                 return ValueError(f"argument {i} is on {x.device}, but this program was "
@@ -518,6 +533,34 @@ class Executable:
 
 
 _TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
+
+
+def _drop_views(args, donated) -> None:
+    """Let go of the NumPy views of the donated arrays, so that PJRT may take their buffers."""
+    for i in donated:
+        if i < len(args) and type(args[i]) is Array:
+            args[i]._npy = None
+
+
+_DONATED_TWICE = {   # (first use donated, this use donated) -> jaxlib's words for one device
+    (True, True): ("Attempt to donate the same buffer twice in Execute()",
+                   "f(donate(a), donate(a))"),
+    (True, False): ("Attempt to use a buffer that was previously donated in the same call to "
+                    "Execute()", "f(donate(a), a)"),
+    (False, True): ("Attempt to donate a buffer which is also used by the same call to Execute()",
+                    "f(a, donate(a))")}
+
+
+def _check_donated_once(bufs, donated) -> None:
+    """The error jaxlib gives on one device for a donated buffer passed twice in one call."""
+    first: dict = {}
+    for j, b in enumerate(bufs):
+        i = first.setdefault(id(b), j)
+        if i != j and (i in donated or j in donated):
+            what, toy = _DONATED_TWICE[i in donated, j in donated]
+            raise xc.XlaRuntimeError(f"INVALID_ARGUMENT: {what} (flattened argument {j}, replica "
+                                     f"0, partition 0, first use: {i}). Toy example for this "
+                                     f"bug: `{toy}`.")
 
 
 def _hlo_shardings(op_shardings, n: int) -> list:
@@ -666,7 +709,8 @@ def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
         return exe
     exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals,
                                          getattr(text, "num_tokens", 0), bool(callbacks),
-                                         in_shardings, out_shardings, sharding_from_hlo)
+                                         in_shardings, out_shardings, sharding_from_hlo,
+                                         getattr(text, "donated", ()))
     return exe
 
 

@@ -732,6 +732,18 @@ TRANSFORMS = {
                                                       donate_argnames="y")(F32, POS)),
     "jit donate and static": E(lambda jax, jnp: jax.jit(lambda x, y: x, static_argnums=1,
                                                         donate_argnums=1)),
+    "jit donated array is deleted": C(lambda jax, jnp: (lambda x: (
+        jax.jit(lambda v: v * 2, donate_argnums=0)(x), x.is_deleted()))(jax.device_put(F32))),
+    "jit donated array reused": E(lambda jax, jnp: (lambda x: (   # a fresh jit: see test_donation
+        jax.jit(lambda v: v * 2, donate_argnums=0)(x), jax.jit(lambda v: v + 1)(x)))(
+            jax.device_put(F32))),
+    "jit donation nothing fits": C(lambda jax, jnp: (lambda x: (
+        jax.jit(lambda v: v.astype(jnp.int32), donate_argnums=0)(x), x.is_deleted()))(
+            jax.device_put(F32))),
+    "jit donate_argnums out of range": E(lambda jax, jnp: jax.jit(lambda x: x,
+                                                                  donate_argnums=2)(F32)),
+    "jit donate_argnames unknown": E(lambda jax, jnp: jax.jit(lambda x: x,
+                                                              donate_argnames="z")(F32)),
     "jit pytree in out": C(lambda jax, jnp: jax.jit(lambda p: {"s": p[0] + p[1], "d": p[0]})(
         (F32, POS))),
     "jit weak output": C(lambda jax, jnp: jax.jit(lambda x: jnp.sin(x))(2.0)),
