@@ -41,7 +41,7 @@ from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, ja
 from autodidax import sharding  # noqa: E402,F401  (chapter 16: jax.sharding)
 from autodidax.sharding import (distributed, make_array_from_process_local_data,  # noqa: E402,F401
                                 make_array_from_single_device_arrays, make_mesh,
-                                shard_map)  # (chapter 16)
+                                NamedSharding, P, set_mesh, shard_map)  # (chapter 16)
 
 from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
 import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)

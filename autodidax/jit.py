@@ -196,6 +196,9 @@ def hoist_tracer_consts(closed: ClosedJaxpr):
 
 _jit_disabled = False          # config.jax_disable_jit, below
 _caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fast cache)}
+# Settings of later chapters that change what tracing gives, by name (chapter 16's mesh in
+# context): part of every call's signature while set. Empty, as it usually is, it costs nothing.
+signature_context: dict = {}
 
 
 class _CacheEntry:
@@ -257,7 +260,7 @@ class Jitted:
         # Arrays over several devices (chapter 16) bring their layouts: part of the signature.
         shardings = tuple([x._sharding if type(x) is Array else None for x in flat])
         key = (static_pos, static_named, in_tree, bool(kwargs), tuple(map(get_aval, flat)),
-               shardings if any(shardings) else ())
+               shardings if any(shardings) else (), tuple(signature_context.items()))
         try:
             hash(key)
         except TypeError as e:
@@ -274,7 +277,7 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is not None:
             return entry
-        static_pos, static_named, in_tree, has_kwargs, avals, _ = key
+        static_pos, static_named, in_tree, has_kwargs, avals = key[:5]
         out_trees, result_names = [], []
 
         def flat_fun(*flat):
@@ -313,6 +316,8 @@ class Jitted:
             # for an array over several devices, its layout) alone.
             fast_key = tuple([(x.aval if x._sharding is None else (x.aval, x._sharding))
                               if type(x) is Array else None for x in args])
+            if signature_context:
+                fast_key += (tuple(signature_context.items()),)
             entry = self._fast.get(fast_key)
             if entry is not None:
                 return tree_unflatten(entry.out_tree, entry.executable(*args))
@@ -342,7 +347,7 @@ class Jitted:
         arguments in `donate_argnames`. Empty when nothing is."""
         if not (self.donate_argnums or self.donate_argnames):
             return ()
-        static_pos, _, in_tree, has_kwargs, avals, _ = key
+        static_pos, _, in_tree, has_kwargs, avals = key[:5]
         dynamic = tree_unflatten(in_tree, [0] * len(avals))
         args, kwargs = dynamic if has_kwargs else (dynamic, {})
         static = {i for i, _ in static_pos}
@@ -357,7 +362,7 @@ class Jitted:
     def _placement(self, key, entry) -> Placement | None:
         """Where the program of a signature runs, and how its inputs and outputs are laid out:
         as `in_shardings` and `out_shardings` say, else as the arguments are."""
-        in_tree, has_kwargs, avals, arg_shardings = key[2:]
+        in_tree, has_kwargs, avals, arg_shardings = key[2:6]
         ins = list(arg_shardings) or [None] * len(avals)
         if self.in_shardings is not None:
             if has_kwargs:
@@ -369,6 +374,9 @@ class Jitted:
         outs = [None] * len(entry.jaxpr.out_avals)
         if self.out_shardings is not None:
             outs = _flatten_prefix("out_shardings", self.out_shardings, entry.out_tree, "outputs")
+        # A partition spec (chapter 16) is a sharding over the mesh in context at the call.
+        ins, outs = ([s._as_sharding("jit") if hasattr(s, "_as_sharding") else s for s in ss]
+                     for ss in (ins, outs))
         return make_placement(ins, outs, entry.jaxpr.jaxpr)
 
     @api_boundary

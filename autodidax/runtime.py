@@ -415,6 +415,8 @@ def device_put(x, device=None):
     default device), or laid out as a sharding says. The result never shares memory that
     someone can still write."""
     device = default_device() if device is None else device
+    if hasattr(device, "_as_sharding"):     # a partition spec, over the mesh in context (ch. 16)
+        device = device._as_sharding("device_put")
     if isinstance(device, SingleDeviceSharding):
         device = device._device
     if hasattr(device, "devices_indices_map"):          # a sharding over several devices

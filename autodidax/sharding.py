@@ -30,10 +30,11 @@ from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, pa
 from autodidax.batching import (all_gather_p, axis_index_p, batch, batching_rules,
                                 bound_axis_size, extend_axis_env, fancy_batching_rules, moveaxis,
                                 not_mapped, pmax_p, pmin_p, psum_p, reduce_scatter_p)
-from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, get_aval,
-                            impl_rules, set_current_trace)
+from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
+                            get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import ClosedJaxpr, JaxprTrace, jaxpr_as_fun, trace_to_jaxpr
-from autodidax.jit import _flatten_prefix, executable_for, hoist_tracer_consts, make_placement
+from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts, make_placement,
+                           signature_context)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
@@ -155,6 +156,10 @@ class PartitionSpec:
 
     def __repr__(self):                                 # JAX 0.10.2's: P('x', None)
         return f"P({repr(self._partitions)[1:-1]})"
+
+    def _as_sharding(self, api_name: str):
+        """This spec over the mesh in context: what a spec given for a sharding means."""
+        return spec_to_sharding(self, api_name)
 
 
 P = PartitionSpec
@@ -298,6 +303,53 @@ def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, ma
 debug.later_names["visualize_array_sharding"] = visualize_array_sharding
 
 
+_NO_MESH = Mesh(np.empty((), dtype=object), ())
+_context_mesh = [_NO_MESH]       # the mesh that `set_mesh` set last, or _NO_MESH
+
+
+class set_mesh:
+    """Make `mesh` the mesh in context: from now on, or, used as `with set_mesh(mesh):`, until
+    the block ends. As JAX's `jax.set_mesh`; `set_mesh(None)` unsets it."""
+
+    def __init__(self, mesh):
+        if mesh is not None and not isinstance(mesh, Mesh):            # JAX's words
+            raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+        if not isinstance(trace_ctx.trace, EvalTrace):
+            raise ValueError("`set_mesh` can only be used outside of `jax.jit`.")
+        self._previous = _context_mesh[0]
+        _set_context_mesh(_NO_MESH if mesh is None else mesh)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _set_context_mesh(self._previous)
+
+
+def _set_context_mesh(mesh: Mesh) -> None:
+    _context_mesh[0] = mesh
+    if mesh.empty:
+        signature_context.pop("mesh", None)
+    else:                   # jit's caches tell programs traced under different meshes apart
+        signature_context["mesh"] = mesh
+
+
+def get_mesh() -> Mesh:
+    """The mesh in context (an empty mesh if none was set), as JAX's `jax.sharding.get_mesh`."""
+    if not isinstance(trace_ctx.trace, EvalTrace):                     # JAX's words
+        raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+                         "`jax.sharding.get_abstract_mesh()`?")
+    return _context_mesh[0]
+
+
+def spec_to_sharding(spec: PartitionSpec, api_name: str) -> NamedSharding:
+    mesh = _context_mesh[0]
+    if mesh.empty:                                                      # JAX's words
+        raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed "
+                         f"to {api_name}")
+    return NamedSharding(mesh, spec)
+
+
 def declare_mesh(module_context, mesh: Mesh) -> str:
     """The symbol of `mesh` in the module being lowered, declared on first use."""
     declared = _declared_meshes.get(module_context)
@@ -387,10 +439,9 @@ class GSPMDSharding:
 sharding_constraint_p = Primitive("sharding_constraint")
 
 
-_NO_MESH = Mesh(np.empty((), dtype=object), ())
-
-
 def _constrain(x, sharding):
+    if isinstance(sharding, PartitionSpec):
+        sharding = spec_to_sharding(sharding, "with_sharding_constraint")
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"with_sharding_constraint needs NamedShardings, got {sharding!r}")
     if not isinstance(x, Tracer):                  # outside a transformation: just lay it out
@@ -401,7 +452,7 @@ def _constrain(x, sharding):
 
 def with_sharding_constraint(x, shardings):
     """`x` (a pytree), laid out as `shardings` (one sharding, or a pytree prefix of `x`'s)."""
-    if isinstance(shardings, NamedSharding):
+    if isinstance(shardings, (NamedSharding, PartitionSpec)):
         return tree_map(lambda leaf: _constrain(leaf, shardings), x)
     return tree_map(_constrain, x, shardings)
 
@@ -460,18 +511,18 @@ def _whole_aval(mesh: Mesh, spec, aval):
                                    for n, names in zip(aval.shape, axes)))
 
 
-def shard_map(f=None, /, *, out_specs, in_specs, mesh, axis_names=frozenset(), check_vma=True):
-    """`f` run once per device of `mesh` on its block of each argument: JAX's `jax.shard_map`."""
+def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """`f` run once per device of `mesh` (default: the mesh in context, when called) on its
+    block of each argument: JAX's `jax.shard_map`."""
     if f is None:
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                    axis_names=axis_names, check_vma=check_vma)
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map requires a jax.sharding.Mesh, got {mesh!r}")
-    if axis_names and set(axis_names) != set(mesh.axis_names):
-        raise NotImplementedError("autodidax's shard_map makes every mesh axis manual")
+    given_mesh = mesh
 
     @functools.wraps(f)
     def mapped(*args):
+        mesh = _shard_map_mesh(given_mesh, axis_names)
         flat, in_tree = tree_flatten(args)
         specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments")
         avals = [_block_aval(mesh, s, get_aval(x), f"argument {i}")
@@ -499,6 +550,23 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh, axis_names=frozenset(), c
     return mapped
 
 
+def _shard_map_mesh(mesh, axis_names) -> Mesh:
+    """The mesh a shard_map runs over: the one given, else the one in context."""
+    if mesh is None:
+        mesh = _context_mesh[0]
+        if mesh.empty:                                                  # JAX's words
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+    elif not _context_mesh[0].empty and mesh._key[:3] != _context_mesh[0]._key[:3]:
+        raise ValueError(f"The context mesh {_context_mesh[0]} should match the mesh passed "
+                         f"to shard_map {mesh}")
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a jax.sharding.Mesh, got {mesh!r}")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError("autodidax's shard_map makes every mesh axis manual")
+    return mesh
+
+
 def _trace_body(mesh: Mesh, body, avals) -> ClosedJaxpr:
     """The jaxpr of `body` on blocks of types `avals`, with the mesh's axes bound as names."""
     with contextlib.ExitStack() as stack:
@@ -515,8 +583,9 @@ def _shard_map_impl(*args, **params):
     """Outside `jit`, a shard_map is compiled and run as a program of its own."""
     closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params),
                             [get_aval(x) for x in args])
-    placement = make_placement([None] * len(args), [None] * len(closed.out_avals),
-                               closed.jaxpr)
+    # The results are laid out as `out_specs` say, and named so, as JAX names them.
+    outs = [NamedSharding(params["mesh"], s) for s in params["out_specs"]]
+    placement = make_placement([None] * len(args), outs, closed.jaxpr)
     return executable_for(closed, "shard_map", placement=placement)(*args)
 
 
@@ -711,6 +780,26 @@ def _collective_permute(ctx, mesh, x, *, axis_name, perm):
 
 lowering_rules[ppermute_p] = _collective(None, _collective_permute)
 lax.later_names["ppermute"] = ppermute
+
+
+def pcast(x, axis_name, *, to: str):
+    """`x`, cast to vary along `axis_name`: the identity here, since we track no variance."""
+    if isinstance(axis_name, (set, frozenset)):                        # JAX's words
+        raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")
+    if not axis_name:
+        return x
+    if to not in ("varying", "reduced", "unreduced"):                  # JAX's words
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
+    if to != "varying":
+        raise NotImplementedError(f"pcast to {to!r}: autodidax has no reduced or unreduced "
+                                  "values")
+    for name in (axis_name,) if isinstance(axis_name, str) else axis_name:
+        bound_axis_size(name)               # an unbound name fails, as in JAX
+    return x
+
+
+lax.later_names["pcast"] = pcast
 
 
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **params):

@@ -1,6 +1,6 @@
 """The yardstick: JAX's own tutorials, run cell by cell under `jax` and under `import autodidax as jax`.
 
-    .venv/bin/python benchmarks/tutorials.py --docs PATH/TO/jax/docs [--show 3] [NAME ...]
+    .venv/bin/python benchmarks/tutorials.py --docs PATH/TO/jax/docs [--show 3] [--devices N] [NAME ...]
 
 PATH/TO/jax/docs is the `docs/` folder of JAX's source at the pinned version (`fetch
 github:jax-ml/jax`, tag jax-v0.10.2). Each tutorial's code cells run in order, in one fresh
@@ -10,6 +10,10 @@ matches when the two results are the same text, after memory addresses are blank
 time (`%timeit`) or shell out (`!pip`) are left out. Under autodidax, `jax` and every `jax.X` are
 aliases of `autodidax` and `autodidax.X`; a module autodidax lacks fails to import, as it would for a
 reader, and the cells after it fail in turn: that is part of the measure.
+
+The multi-device tutorials run over simulated CPU devices: before the first cell, each fresh
+process sets `jax.config.update("jax_num_cpu_devices", N)` in its library. N is `--devices N` when
+given, else the tutorial's entry in DEVICES, else the library's default (one CPU device).
 
 Nothing here is a test: it needs JAX's docs, and it is a progress figure, not a pass/fail line.
 """
@@ -36,6 +40,13 @@ TUTORIALS = [
     "notebooks/Common_Gotchas_in_JAX.md", "notebooks/Neural_Network_and_Data_Loading.md",
     "notebooks/autodiff_cookbook.md", "notebooks/vmapped_log_probs.md",
 ]
+
+# The tutorials of chapter 16 (meshes, shardings, shard_map), run over 8 simulated CPU devices.
+SHARDING_TUTORIALS = ["parallel.md", "notebooks/shard_map.md"]
+TUTORIALS += SHARDING_TUTORIALS
+
+# How many simulated CPU devices a tutorial runs over, unless `--devices` says otherwise.
+DEVICES = {name: 8 for name in SHARDING_TUTORIALS}
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
@@ -94,11 +105,14 @@ def _run_cell(source: str, env: dict) -> str:
     return out.getvalue()
 
 
-def run(lib: str, path: Path) -> list[str | None]:
-    """Run one tutorial's cells under `lib`; None for a cell left out."""
+def run(lib: str, path: Path, devices: int = 0) -> list[str | None]:
+    """Run one tutorial's cells under `lib`, over `devices` CPU devices (0: the library's
+    default); None for a cell left out."""
     os.environ["JAX_PLATFORMS"] = "cpu"
     if lib == "autodidax":
         _alias_autodidax_as_jax()
+    if devices:     # before any cell: the CPU client is made on first use, with this many devices
+        importlib.import_module("jax").config.update("jax_num_cpu_devices", devices)
     import numpy as np
     np.random.seed(0)
     env: dict = {"__name__": "__main__"}
@@ -111,11 +125,13 @@ def run(lib: str, path: Path) -> list[str | None]:
     return results
 
 
-def compare(docs: Path, name: str, show: int) -> tuple[int, int, int]:
+def compare(docs: Path, name: str, show: int, devices: int | None = None) -> tuple[int, int, int]:
+    devices = DEVICES.get(name, 0) if devices is None else devices
     got = {}
     for lib in ("jax", "autodidax"):
         with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            done = subprocess.run([sys.executable, __file__, "--run", lib, str(docs / name), f.name],
+            done = subprocess.run([sys.executable, __file__, "--run", lib, str(docs / name), f.name,
+                                   str(devices)],
                                   capture_output=True, text=True, timeout=900)
             if done.returncode:
                 print(f"{name}: the {lib} run failed\n{done.stderr[-2000:]}", file=sys.stderr)
@@ -133,17 +149,20 @@ def compare(docs: Path, name: str, show: int) -> tuple[int, int, int]:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--run"]:
-        lib, path, out = argv[1:4]
-        Path(out).write_text(json.dumps(run(lib, Path(path))))
+        lib, path, out, devices = argv[1:5]
+        Path(out).write_text(json.dumps(run(lib, Path(path), int(devices))))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=Path, required=True, help="the docs/ folder of JAX's source")
     parser.add_argument("--show", type=int, default=0, help="print the first N differing cells")
+    parser.add_argument("--devices", type=int, default=None,
+                        help="simulated CPU devices for every tutorial (default: its DEVICES entry, "
+                             "else one)")
     parser.add_argument("names", nargs="*", help="tutorials, as paths under docs/ (default: all)")
     args = parser.parse_args(argv)
     total = same = 0
     for name in args.names or TUTORIALS:
-        n, s, _ = compare(args.docs, name, args.show)
+        n, s, _ = compare(args.docs, name, args.show, args.devices)
         total, same = total + n, same + s
     print(f"{'all':50s} {total:4d} cells  {same:4d} same ({100 * same / max(total, 1):3.0f}%)")
     return 0

@@ -195,3 +195,47 @@ def test_vmap_of_shard_map_matches_jax():
     np.testing.assert_allclose(np.asarray(autodidax.vmap(f)(xs)), np.asarray(jax.vmap(g)(xs)))
     np.testing.assert_allclose(np.asarray(autodidax.jit(autodidax.vmap(f, in_axes=2))(xs.transpose(1, 2, 0))),
                                np.asarray(jax.jit(jax.vmap(g, in_axes=2))(xs.transpose(1, 2, 0))))
+
+
+def test_shard_map_uses_the_mesh_in_context():
+    ours, theirs = pair((4, 2), ("i", "j"))
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    body = lambda b: autodidax.lax.psum(b, "j")                         # noqa: E731
+    tbody = lambda b: jax.lax.psum(b, "j")                              # noqa: E731
+    with autodidax.set_mesh(ours), jax.set_mesh(theirs):
+        f = autodidax.shard_map(body, in_specs=P("i", "j"), out_specs=P("i", None))
+        g = jax.shard_map(tbody, in_specs=JP("i", "j"), out_specs=JP("i", None), check_vma=False)
+        a, b = f(x), g(x)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        assert a.shape == b.shape == (8, 4)
+        assert repr(a.sharding) == repr(b.sharding)
+        fj, gj = autodidax.jit(f), jax.jit(g)
+        assert fj.lower(x).as_text() == gj.lower(x).as_text()
+        # A mesh given that differs from the one in context is an error in both.
+        other, tother = pair((2, 4), ("i", "j"))
+        with pytest.raises(ValueError, match="should match the mesh passed to shard_map"):
+            autodidax.shard_map(body, mesh=other, in_specs=P("i", "j"), out_specs=P("i"))(x)
+        with pytest.raises(ValueError, match="should match the mesh passed to shard_map"):
+            jax.shard_map(tbody, mesh=tother, in_specs=JP("i", "j"), out_specs=JP("i"))(x)
+    for lib, spec in ((autodidax, P), (jax, JP)):       # no mesh at all
+        with pytest.raises(ValueError, match="The context mesh cannot be empty"):
+            lib.shard_map(lambda b: b, in_specs=spec("i"), out_specs=spec("i"))(x)
+
+
+def test_pcast_to_varying_matches_jax():
+    ours, theirs = pair((8,), ("i",))
+    x = np.arange(8, dtype=np.float32)
+
+    def body(lib):
+        def f(b, c):                     # c is the same on every device, b is not
+            return b * lib.lax.pcast(c, "i", to="varying")
+        return f
+    a = shard_map(body(autodidax), mesh=ours, in_specs=(P("i"), P()), out_specs=P("i"))(x, x)
+    b = jax.shard_map(body(jax), mesh=theirs, in_specs=(JP("i"), JP()), out_specs=JP("i"))(x, x)
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert autodidax.lax.pcast(x, (), to="varying") is x
+    for lib in (autodidax, jax):
+        with pytest.raises(TypeError, match="must be a tuple or a str"):
+            lib.lax.pcast(x, {"i"}, to="varying")
+        with pytest.raises(ValueError, match="Got unexpected `to` value"):
+            lib.lax.pcast(x, "i", to="sideways")

@@ -251,3 +251,51 @@ def test_programs_over_many_devices_never_import_jax():
     assert out.returncode == 0, out.stderr
     assert "4032.0 P(None, 'x')" in out.stdout
     assert out.stdout.strip().endswith("jax modules: []")
+
+
+def test_set_mesh_lets_specs_stand_for_shardings():
+    (ours, theirs), (ours2, theirs2) = meshes()
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    with autodidax.set_mesh(ours) as got, jax.set_mesh(theirs) as want:
+        assert got is None and want is None
+        assert autodidax.sharding.get_mesh() is ours and jax.sharding.get_mesh() is theirs
+        a, b = autodidax.device_put(x, P("x", "y")), jax.device_put(x, JP("x", "y"))
+        assert repr(a.sharding) == repr(b.sharding)
+        # jit's in_shardings and out_shardings, and with_sharding_constraint
+        f = autodidax.jit(lambda v: autodidax.lax.with_sharding_constraint(v * 2, P(None, "x")),
+                          in_shardings=P("x"), out_shardings=P("y"))
+        g = jax.jit(lambda v: jax.lax.with_sharding_constraint(v * 2, JP(None, "x")),
+                    in_shardings=JP("x"), out_shardings=JP("y"))
+        assert f.lower(x).as_text() == g.lower(x).as_text()
+        fa, ga = f(x), g(x)
+        assert repr(fa.sharding) == repr(ga.sharding)
+        np.testing.assert_array_equal(np.asarray(fa), np.asarray(ga))
+        eager = autodidax.lax.with_sharding_constraint(x, P("x"))
+        assert repr(eager.sharding) == repr(jax.lax.with_sharding_constraint(x, JP("x")).sharding)
+    # The block restores what was there before: no mesh.
+    assert autodidax.sharding.get_mesh().empty and jax.sharding.get_mesh().empty
+    # As a global setter; a jitted function called under another mesh is traced again for it.
+    h = autodidax.jit(lambda v: v + 1, out_shardings=P("x"))
+    autodidax.set_mesh(ours)
+    try:
+        assert h(x).sharding == NamedSharding(ours, P("x"))
+        autodidax.set_mesh(ours2)
+        assert h(x).sharding == NamedSharding(ours2, P("x"))
+    finally:
+        autodidax.set_mesh(None)
+    assert autodidax.sharding.get_mesh().empty
+
+
+def test_set_mesh_errors_match_jax():
+    (ours, theirs), _ = meshes()
+    x = np.zeros(8, np.float32)
+    for lib, spec in ((autodidax, P), (jax, JP)):      # no mesh in context
+        with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                                             "PartitionSpec is passed to device_put"):
+            lib.device_put(x, spec("x"))
+        with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.Mesh`"):
+            lib.set_mesh("x")
+        with pytest.raises(ValueError, match="can only be used outside of `jax.jit`"):
+            lib.jit(lambda v: lib.set_mesh(None) and v)(x)
+        with pytest.raises(ValueError, match="can only be used outside of `jax.jit`"):
+            lib.jit(lambda v: lib.sharding.get_mesh() and v)(x)
