@@ -27,16 +27,17 @@ from autodidax import debug, lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
-from autodidax.batching import (all_gather_p, axis_index_p, batch, batching_rules,
-                                bound_axis_size, extend_axis_env, fancy_batching_rules, moveaxis,
-                                not_mapped, pmax_p, pmin_p, psum_p, reduce_scatter_p)
+from autodidax.batching import (_check_axis_names, _no_groups, all_gather_p, axis_index_p,
+                                batch, batching_rules, bound_axis_size, extend_axis_env,
+                                fancy_batching_rules, moveaxis, not_mapped, pmax_p, pmin_p,
+                                psum_p, reduce_scatter_p)
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import ClosedJaxpr, JaxprTrace, jaxpr_as_fun, trace_to_jaxpr
 from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts, make_placement,
                            signature_context)
-from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
-                           zeros_like_aval)
+from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules,
+                           tangent_aval, zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.runtime import (Array, SingleDeviceSharding, _backends, _is_local,  # noqa: F401
                                _xla_sharding, cpu_client_options, device_put, devices,
@@ -780,6 +781,121 @@ def _collective_permute(ctx, mesh, x, *, axis_name, perm):
 
 lowering_rules[ppermute_p] = _collective(None, _collective_permute)
 lax.later_names["ppermute"] = ppermute
+
+
+all_to_all_p = Primitive("all_to_all")
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """`x` (a pytree) cut along `split_axis` into one piece per position of the named axis,
+    piece `j` sent to position `j`, and the pieces received stacked along a new axis
+    `concat_axis` (concatenated along `concat_axis` if `tiled`)."""
+    _no_groups(axis_index_groups)
+    if isinstance(axis_name, list):
+        axis_name = tuple(axis_name)
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+
+    def bind(leaf):
+        size = math.prod(bound_axis_size(n) for n in names)
+        shape = get_aval(leaf).shape
+        for what, axis in (("split_axis", split_axis), ("concat_axis", concat_axis)):
+            if not -len(shape) <= axis < len(shape):
+                raise ValueError(f"all_to_all {what} {axis} is out of bounds for an array of "
+                                 f"dimension {len(shape)}")
+        split, concat = split_axis % len(shape), concat_axis % len(shape)
+        if tiled:
+            if shape[split] % size:                                     # JAX's words
+                raise ValueError(f"The size of all_to_all split_axis ({shape[split]}) has to "
+                                 f"be divisible by the size of the named axis {axis_name} "
+                                 f"({size})")
+        elif shape[split] != size:                                      # JAX's words
+            raise ValueError("all_to_all requires the size of the mapped axis axis_name to "
+                             "equal x.shape[split_axis], but they are "
+                             f"{size} and {shape[split]} respectively.")
+        elif split < concat:      # concat counts positions once split is gone: one more now
+            concat += 1
+            leaf = lax.expand_dims(leaf, (concat,))
+        elif split > concat:
+            leaf = lax.expand_dims(leaf, (concat,))
+            split += 1
+        out = all_to_all_p.bind(leaf, axis_index_groups=None, axis_name=axis_name,
+                                concat_axis=concat, split_axis=split, tiled=tiled)
+        return out if tiled or split == concat else lax.squeeze(out, (split,))
+    return tree_map(bind, x)
+
+
+def _all_to_all_abstract(x, *, axis_name, split_axis, concat_axis, **_):
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    _check_axis_names(names, "all_to_all")
+    size = math.prod(bound_axis_size(n) for n in names)
+    shape = list(x.shape)
+    shape[split_axis] //= size
+    shape[concat_axis] *= size
+    return x.update(shape=tuple(shape), weak_type=False)
+
+
+def _all_to_all_impl(x, **_):                                           # JAX's words
+    raise RuntimeError("all_to_all must be used within a mapped context like vmap or "
+                       "shard_map.")
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
+def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat_axis,
+                         **params):
+    (x,), (d,) = vals, dims
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if axis_data.name not in names:      # another axis: the batch dimension rides along
+        if d is not_mapped:
+            return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis,
+                                     concat_axis=concat_axis, **params), d
+        return all_to_all_p.bind(x, axis_name=axis_name,
+                                 split_axis=split_axis + (d <= split_axis),
+                                 concat_axis=concat_axis + (d <= concat_axis), **params), d
+    if len(names) > 1:
+        raise NotImplementedError("all_to_all over several axes, one of them vmapped")
+    n = axis_data.size
+    if d is not_mapped:
+        x, d = lax.broadcast(x, (n,)), 0
+    shape = list(get_aval(x).shape)
+    if split_axis == concat_axis:        # cut the axis into n pieces; swap them with the batch
+        axis = split_axis + (d <= split_axis)
+        x = lax.reshape(x, shape[:axis] + [n, shape[axis] // n] + shape[axis + 1:])
+        moved = d + (axis <= d)
+        perm = list(range(len(shape) + 1))
+        perm[moved], perm[axis] = axis, moved
+        x = lax.transpose(x, perm)
+        return lax.reshape(x, shape), d
+    # The batch becomes the major part of concat_axis, the pieces of split_axis the new batch.
+    x = moveaxis(x, d, concat_axis)
+    shape = list(get_aval(x).shape)
+    shape[concat_axis:concat_axis + 2] = [shape[concat_axis] * shape[concat_axis + 1]]
+    shape[split_axis:split_axis + 1] = [n, shape[split_axis] // n]
+    return lax.reshape(x, shape), split_axis
+
+
+def _all_to_all_hlo(ctx, mesh, x, *, axis_name, split_axis, concat_axis, **_):
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    count = replica_groups(mesh, names).shape[1]
+    if count == 1:                       # a group of one device: nothing to send, as in JAX
+        return [x]
+    op = hlo.AllToAllOp([x], split_dimension=split_axis, concat_dimension=concat_axis,
+                        split_count=count, replica_groups=_groups_attr(mesh, names),
+                        channel_handle=hlo.ChannelHandle.get(*_CHANNEL))
+    return list(op.results)
+
+
+impl_rules[all_to_all_p] = _all_to_all_impl
+abstract_eval_rules[all_to_all_p] = _all_to_all_abstract
+deflinear(all_to_all_p)
+transpose_rules[all_to_all_p] = _all_to_all_transpose
+fancy_batching_rules[all_to_all_p] = _all_to_all_batching
+lowering_rules[all_to_all_p] = _collective(None, _all_to_all_hlo)
+lax.later_names["all_to_all"] = all_to_all
 
 
 def pcast(x, axis_name, *, to: str):
