@@ -372,12 +372,17 @@ def declare_mesh(module_context, mesh: Mesh) -> str:
 _declared_meshes = weakref.WeakKeyDictionary()    # ModuleContext -> its mesh
 
 
-def sdy_sharding(module_context, sharding: NamedSharding, ndim: int) -> ir.Attribute:
-    """Shardy's attribute for `sharding` on a value of `ndim` dimensions."""
+def _sdy_text(module_context, sharding: NamedSharding, ndim: int) -> str:
+    """`<@mesh, [{"x"}, {}]>`: per dimension, the mesh axes that split it."""
     name = declare_mesh(module_context, sharding.mesh)
     dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
                      for axes in sharding._axes(ndim))
-    return ir.Attribute.parse(f"#sdy.sharding<@{name}, [{dims}]>")
+    return f"<@{name}, [{dims}]>"
+
+
+def sdy_sharding(module_context, sharding: NamedSharding, ndim: int) -> ir.Attribute:
+    """Shardy's attribute for `sharding` on a value of `ndim` dimensions."""
+    return ir.Attribute.parse("#sdy.sharding" + _sdy_text(module_context, sharding, ndim))
 
 
 def sharding_from_hlo(mesh: Mesh, hlo: xc.HloSharding):
@@ -536,12 +541,11 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
             out_trees.append(tree)
             return leaves
 
-        closed = _trace_body(mesh, body, avals)
-        closed, hoisted = hoist_tracer_consts(closed)
+        closed, hoisted, all_specs = _trace_body(mesh, body, avals, specs)
         out_flat_specs = _flatten_prefix("out_specs", out_specs, out_trees[0], "outputs")
         params = dict(check_vma=check_vma,    # in JAX's order
-                      in_specs=(PartitionSpec(),) * len(hoisted) + tuple(specs), jaxpr=closed,
-                      mesh=mesh, newly_manual_axes=frozenset(mesh.axis_names),
+                      in_specs=all_specs, jaxpr=closed, mesh=mesh,
+                      newly_manual_axes=frozenset(mesh.axis_names),
                       out_specs=tuple(out_flat_specs))
         if any(isinstance(x, Tracer) for x in [*hoisted, *flat]):
             outs = shard_map_p.bind(*hoisted, *flat, **params)
@@ -568,12 +572,23 @@ def _shard_map_mesh(mesh, axis_names) -> Mesh:
     return mesh
 
 
-def _trace_body(mesh: Mesh, body, avals) -> ClosedJaxpr:
-    """The jaxpr of `body` on blocks of types `avals`, with the mesh's axes bound as names."""
+@contextlib.contextmanager
+def _mesh_axes(mesh: Mesh):
+    """Inside the block, the mesh's axes are bound as named axes (chapter 4)."""
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape.items():
             stack.enter_context(extend_axis_env(name, size))
-        return trace_to_jaxpr(body, avals)
+        yield
+
+
+def _trace_body(mesh: Mesh, body, avals, in_specs) -> tuple:
+    """(the jaxpr of `body` on blocks of types `avals`, traced with the mesh's axes bound; the
+    tracers it closes over, which become its first inputs; the specs of all its inputs, those
+    replicated)."""
+    with _mesh_axes(mesh):
+        closed = trace_to_jaxpr(body, avals)
+    closed, hoisted = hoist_tracer_consts(closed)
+    return closed, hoisted, (PartitionSpec(),) * len(hoisted) + tuple(in_specs)
 
 
 def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, **_):
@@ -598,12 +613,8 @@ _manual_meshes: list = []      # the meshes of the shard_map bodies being lowere
 
 
 def _per_value(module_context, mesh: Mesh, specs, avals) -> ir.Attribute:
-    name = declare_mesh(module_context, mesh)
-    shardings = []
-    for spec, aval in zip(specs, avals):
-        dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
-                         for axes in NamedSharding(mesh, spec)._axes(aval.ndim))
-        shardings.append(f"<@{name}, [{dims}]>")
+    shardings = [_sdy_text(module_context, NamedSharding(mesh, spec), aval.ndim)
+                 for spec, aval in zip(specs, avals)]
     return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(shardings)}]>")
 
 
@@ -932,13 +943,12 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **par
 
     t_specs = [s for s, nz in zip(in_specs, nonzero) if nz]
     t_avals = [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
-    body = _trace_body(mesh, jvp_of_body, [*jaxpr.in_avals, *t_avals])
-    body, hoisted = hoist_tracer_consts(body)
+    body, hoisted, specs = _trace_body(mesh, jvp_of_body, [*jaxpr.in_avals, *t_avals],
+                                       [*in_specs, *t_specs])
     outs = shard_map_p.bind(
         *hoisted, *primals, *[t for t in tangents if type(t) is not Zero],
-        check_vma=params["check_vma"],
-        in_specs=(PartitionSpec(),) * len(hoisted) + tuple(in_specs) + tuple(t_specs),
-        jaxpr=body, mesh=mesh, newly_manual_axes=params["newly_manual_axes"],
+        check_vma=params["check_vma"], in_specs=specs, jaxpr=body, mesh=mesh,
+        newly_manual_axes=params["newly_manual_axes"],
         out_specs=tuple(out_specs) + tuple(s for s, nz in zip(out_specs, out_nonzero) if nz))
     n = len(out_specs)
     rest = iter(outs[n:])
@@ -958,9 +968,7 @@ def _shard_map_partial_eval(trace, args, params):
     jaxpr, mesh = params["jaxpr"], params["mesh"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknowns = [trace.is_unknown(x) for x in args]
-    with contextlib.ExitStack() as stack:
-        for name, size in mesh.shape.items():
-            stack.enter_context(extend_axis_env(name, size))
+    with _mesh_axes(mesh):
         known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
     n_known = out_unknowns.count(False)
     known_args = [x for x, u in zip(args, unknowns) if not u]
@@ -971,17 +979,13 @@ def _shard_map_partial_eval(trace, args, params):
         outs = jaxpr_as_fun(known)(*xs)
         return outs[:n_known] + [lax.expand_dims(r, (0,)) for r in outs[n_known:]]
 
-    body = _trace_body(mesh, known_body, known.in_avals)
-    body, hoisted = hoist_tracer_consts(body)
+    body, hoisted, specs = _trace_body(mesh, known_body, known.in_avals, known_specs)
     n_res = len(known.out_avals) - n_known
+    known_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns) if not u)
     with set_current_trace(trace.parent_trace):
         known_outs = shard_map_p.bind(
-            *hoisted, *known_args, **{**params, "jaxpr": body,
-                                      "in_specs": (PartitionSpec(),) * len(hoisted)
-                                      + tuple(known_specs),
-                                      "out_specs": tuple(s for s, u in zip(out_specs,
-                                                                           out_unknowns)
-                                                         if not u) + (stacked,) * n_res})
+            *hoisted, *known_args, **{**params, "jaxpr": body, "in_specs": specs,
+                                      "out_specs": known_out_specs + (stacked,) * n_res})
     computed = iter(known_outs[n_known:])
     residuals, res_specs = [], []
     for f in forwarded:
@@ -996,12 +1000,11 @@ def _shard_map_partial_eval(trace, args, params):
     block_avals = [_block_aval(mesh, s, get_aval(x), "a residual")
                    for s, x in zip(res_specs + unknown_specs,
                                    residuals + [x for x, u in zip(args, unknowns) if u])]
-    body = _trace_body(mesh, unknown_body, block_avals)
-    body, hoisted = hoist_tracer_consts(body)
+    body, hoisted, specs = _trace_body(mesh, unknown_body, block_avals,
+                                       res_specs + unknown_specs)
     unknown_outs = JaxprTrace.process_primitive(
         trace, shard_map_p, [*hoisted, *residuals, *[x for x, u in zip(args, unknowns) if u]],
-        {**params, "jaxpr": body,
-         "in_specs": (PartitionSpec(),) * len(hoisted) + tuple(res_specs + unknown_specs),
+        {**params, "jaxpr": body, "in_specs": specs,
          "out_specs": tuple(s for s, u in zip(out_specs, out_unknowns) if u)})
     known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
@@ -1033,12 +1036,10 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
                     for s, x in zip(known_specs, known)] +
                    [_block_aval(mesh, s, get_aval(ct), "a cotangent")
                     for s, ct in zip(out_specs, cts)])
-    body = _trace_body(mesh, transposed, block_avals)
-    body, hoisted = hoist_tracer_consts(body)
+    body, hoisted, specs = _trace_body(mesh, transposed, block_avals,
+                                       [*known_specs, *out_specs])
     outs = iter(shard_map_p.bind(
-        *hoisted, *known, *cts, **{**params, "jaxpr": body, "mesh": mesh,
-                                   "in_specs": (PartitionSpec(),) * len(hoisted)
-                                   + tuple(known_specs) + tuple(out_specs),
+        *hoisted, *known, *cts, **{**params, "jaxpr": body, "mesh": mesh, "in_specs": specs,
                                    "out_specs": tuple(s for s, lin in zip(in_specs, linear)
                                                       if lin)}))
     return [next(outs) if lin else None for lin in linear]
@@ -1060,11 +1061,9 @@ def _shard_map_batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_spe
                 else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
 
     avals = [_block_aval(mesh, s, get_aval(v), "an argument") for s, v in zip(specs, vals)]
-    closed = _trace_body(mesh, body, avals)
-    closed, hoisted = hoist_tracer_consts(closed)
+    closed, hoisted, all_specs = _trace_body(mesh, body, avals, specs)
     outs = shard_map_p.bind(*hoisted, *vals, **{
-        **params, "jaxpr": closed, "mesh": mesh,
-        "in_specs": (PartitionSpec(),) * len(hoisted) + tuple(specs),
+        **params, "jaxpr": closed, "mesh": mesh, "in_specs": all_specs,
         "out_specs": tuple(PartitionSpec(None, *s) for s in out_specs)})
     return outs, [0] * len(outs)
 
