@@ -26,7 +26,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text, sanitize_name)
-from autodidax.runtime import Array, compile_or_get_cached, config, default_device
+from autodidax.runtime import (Array, compile_or_get_cached, config, default_device,
+                               devices_indices, part_shape)
 from autodidax.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
@@ -612,8 +613,8 @@ def _part_aval(aval, sharding):
     """The type of the part of an array that one device holds under `sharding` (None: all)."""
     if sharding is None or not aval.shape:
         return aval
-    index = next(iter(sharding.devices_indices_map(aval.shape).values()))
-    return aval.update(shape=tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape)))
+    index = next(iter(devices_indices(sharding, aval.shape).values()))
+    return aval.update(shape=part_shape(index, aval.shape))
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):

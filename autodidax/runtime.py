@@ -251,11 +251,22 @@ def _index_key(index) -> tuple:
     return tuple((s.start, s.stop, s.step) for s in index)
 
 
+@functools.lru_cache(maxsize=4096)
+def devices_indices(sharding, shape: tuple) -> dict:
+    """`sharding.devices_indices_map(shape)`, worked out once per layout and shape."""
+    return sharding.devices_indices_map(shape)
+
+
+def part_shape(index, shape) -> tuple:
+    """The shape of the part `index` (a tuple of slices) of an array of shape `shape`."""
+    return tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
+
+
 def _addressable_shards(self) -> list[Shard]:
     self._check_if_deleted()
     if self._sharding is None:
         return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
-    index = self._sharding.devices_indices_map(self.shape)
+    index = devices_indices(self._sharding, self.shape)
     # Copies of a part are numbered over all the devices, in the sharding's order, those of
     # other processes (chapter 16) included.
     copies: dict = {}
@@ -266,7 +277,7 @@ def _addressable_shards(self) -> list[Shard]:
     shards = []
     for buf in _single_device_buffers(self._buf):
         device = buf._sharding._internal_device_list[0]
-        shape = tuple(len(range(*s.indices(n))) for s, n in zip(index[device], self.shape))
+        shape = part_shape(index[device], self.shape)
         # The pieces come without avals of ours: give each one.
         piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
                                                    _placement(device)[0])
@@ -277,7 +288,7 @@ def _addressable_shards(self) -> list[Shard]:
 def _gather(self) -> np.ndarray:
     """The value of an array over several devices, assembled on the host from its shards."""
     shards = self.addressable_shards
-    needed = {_index_key(i) for i in self._sharding.devices_indices_map(self.shape).values()}
+    needed = {_index_key(i) for i in devices_indices(self._sharding, self.shape).values()}
     if needed - {_index_key(s.index) for s in shards}:       # JAX's words
         raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non "
                            "process local) devices is not possible. You can use "
@@ -377,7 +388,7 @@ def _is_local(device) -> bool:
 def _local_parts(sharding, shape: tuple) -> tuple:
     """(the devices of this process in `sharding`'s order, the part of an array of `shape` that
     each holds, whether some part is held by several devices): made once per layout and shape."""
-    index = sharding.devices_indices_map(shape)
+    index = devices_indices(sharding, shape)
     devs = tuple(d for d in sharding._device_assignment if _is_local(d))
     replicas = len({_index_key(i) for i in index.values()}) < len(index)
     return devs, tuple(index[d] for d in devs), replicas
