@@ -525,11 +525,17 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                    axis_names=axis_names, check_vma=check_vma)
     given_mesh = mesh
+    programs: dict = {}   # (arguments' structure and types, mesh) -> (program, output structure)
 
     @functools.wraps(f)
     def mapped(*args):
         mesh = _shard_map_mesh(given_mesh, axis_names)
         flat, in_tree = tree_flatten(args)
+        eager = not any(isinstance(x, Tracer) for x in flat)
+        key = (in_tree, tuple(map(get_aval, flat)), mesh) if eager else None
+        if key in programs:            # called again outside transformations: just run it
+            program, out_tree = programs[key]
+            return tree_unflatten(out_tree, program(*flat))
         specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments")
         avals = [_block_aval(mesh, s, get_aval(x), f"argument {i}")
                  for i, (x, s) in enumerate(zip(flat, specs))]
@@ -547,10 +553,12 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
                       in_specs=all_specs, jaxpr=closed, mesh=mesh,
                       newly_manual_axes=frozenset(mesh.axis_names),
                       out_specs=tuple(out_flat_specs))
-        if any(isinstance(x, Tracer) for x in [*hoisted, *flat]):
+        if not eager or hoisted:
             outs = shard_map_p.bind(*hoisted, *flat, **params)
-        else:      # outside transformations: compile and run it, keeping the result on devices
-            outs = _shard_map_impl(*hoisted, *flat, **params)
+        else:      # outside transformations: compile it once, keeping the results on devices
+            program = _shard_map_executable(params, [get_aval(x) for x in flat])
+            programs[key] = program, out_trees[0]
+            outs = program(*flat)
         return tree_unflatten(out_trees[0], outs)
     return mapped
 
@@ -595,14 +603,18 @@ def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, **_):
     return [_whole_aval(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals)]
 
 
-def _shard_map_impl(*args, **params):
-    """Outside `jit`, a shard_map is compiled and run as a program of its own."""
-    closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params),
-                            [get_aval(x) for x in args])
+def _shard_map_executable(params: dict, avals):
+    """A shard_map alone in a program, for inputs of types `avals`, compiled."""
+    closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params), avals)
     # The results are laid out as `out_specs` say, and named so, as JAX names them.
     outs = [NamedSharding(params["mesh"], s) for s in params["out_specs"]]
-    placement = make_placement([None] * len(args), outs, closed.jaxpr)
-    return executable_for(closed, "shard_map", placement=placement)(*args)
+    placement = make_placement([None] * len(avals), outs, closed.jaxpr)
+    return executable_for(closed, "shard_map", placement=placement)
+
+
+def _shard_map_impl(*args, **params):
+    """Outside `jit`, a shard_map is compiled and run as a program of its own."""
+    return _shard_map_executable(params, [get_aval(x) for x in args])(*args)
 
 
 abstract_eval_rules[shard_map_p] = _shard_map_abstract
