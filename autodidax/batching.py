@@ -17,8 +17,8 @@ from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstra
                             take_current_trace)
 from autodidax.jvp import (TraceTag, add_any, add_any_p, argnums_partial, cast_like,
                            check_callable, check_float_inputs, deflinear, jvp)
-from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
-                                 tree_unflatten)
+from autodidax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
+                                 tree_structure, tree_unflatten)
 
 not_mapped = None   # the batch dimension of a value that is the same for every example
 
@@ -405,15 +405,13 @@ batching_rules[lax.dot_general_p] = _dot_general_rule
 def _flatten_axes(what, axes, tree, whose):
     """One axis per leaf of `tree`, from `axes`, a prefix of `tree` with ints and Nones as
     leaves."""
-    axis_leaves, axis_tree = tree_flatten(axes, is_leaf=lambda a: a is None)
     try:
-        subtrees = axis_tree.flatten_up_to(tree)
+        return broadcast_prefix(axes, tree, is_leaf=lambda a: a is None)
     except ValueError as e:
         where = str(e).split("\n")[0].partition(" at ")[2]
         where = where.replace("the structure", what).replace("the tree has", f"the {whose} have")
         raise ValueError(f"vmap {what} must be a tree prefix of the {whose}, but at {where}"
                          f"\n  {what}: {axes!r}\n  {whose}: {tree_structure(tree)}") from None
-    return [a for a, sub in zip(axis_leaves, subtrees) for _ in tree_flatten(sub)[0]]
 
 
 def _key_paths(treedef, prefix=""):

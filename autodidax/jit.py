@@ -28,7 +28,8 @@ from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_r
                                 module_to_text, sanitize_name)
 from autodidax.runtime import (Array, compile_or_get_cached, config, default_device,
                                devices_indices, part_shape)
-from autodidax.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                                 tree_unflatten)
 
 
 jit_p = Primitive("jit")
@@ -397,15 +398,14 @@ def _frozen(tree):
     return tuple(leaves), treedef
 
 
-def _flatten_prefix(what: str, prefix, treedef, whose: str) -> list:
+def _flatten_prefix(what: str, prefix, treedef, whose: str, api: str = "jit") -> list:
     """One entry per leaf of `treedef`, from `prefix`, a pytree prefix of it."""
-    leaves, prefix_tree = tree_flatten(prefix, is_leaf=lambda x: x is None)
     try:
-        subtrees = prefix_tree.flatten_up_to(tree_unflatten(treedef, [0] * treedef.num_leaves))
+        return broadcast_prefix(prefix, tree_unflatten(treedef, [0] * treedef.num_leaves),
+                                is_leaf=lambda x: x is None)
     except ValueError:
-        raise ValueError(f"jit's {what} must be a pytree prefix of the {whose}: got {prefix!r} "
-                         f"for {whose} of structure {treedef}") from None
-    return [leaf for leaf, sub in zip(leaves, subtrees) for _ in tree_flatten(sub)[0]]
+        raise ValueError(f"{api}'s {what} must be a pytree prefix of the {whose}: got "
+                         f"{prefix!r} for {whose} of structure {treedef}") from None
 
 
 def _hashable(x) -> bool:

@@ -536,7 +536,8 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
         if key in programs:            # called again outside transformations: just run it
             program, out_tree = programs[key]
             return tree_unflatten(out_tree, program(*flat))
-        specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments")
+        specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments",
+                                "shard_map")
         avals = [_block_aval(mesh, s, get_aval(x), f"argument {i}")
                  for i, (x, s) in enumerate(zip(flat, specs))]
         out_trees = []
@@ -548,7 +549,8 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
             return leaves
 
         closed, hoisted, all_specs = _trace_body(mesh, body, avals, specs)
-        out_flat_specs = _flatten_prefix("out_specs", out_specs, out_trees[0], "outputs")
+        out_flat_specs = _flatten_prefix("out_specs", out_specs, out_trees[0], "outputs",
+                                         "shard_map")
         params = dict(check_vma=check_vma,    # in JAX's order
                       in_specs=all_specs, jaxpr=closed, mesh=mesh,
                       newly_manual_axes=frozenset(mesh.axis_names),

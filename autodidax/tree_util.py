@@ -298,6 +298,15 @@ def tree_map(f: Callable, tree: Any, *rest: Any,
     return treedef.unflatten([f(*xs) for xs in zip(*columns)])
 
 
+def broadcast_prefix(prefix_tree: Any, full_tree: Any,
+                     is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """Each leaf of `prefix_tree`, a pytree prefix of `full_tree`, repeated once per leaf of
+    the subtree of `full_tree` it stands for."""
+    leaves, prefix = tree_flatten(prefix_tree, is_leaf)
+    return [leaf for leaf, sub in zip(leaves, prefix.flatten_up_to(full_tree))
+            for _ in range(tree_structure(sub).num_leaves)]
+
+
 _NO_INITIALIZER = object()
 
 
