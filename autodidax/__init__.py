@@ -12,67 +12,75 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
 
-from autodidax import core, lax  # noqa: E402,F401  (chapter 01)
-from autodidax import numpy  # noqa: E402,F401  (appendix A1: jax.numpy)
-from autodidax import tree_util  # noqa: E402  (chapter 02)
-from autodidax.core import Array  # noqa: E402,F401
-from autodidax.jvp import jvp  # noqa: E402,F401  (chapter 03)
-from autodidax.batching import jacfwd, vmap  # noqa: E402,F401  (chapter 04: jacfwd as vmap of jvp)
-from autodidax import jaxpr as _jaxpr  # noqa: E402  (chapter 05)
-from autodidax.jaxpr import make_jaxpr  # noqa: E402,F401
-from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: E402,F401
-                               device_count, device_get, device_put, devices, get_backend,
-                               local_device_count, local_devices, process_count,
-                               process_index)  # (chapter 07)
-from autodidax.jit import disable_jit, jit  # noqa: E402,F401  (chapter 08)
-from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: E402,F401  (chapter 09)
-                                value_and_grad, vjp)
-from autodidax import control_flow  # noqa: E402,F401  (chapter 10: also lax.cond and friends)
-from autodidax import indexing  # noqa: E402,F401  (chapter 11: x[...] with arrays, x.at, sort)
-from autodidax import random  # noqa: E402,F401  (chapter 12: jax.random)
-from autodidax.custom import custom_jvp, custom_vjp  # noqa: E402,F401  (chapter 13)
-from autodidax import custom as custom_derivatives  # noqa: E402  (chapter 13: SymbolicZero...)
-from autodidax import ad_checkpoint  # noqa: E402,F401  (chapter 14: jax.ad_checkpoint)
-from autodidax.ad_checkpoint import (checkpoint, checkpoint_policies,  # noqa: E402,F401
-                                     remat)  # (chapter 14)
-from autodidax import callbacks as _callbacks  # noqa: E402  (chapter 15)
-from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402,F401
-from autodidax import debug  # noqa: E402,F401  (chapter 15: jax.debug.print, jax.debug.callback)
-from autodidax import sharding  # noqa: E402,F401  (chapter 16: jax.sharding)
-from autodidax.sharding import (distributed, make_array_from_process_local_data,  # noqa: E402,F401
-                                make_array_from_single_device_arrays, make_mesh,
-                                NamedSharding, P, set_mesh, shard_map)  # (chapter 16)
+# `python -m autodidax.runner` runs a program exported to a file (chapter 17). It needs PJRT and
+# the artifact's reader, none of the tracing machinery this file loads, so for it (Python says
+# "-m" in argv[0] while it imports the package of a `-m` module) the API is not loaded.
+_RUNNER = _sys.argv[:1] == ["-m"] and "autodidax.runner" in getattr(_sys, "orig_argv", ())
 
-from autodidax import nn  # noqa: E402,F401  (appendix A2: jax.nn)
-import autodidax.scipy.special  # noqa: E402,F401  (appendix A2: jax.scipy.special)
-import autodidax.scipy.stats.norm  # noqa: E402,F401  (appendix A2: jax.scipy.stats.norm)
-import autodidax.numpy.linalg  # noqa: E402,F401  (appendix A3: jnp.linalg)
+if not _RUNNER:
+    from autodidax import core, lax  # noqa: F401  (chapter 01)
+    from autodidax import numpy  # noqa: F401  (appendix A1: jax.numpy)
+    from autodidax import tree_util  # (chapter 02)
+    from autodidax.core import Array  # noqa: F401
+    from autodidax.jvp import jvp  # noqa: F401  (chapter 03)
+    from autodidax.batching import jacfwd, vmap  # noqa: F401  (chapter 04: jacfwd as vmap of jvp)
+    from autodidax import jaxpr as _jaxpr  # (chapter 05)
+    from autodidax.jaxpr import make_jaxpr  # noqa: F401
+    from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: F401
+                                   device_count, device_get, device_put, devices, get_backend,
+                                   local_device_count, local_devices, process_count,
+                                   process_index)  # (chapter 07)
+    from autodidax.jit import disable_jit, jit  # noqa: F401  (chapter 08)
+    from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: F401  (chapter 09)
+                                    value_and_grad, vjp)
+    from autodidax import control_flow  # noqa: F401  (chapter 10: also lax.cond and friends)
+    from autodidax import indexing  # noqa: F401  (chapter 11: x[...] with arrays, x.at, sort)
+    from autodidax import random  # noqa: F401  (chapter 12: jax.random)
+    from autodidax.custom import custom_jvp, custom_vjp  # noqa: F401  (chapter 13)
+    from autodidax import custom as custom_derivatives  # (chapter 13: SymbolicZero...)
+    from autodidax import ad_checkpoint  # noqa: F401  (chapter 14: jax.ad_checkpoint)
+    from autodidax.ad_checkpoint import (checkpoint, checkpoint_policies,  # noqa: F401
+                                         remat)  # (chapter 14)
+    from autodidax import callbacks as _callbacks  # (chapter 15)
+    from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: F401
+    from autodidax import debug  # noqa: F401  (chapter 15: jax.debug.print, jax.debug.callback)
+    from autodidax import sharding  # noqa: F401  (chapter 16: jax.sharding)
+    from autodidax import export  # noqa: F401  (chapter 17: jax.export)
+    from autodidax.sharding import (distributed, make_array_from_process_local_data,  # noqa: F401
+                                    make_array_from_single_device_arrays, make_mesh,
+                                    NamedSharding, P, set_mesh, shard_map)  # (chapter 16)
 
-jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
+    from autodidax import nn  # noqa: F401  (appendix A2: jax.nn)
+    import autodidax.scipy.special  # noqa: F401  (appendix A2: jax.scipy.special)
+    import autodidax.scipy.stats.norm  # noqa: F401  (appendix A2: jax.scipy.stats.norm)
+    import autodidax.numpy.linalg  # noqa: F401  (appendix A3: jnp.linalg)
 
-# `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...
-tree = _types.ModuleType("autodidax.tree", "Short names for autodidax.tree_util, as jax.tree.")
-for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
-                      ("structure", "tree_structure"), ("flatten", "tree_flatten"),
-                      ("unflatten", "tree_unflatten"), ("all", "tree_all"),
-                      ("reduce", "tree_reduce"), ("flatten_with_path", "tree_flatten_with_path"),
-                      ("leaves_with_path", "tree_leaves_with_path"),
-                      ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose")]:
-    setattr(tree, _short, getattr(tree_util, _long))
-_sys.modules["autodidax.tree"] = tree
-_sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_derivatives`
-_sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (chapter 16)
+    jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 
-# `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
-errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")
-for _error in [core.ConcretizationTypeError, core.NonConcreteBooleanIndexError,
-               core.TracerBoolConversionError,
-               core.TracerIntegerConversionError, core.TracerArrayConversionError,
-               core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
-    setattr(errors, _error.__name__, _error)
-_sys.modules["autodidax.errors"] = errors
+    # `jax.tree` is a second, shorter spelling of `jax.tree_util`: jax.tree.map, jax.tree.leaves...
+    tree = _types.ModuleType("autodidax.tree", "Short names for autodidax.tree_util, as jax.tree.")
+    for _short, _long in [("map", "tree_map"), ("leaves", "tree_leaves"),
+                          ("structure", "tree_structure"), ("flatten", "tree_flatten"),
+                          ("unflatten", "tree_unflatten"), ("all", "tree_all"),
+                          ("reduce", "tree_reduce"),
+                          ("flatten_with_path", "tree_flatten_with_path"),
+                          ("leaves_with_path", "tree_leaves_with_path"),
+                          ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose")]:
+        setattr(tree, _short, getattr(tree_util, _long))
+    _sys.modules["autodidax.tree"] = tree
+    _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_...`
+    _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (chapter 16)
 
-# `jax.experimental`: of JAX's experimental APIs, the one the book builds (chapter 15).
-experimental = _types.ModuleType("autodidax.experimental", "As jax.experimental: io_callback.")
-experimental.io_callback = _callbacks.io_callback
-_sys.modules["autodidax.experimental"] = experimental
+    # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
+    errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")
+    for _error in [core.ConcretizationTypeError, core.NonConcreteBooleanIndexError,
+                   core.TracerBoolConversionError,
+                   core.TracerIntegerConversionError, core.TracerArrayConversionError,
+                   core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
+        setattr(errors, _error.__name__, _error)
+    _sys.modules["autodidax.errors"] = errors
+
+    # `jax.experimental`: of JAX's experimental APIs, the one the book builds (chapter 15).
+    experimental = _types.ModuleType("autodidax.experimental", "As jax.experimental: io_callback.")
+    experimental.io_callback = _callbacks.io_callback
+    _sys.modules["autodidax.experimental"] = experimental

@@ -21,8 +21,8 @@ from autodidax.ad_checkpoint import remat_disallowed_effects
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.control_flow import scan
-from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonicalize_dtype,
-                            get_aval, impl_rules)
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, aval_rules,
+                            canonicalize_dtype, get_aval, impl_rules)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
 from autodidax.runtime import device_put, local_devices
@@ -118,6 +118,11 @@ def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_
 
 impl_rules[pure_callback_p] = _pure_callback_impl
 abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
+
+
+# A ShapeDtypeStruct stands for an array when a function is only traced or lowered, as in
+# `jit(f).lower(ShapeDtypeStruct((3,), np.float32))` (and chapter 17's export).
+aval_rules[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, weak_type=s.weak_type)
 
 
 _VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",

@@ -6,22 +6,19 @@ the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 import re
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
 from jaxlib import xla_client as xc
-from jaxlib.mlir import ir
 from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
+from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
+    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile, set_cache_dir)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
-from autodidax.lowering import lower_jaxpr_to_module, make_ir_context, module_to_text
+from autodidax.lowering import lower_jaxpr_to_module, module_to_text
 from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (appendix A5)
 from autodidax.tree_util import tree_leaves, tree_map
 
@@ -582,125 +579,7 @@ def _hlo_shardings(op_shardings, n: int) -> list:
     return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
 
 
-def compile_options(device) -> tuple:
-    """(the device list, the options) to compile a program for `device`, or for a tuple of
-    devices: then XLA partitions the program over them, numbered in that order (chapter 16)."""
-    if not isinstance(device, tuple) or len(device) == 1:
-        return _placement(device[0] if isinstance(device, tuple) else device)[2], \
-            xc.CompileOptions()
-    options = xc.CompileOptions()
-    options.num_partitions = len(device)
-    build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = True
-    build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in device]]))
-    return xc.DeviceList(device), options
-
-
-def backend_compile(text: str, device):
-    """XLA compiles StableHLO `text` for `device` (or a tuple of devices) and loads it there.
-    A `ModuleText` with host callbacks (chapter 15) passes its Python functions along, as a
-    parsed module."""
-    device_list, options = compile_options(device)
-    client = device_list[0].client
-    callbacks = getattr(text, "host_callbacks", ())
-    if not callbacks:
-        return client.compile_and_load(text, device_list, options)
-    with make_ir_context():
-        module = ir.Module.parse(text)
-    return client.compile_and_load(module, device_list, options, host_callbacks=list(callbacks))
-
-
-cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}
-_executables: dict = {}        # (text, device, out_avals) -> Executable
-_MAGIC = b"autodidax executable, version 1\n"
-_UNSET = object()
-_cache_dir_setting = _UNSET
-
-
-def get_cache_dir() -> Path | None:
-    """The folder of the persistent compilation cache, or None when it is off."""
-    if _cache_dir_setting is not _UNSET:
-        return _cache_dir_setting
-    env = os.environ.get("AUTODIDAX_CACHE_DIR")
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off") else Path(env).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autodidax"
-
-
-def set_cache_dir(path):
-    """Keep compiled programs in `path` from now on; None turns the persistent cache off.
-    Returns the previous setting: pass it back to restore it."""
-    global _cache_dir_setting
-    previous = _cache_dir_setting
-    _cache_dir_setting = path if path is _UNSET or path is None else Path(path).expanduser()
-    return previous
-
-
-def _host_cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return next((line for line in f if line.startswith("flags")), "")
-    except OSError:
-        return ""
-
-
-def cache_key(text: str, device) -> str:
-    """The persistent cache's name for `text` compiled for `device` (or a tuple of devices)."""
-    h = hashlib.sha256(_MAGIC)
-    ids = ",".join(str(d.id) for d in device) if isinstance(device, tuple) else ""
-    device = device[0] if isinstance(device, tuple) else device
-    for part in (jaxlib_version, device.platform, device.device_kind,
-                 device.client.platform_version, _host_cpu() if device.platform == "cpu" else "",
-                 ids, text):
-        h.update(part.encode() + b"\0")
-    return h.hexdigest()
-
-
-def _cache_read(path: Path, device):
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    n = len(_MAGIC) + 32
-    if len(data) < n or data[:n] != _MAGIC + hashlib.sha256(data[n:]).digest():
-        return None                                     # cut short, edited or foreign
-    device_list, options = compile_options(device)
-    try:
-        return device_list[0].client.deserialize_executable(data[n:], device_list, options)
-    except Exception:                                   # PJRT refuses it: compile again
-        return None
-
-
-def _cache_write(path: Path, loaded) -> None:
-    tmp = None
-    try:
-        payload = loaded.serialize()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, path)
-    except Exception:              # a read-only folder, a full disk: just do not keep it
-        if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _load_or_compile(text: str, device):
-    # A program that calls back into Python is never kept on disk: its callbacks are Python
-    # functions of this process, which neither the text nor the bytes on disk hold.
-    folder = None if getattr(text, "host_callbacks", ()) else get_cache_dir()
-    path = None if folder is None else folder / f"{cache_key(text, device)}.xla"
-    if path is not None:
-        loaded = _cache_read(path, device)
-        if loaded is not None:
-            cache_stats["disk_hits"] += 1
-            return loaded
-    loaded = backend_compile(text, device)
-    cache_stats["compiles"] += 1
-    if path is not None:
-        _cache_write(path, loaded)
-    return loaded
+_executables: dict = {}        # (text, device, out_avals, ...) -> Executable
 
 
 def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
@@ -720,7 +599,7 @@ def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
     if exe is not None:
         cache_stats["memory_hits"] += 1
         return exe
-    exe = _executables[key] = Executable(_load_or_compile(text, device), device, out_avals,
+    exe = _executables[key] = Executable(load_or_compile(text, device), device, out_avals,
                                          getattr(text, "num_tokens", 0), bool(callbacks),
                                          in_shardings, out_shardings, sharding_from_hlo,
                                          getattr(text, "donated", ()))

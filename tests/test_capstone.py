@@ -1,4 +1,4 @@
-"""Chapter 17's training, checked: autodidax trains the chapter's network as JAX does, from the
+"""Chapter 18's training, checked: autodidax trains the chapter's network as JAX does, from the
 same data and initial weights, traces its step once, and gives JAX's per-example gradients."""
 import jax as jax_ref
 import jax.numpy as jnp_ref
@@ -143,7 +143,7 @@ def test_the_compiled_step_reports_its_cost():
 
 
 def test_data_parallel_step_over_eight_devices_matches_one_device_and_jax():
-    """Chapter 17's step with the batch split over 8 devices and the parameters replicated:
+    """Chapter 18's step with the batch split over 8 devices and the parameters replicated:
     the partitioner all-reduces the gradients, and the numbers are the one-device step's."""
     from autodidax.sharding import Mesh, NamedSharding, P
     mesh = Mesh(np.array(jax.devices()), ("batch",))

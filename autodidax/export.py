@@ -1,0 +1,399 @@
+# Generated from chapters/17_export.md by `make export`: edit the chapter, not this file.
+
+
+"""`jax.export`: a jitted function lowered to a portable StableHLO artifact, with what a caller
+needs to know; serialized in JAX's own format (chapter 17)."""
+from __future__ import annotations
+
+import dataclasses
+import weakref
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from autodidax import runner
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, api_boundary,
+                            impl_rules)
+from autodidax.jit import Jitted
+from autodidax.lowering import (aval_to_ir_type, lowering_rules, make_ir_context, module_to_text,
+                                sanitize_name)
+from autodidax.runtime import compile_or_get_cached, default_backend, devices
+from autodidax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
+from autodidax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
+                                 tree_unflatten)
+
+# The calling conventions JAX 0.10.2 can export (`jax_export_calling_convention_version`); we
+# write the newest. Version 10 is what JAX writes by default.
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Exported:
+    """A jitted function lowered to StableHLO, as JAX's `jax.export.Exported`."""
+    fun_name: str
+    in_tree: PyTreeDef
+    in_avals: tuple
+    out_tree: PyTreeDef
+    out_avals: tuple
+    in_shardings_hlo: tuple
+    out_shardings_hlo: tuple
+    nr_devices: int
+    platforms: tuple
+    ordered_effects: tuple
+    unordered_effects: tuple
+    disabled_safety_checks: tuple
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple
+    uses_global_constants: bool
+    _in_named_shardings: tuple     # per input: a runner.Sharding (abstract mesh) or None
+    _out_named_shardings: tuple
+    _get_vjp: object = None        # a function of this Exported that gives its VJP's
+
+    def __str__(self):
+        return f"Exported(fun_name={self.fun_name}, ...)"
+
+    __repr__ = __str__
+
+    def mlir_module(self) -> str:
+        """The StableHLO text of the artifact."""
+        with make_ir_context() as context:
+            return module_to_text(hlo.deserialize_portable_artifact(
+                context, self.mlir_module_serialized))
+
+    def in_shardings_jax(self, mesh: Mesh) -> tuple:
+        """The input shardings over `mesh`, a concrete mesh like the exported one."""
+        return tuple(None if s is None else _named_sharding(s, mesh)
+                     for s in self._in_named_shardings)
+
+    def out_shardings_jax(self, mesh: Mesh) -> tuple:
+        return tuple(None if s is None else _named_sharding(s, mesh)
+                     for s in self._out_named_shardings)
+
+    def has_vjp(self) -> bool:
+        return self._get_vjp is not None
+
+    def vjp(self) -> Exported:
+        """The exported VJP: takes the flat primal inputs, then one cotangent per output, and
+        returns one cotangent per input."""
+        if self._get_vjp is None:
+            raise ValueError("No VJP is available")
+        return self._get_vjp(self)
+
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        """JAX's serialized form: the flatbuffer `jax.export.deserialize` reads; with
+        `vjp_order` = k, the VJPs of the first k orders too."""
+        return bytearray(runner.write_artifact(_to_artifact(self, vjp_order)))
+
+    @api_boundary
+    def call(self, *args, **kwargs):
+        """Run the exported function on `args` and `kwargs`, of the exported structure."""
+        flat, tree = tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            raise ValueError(
+                "The invocation args and kwargs must have the same pytree structure as when the "
+                f"function '{self.fun_name}' was exported, but they have the following "
+                f"structural differences:\n   - called with {tree}, exported with "
+                f"{self.in_tree}.")
+        outs = call_exported_p.bind(*flat, exported=self)
+        return tree_unflatten(self.out_tree, outs)
+
+
+def export(fun_jit, *, platforms=None, disabled_checks=()):
+    """`fun_jit`, the result of `jit`, exported: a function of argument specs (arrays, or
+    ShapeDtypeStructs) that returns an `Exported`."""
+    if not isinstance(fun_jit, Jitted):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: "
+                         f"{fun_jit}")
+    platforms = (default_backend(),) if platforms is None else tuple(platforms)
+    if len(platforms) != 1:
+        raise NotImplementedError(
+            f"autodidax exports for one platform at a time, not {platforms}: JAX's "
+            "multi-platform modules take the platform's index as an extra first argument")
+
+    @api_boundary
+    def do_export(*args, **kwargs) -> Exported:
+        traced = fun_jit.trace(*args, **kwargs)
+        text = traced.lower().as_text()
+        if getattr(text, "host_callbacks", ()) or getattr(text, "num_tokens", 0):
+            raise NotImplementedError("serialization of host_callbacks is not yet implemented")
+        placement = traced.placement
+        return Exported(
+            fun_name=fun_jit.name, in_tree=_in_tree(traced.key),
+            in_avals=tuple(traced.key[4]), out_tree=traced.out_tree,
+            out_avals=tuple(traced.jaxpr.out_avals),
+            in_shardings_hlo=(None,) * len(traced.key[4]),
+            out_shardings_hlo=(None,) * len(traced.jaxpr.out_avals),
+            nr_devices=1 if placement is None else len(placement.devices),
+            platforms=platforms, ordered_effects=(), unordered_effects=(),
+            disabled_safety_checks=tuple(disabled_checks),
+            mlir_module_serialized=portable_artifact(text),
+            calling_convention_version=maximum_supported_calling_convention_version,
+            module_kept_var_idx=tuple(range(len(traced.key[4]))), uses_global_constants=False,
+            _in_named_shardings=_saved_shardings(placement, "in", len(traced.key[4])),
+            _out_named_shardings=_saved_shardings(placement, "out", len(traced.jaxpr.out_avals)),
+            _get_vjp=None)
+    return do_export
+
+
+def symbolic_shape(shape_spec, **_):
+    """JAX's symbolic dimensions (`"b, 4"`) for shape polymorphism: not built here."""
+    raise NotImplementedError(
+        f"autodidax's export has no shape polymorphism (asked for {shape_spec!r}): export once "
+        "per shape, with ShapeDtypeStructs of constant shapes")
+
+
+def _in_tree(key) -> PyTreeDef:
+    """The structure of `(args, kwargs)` of a jit signature, static arguments left out."""
+    _, _, tree, has_kwargs, avals = key[:5]
+    dynamic = tree_unflatten(tree, [0] * len(avals))
+    args, kwargs = dynamic if has_kwargs else (dynamic, {})
+    return tree_flatten((tuple(args), kwargs))[1]
+
+
+def target_version() -> str:
+    """The StableHLO version JAX 0.10.2 writes artifacts for: four weeks behind its jaxlib."""
+    return hlo.get_version_from_compatibility_requirement(
+        hlo.StablehloCompatibilityRequirement.WEEK_4)
+
+
+def portable_artifact(text: str) -> bytes:
+    """The module of StableHLO `text`, marked as JAX marks exported modules, as a portable
+    artifact (VHLO bytecode) at JAX's target version."""
+    with make_ir_context():
+        module = ir.Module.parse(text)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
+        return hlo.serialize_portable_artifact(module, target_version(), True)
+
+
+call_exported_p = Primitive("call_exported")
+call_exported_p.multiple_results = True
+
+
+def _arg_name(exported: Exported, i: int) -> str:
+    """JAX's name for flat input `i` of `exported`: `args[0]`, `kwargs['y']`, `args[1][0]`."""
+    paths = [p for p, _ in tree_flatten_with_path(tree_unflatten(
+        exported.in_tree, range(len(exported.in_avals))))[0]]
+    text = keystr(paths[i][1:])
+    return ("args" if paths[i][0].idx == 0 else "kwargs") + text
+
+
+def _call_exported_abstract_eval(*avals, exported: Exported):
+    if not runner.has_constant_shapes(exported.in_avals):
+        raise NotImplementedError(
+            f"'{exported.fun_name}' was exported with symbolic shapes "
+            f"({', '.join(a.str_short() for a in exported.in_avals)}); autodidax runs only "
+            "artifacts whose shapes are constants")
+    if len(avals) != len(exported.in_avals):
+        raise ValueError(f"'{exported.fun_name}' takes {len(exported.in_avals)} flat inputs, "
+                         f"called with {len(avals)}")
+    for i, (got, want) in enumerate(zip(avals, exported.in_avals)):
+        name = _arg_name(exported, i)
+        if len(got.shape) != len(want.shape):
+            raise ValueError(f"Rank mismatch for {name}: expected {want.shape} and called with "
+                             f"{got.shape}")
+        if got.dtype != want.dtype:
+            raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
+                             f"{got.dtype}")
+        for d, (g, w) in enumerate(zip(got.shape, want.shape)):
+            if g != w:
+                raise ValueError(f"Shape mismatch for {name}.shape[{d}] (expected same "
+                                 f"constant): expected {want.shape} and called with {got.shape}")
+    return [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
+
+
+abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
+
+
+_executables = weakref.WeakKeyDictionary()     # Exported -> Executable
+
+
+def _check_platform(exported: Exported) -> None:
+    platform = default_backend()
+    if platform not in exported.platforms:
+        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                         f"'{exported.platforms}' but it is used on '{(platform,)}'.")
+
+
+def _executable(exported: Exported):
+    exe = _executables.get(exported)
+    if exe is None:
+        _check_platform(exported)
+        out_avals = [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
+        text = exported.mlir_module()
+        if exported.nr_devices == 1:
+            exe = compile_or_get_cached(text, None, out_avals)
+        else:
+            mesh = _mesh_for(exported)
+            ins = [NamedSharding(mesh, PartitionSpec()) if s is None else s
+                   for s in exported.in_shardings_jax(mesh)]
+            outs = exported.out_shardings_jax(mesh)
+            exe = compile_or_get_cached(text, mesh._device_assignment, out_avals, ins, outs,
+                                        mesh._sharding_from_hlo)
+        _executables[exported] = exe
+    return exe
+
+
+def _call_exported_impl(*args, exported: Exported):
+    kept = [args[i] for i in exported.module_kept_var_idx]
+    return _executable(exported)(*kept)
+
+
+impl_rules[call_exported_p] = _call_exported_impl
+
+
+def _call_exported_lowering(ctx, *args, exported: Exported):
+    if exported.nr_devices != 1:
+        raise NotImplementedError(f"'{exported.fun_name}' was exported for "
+                                  f"{exported.nr_devices} devices: autodidax calls such an "
+                                  "Exported eagerly only, not inside jit")
+    _check_platform(exported)
+    module_context = ctx.module_context
+    sub = ir.Module.parse(exported.mlir_module(), module_context.context)
+    prefix = _fresh_prefix(module_context.symbol_table, sanitize_name(exported.fun_name))
+    functions = list(sub.body.operations)
+    for op in functions:                  # rename inside the exported module first
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        ir.SymbolTable.replace_all_symbol_uses(name, f"{prefix}_{name}", sub.operation)
+        ir.SymbolTable.set_symbol_name(op, f"{prefix}_{name}")
+        op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    body = module_context.module.body
+    for op in functions:                  # then move its functions over
+        op.operation.move_before(body.operations[0])
+        module_context.symbol_table.insert(op)
+    kept = [args[i] for i in exported.module_kept_var_idx]
+    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+    return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(f"{prefix}_main"), kept).results)
+
+
+def _fresh_prefix(symbol_table, name: str) -> str:
+    """`call_exported_NAME`, numbered if the module already has functions of that name."""
+    prefix, k = f"call_exported_{name}", 0
+    while f"{prefix}_main" in symbol_table:
+        k += 1
+        prefix = f"call_exported_{name}_{k}"
+    return prefix
+
+
+lowering_rules[call_exported_p] = _call_exported_lowering
+
+
+def _tree_record(tree: PyTreeDef) -> runner.TreeDef:
+    """`tree` as the format's record: only None, tuples, lists and dicts with string keys."""
+    leaf = object()
+
+    def record(node):
+        if node is leaf:
+            return runner.TreeDef("leaf")
+        if node is None:
+            return runner.TreeDef("none")
+        if type(node) in (tuple, list):
+            return runner.TreeDef(type(node).__name__, tuple(map(record, node)))
+        if type(node) is dict and all(isinstance(k, str) for k in node):
+            keys = sorted(node)
+            return runner.TreeDef("dict", tuple(record(node[k]) for k in keys), tuple(keys))
+        raise ValueError(f"Cannot serialize a pytree with a node of type {type(node)}: JAX's "
+                         "format holds tuples, lists, dicts with string keys and None")
+    return record(tree_unflatten(tree, [leaf] * tree.num_leaves))
+
+
+def _pytreedef(record: runner.TreeDef) -> PyTreeDef:
+    def build(r):
+        if r.kind == "leaf":
+            return 0
+        if r.kind == "none":
+            return None
+        if r.kind in ("tuple", "list"):
+            return (tuple if r.kind == "tuple" else list)(map(build, r.children))
+        if r.kind == "dict":
+            return {k: build(c) for k, c in zip(r.names, r.children)}
+        raise ValueError(f"this artifact has a custom pytree node '{r.custom_name}', which "
+                         "autodidax cannot rebuild")
+    return tree_flatten(build(record))[1]
+
+
+def _saved_shardings(placement, which: str, n: int) -> tuple:
+    if placement is None:
+        return (None,) * n
+    out = []
+    for s in getattr(placement, f"{which}_shardings"):
+        if s is None:
+            out.append(None)
+        elif isinstance(s, NamedSharding):
+            m = s.mesh
+            d = m._device_assignment[0]
+            mesh = runner.AbstractMesh(tuple(m.axis_sizes), tuple(m.axis_names),
+                                       tuple(t.name for t in m.axis_types), d.device_kind,
+                                       None, d.platform)
+            spec = tuple(p if p is None or isinstance(p, str) else tuple(p) for p in s.spec)
+            out.append(runner.AbstractSharding(mesh, spec, s.memory_kind or "device"))
+        else:
+            raise TypeError(f"Cannot convert {s} into NamedSharding.")
+    return tuple(out)
+
+
+def _named_sharding(saved: runner.AbstractSharding, mesh: Mesh) -> NamedSharding:
+    if dict(mesh.shape) != dict(zip(saved.mesh.axis_names, saved.mesh.axis_sizes)):
+        raise ValueError(f"NamedSharding new mesh {mesh} does not match the mesh used for "
+                         f"export {saved.mesh}.")
+    return NamedSharding(mesh, PartitionSpec(*saved.spec))
+
+
+def _mesh_for(exported: Exported) -> Mesh:
+    """The exported mesh, on the first devices of this process."""
+    saved = next(s.mesh for s in exported._in_named_shardings + exported._out_named_shardings
+                 if s is not None)
+    n = exported.nr_devices
+    if len(devices()) < n:
+        raise ValueError(f"Function {exported.fun_name} was exported for {n} devices and is "
+                         f"called in a context with {len(devices())} devices, which is not "
+                         "allowed.")
+    grid = np.array(devices()[:n], dtype=object).reshape(saved.axis_sizes)
+    types = tuple(AxisType[t] for t in saved.axis_types)
+    return Mesh(grid, saved.axis_names, types)
+
+
+def _to_artifact(exp: Exported, vjp_order: int) -> runner.Artifact:
+    if vjp_order > 0 and not exp.has_vjp():
+        raise ValueError("serialization of an Exported that does not have vjps of high-enough "
+                         "order")
+    return runner.Artifact(
+        serialization_version=runner.WRITTEN_VERSION, function_name=exp.fun_name,
+        in_tree=_tree_record(exp.in_tree), out_tree=_tree_record(exp.out_tree),
+        in_avals=tuple(runner.Aval(tuple(a.shape), np.dtype(a.dtype)) for a in exp.in_avals),
+        out_avals=tuple(runner.Aval(tuple(a.shape), np.dtype(a.dtype)) for a in exp.out_avals),
+        in_shardings=exp._in_named_shardings, out_shardings=exp._out_named_shardings,
+        nr_devices=exp.nr_devices, platforms=exp.platforms,
+        ordered_effects=exp.ordered_effects, unordered_effects=exp.unordered_effects,
+        disabled_checks=exp.disabled_safety_checks,
+        mlir_module_serialized=exp.mlir_module_serialized,
+        calling_convention_version=exp.calling_convention_version,
+        module_kept_var_idx=exp.module_kept_var_idx,
+        uses_global_constants=exp.uses_global_constants,
+        vjp=_to_artifact(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None)
+
+
+def _from_artifact(a: runner.Artifact) -> Exported:
+    return Exported(
+        fun_name=a.function_name, in_tree=_pytreedef(a.in_tree),
+        in_avals=tuple(ShapedArray(v.shape, v.dtype) for v in a.in_avals),
+        out_tree=_pytreedef(a.out_tree),
+        out_avals=tuple(ShapedArray(v.shape, v.dtype) for v in a.out_avals),
+        in_shardings_hlo=(None,) * len(a.in_avals), out_shardings_hlo=(None,) * len(a.out_avals),
+        nr_devices=a.nr_devices, platforms=tuple(a.platforms),
+        ordered_effects=tuple(a.ordered_effects), unordered_effects=tuple(a.unordered_effects),
+        disabled_safety_checks=tuple(a.disabled_checks),
+        mlir_module_serialized=a.mlir_module_serialized,
+        calling_convention_version=a.calling_convention_version,
+        module_kept_var_idx=tuple(a.module_kept_var_idx),
+        uses_global_constants=a.uses_global_constants,
+        _in_named_shardings=tuple(a.in_shardings), _out_named_shardings=tuple(a.out_shardings),
+        _get_vjp=None if a.vjp is None else (lambda _, v=a.vjp: _from_artifact(v)))
+
+
+def deserialize(blob) -> Exported:
+    """An `Exported` from the bytes `Exported.serialize` (ours or JAX's) wrote."""
+    return _from_artifact(runner.read_artifact(bytes(blob)))
