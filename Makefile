@@ -8,7 +8,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with chapters/nbval_sanitize.cfg
 XDIST := -n 2 --dist loadfile
 
-.PHONY: book serve site-student handout nbgrader test check-chapters lab lab-student export chapter chapters student check sysdeps browser venv clean
+.PHONY: run-example book serve site-student handout nbgrader test check-chapters lab lab-student export chapter chapters student check sysdeps browser venv clean
 
 book: check-chapters ## check that every chapter runs and matches its stored outputs, then render the site
 	$(PY) -m book.site _build/html
@@ -93,6 +93,11 @@ browser: ## Debian's chromium checks the rendered site; its test is skipped, wit
 	  else \
 	    echo "chromium is missing, so the site's browser test will be skipped: install it (Debian/Ubuntu: sudo apt-get install chromium)"; \
 	  fi; }
+
+run-example: venv ## export chapter 18's trained classifier, then run it with the runner on new points
+	$(PY) examples/classifier.py _build/example
+	$(PY) -m autodidax.runner _build/example/classifier.jaxexport --input _build/example/points.npy --output _build/example/logits.npz
+	$(PY) -c 'import numpy as np; p = np.load("_build/example/logits.npz")["result"].argmax(1); y = np.load("_build/example/labels.npy"); print(f"predicted classes: {p}\naccuracy on 64 new points: {(p == y).mean():.3f}")'
 
 clean:
 	rm -rf $(VENV) _build .pytest_cache .hypothesis

@@ -288,3 +288,22 @@ def test_runner_runs_eight_device_artifacts(tmp_path):
         assert "on 8 cpu device(s)" in done.stderr
         with np.load(tmp_path / f"{name}.npz") as saved:
             close(saved["result"], want)
+
+
+def test_the_example_classifier_runs_in_the_runner(tmp_path):
+    """`make run-example`: chapter 18's classifier, trained, exported and run on new points."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+    try:
+        import classifier
+    finally:
+        sys.path.pop(0)
+    classifier.main(tmp_path)
+    done = run(tmp_path / "classifier.jaxexport", "--input", tmp_path / "points.npy",
+               "--output", tmp_path / "logits.npz")
+    assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / "logits.npz") as saved:
+        predicted = saved["result"].argmax(1)
+    assert (predicted == np.load(tmp_path / "labels.npy")).mean() > 0.9
+    theirs = jax.export.deserialize((tmp_path / "classifier.jaxexport").read_bytes())
+    np.testing.assert_allclose(np.asarray(theirs.call(np.load(tmp_path / "points.npy"))),
+                               np.load(tmp_path / "logits.npz")["result"], rtol=1e-5, atol=1e-5)
