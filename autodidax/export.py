@@ -14,9 +14,13 @@ from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import runner
+from autodidax.autodiff import vjp
+from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, api_boundary,
                             impl_rules)
-from autodidax.jit import Jitted
+from autodidax.custom import custom_vjp
+from autodidax.jaxpr import jaxpr_as_fun
+from autodidax.jit import Jitted, jit
 from autodidax.lowering import (aval_to_ir_type, lowering_rules, make_ir_context, module_to_text,
                                 sanitize_name)
 from autodidax.runtime import compile_or_get_cached, default_backend, devices
@@ -98,8 +102,7 @@ class Exported:
                 f"function '{self.fun_name}' was exported, but they have the following "
                 f"structural differences:\n   - called with {tree}, exported with "
                 f"{self.in_tree}.")
-        outs = call_exported_p.bind(*flat, exported=self)
-        return tree_unflatten(self.out_tree, outs)
+        return tree_unflatten(self.out_tree, _flat_call(self)(*flat))
 
 
 def export(fun_jit, *, platforms=None, disabled_checks=()):
@@ -135,7 +138,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
             module_kept_var_idx=tuple(range(len(traced.key[4]))), uses_global_constants=False,
             _in_named_shardings=_saved_shardings(placement, "in", len(traced.key[4])),
             _out_named_shardings=_saved_shardings(placement, "out", len(traced.jaxpr.out_avals)),
-            _get_vjp=None)
+            _get_vjp=lambda exp: _export_vjp(traced.jaxpr, exp))
     return do_export
 
 
@@ -279,6 +282,40 @@ def _fresh_prefix(symbol_table, name: str) -> str:
 
 
 lowering_rules[call_exported_p] = _call_exported_lowering
+
+
+_flat_calls = weakref.WeakKeyDictionary()     # Exported -> its custom_vjp function
+
+
+def _flat_call(exported: Exported):
+    """The flat function that `call` runs: `call_exported`, differentiated through the VJP."""
+    f_flat = _flat_calls.get(exported)
+    if f_flat is None:
+        def f_flat(*args):
+            return call_exported_p.bind(*args, exported=exported)
+
+        def f_flat_vjp_fwd(*args):
+            return f_flat(*args), args        # the residuals are the primal inputs
+
+        def f_flat_vjp_bwd(residual, ct_res):
+            return tuple(exported.vjp().call(*residual, *ct_res))
+        f_flat = _flat_calls[exported] = custom_vjp(f_flat)
+        f_flat.defvjp(f_flat_vjp_fwd, f_flat_vjp_bwd)
+    return f_flat
+
+
+def _export_vjp(closed, exp: Exported) -> Exported:
+    """The exported VJP of `closed`, the jaxpr `exp` was exported from."""
+    if not all(np.issubdtype(a.dtype, np.inexact) for a in exp.in_avals):
+        raise NotImplementedError(f"the VJP of '{exp.fun_name}' has integer inputs, whose "
+                                  "cotangents (float0) autodidax does not export")
+    n = len(exp.in_avals)
+
+    def fun_vjp_jax(*primals_and_cts):
+        _, pullback = vjp(jaxpr_as_fun(closed), *primals_and_cts[:n])
+        return tuple(pullback(list(primals_and_cts[n:])))
+    specs = [ShapeDtypeStruct(a.shape, a.dtype) for a in exp.in_avals + exp.out_avals]
+    return export(jit(fun_vjp_jax), platforms=exp.platforms)(*specs)
 
 
 def _tree_record(tree: PyTreeDef) -> runner.TreeDef:

@@ -307,3 +307,26 @@ def test_the_example_classifier_runs_in_the_runner(tmp_path):
     theirs = jax.export.deserialize((tmp_path / "classifier.jaxexport").read_bytes())
     np.testing.assert_allclose(np.asarray(theirs.call(np.load(tmp_path / "points.npy"))),
                                np.load(tmp_path / "logits.npz")["result"], rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_go_through_the_exported_vjp_both_ways():
+    def g(jnp):
+        return lambda x, y: (jnp.sin(x) * y, (x * y).sum())
+    x, y = np.arange(3, dtype=F32) / 3, np.linspace(1, 2, 3, dtype=F32)
+    want = jax.grad(lambda x, y: g(jjnp)(x, y)[1] + g(jjnp)(x, y)[0].sum(), (0, 1))(x, y)
+    mine = autodidax.export.export(autodidax.jit(g(ajnp)))(x, y)
+    jaxs = jax.export.export(jax.jit(g(jjnp)))(x, y)
+    assert str(mine.vjp().in_avals) == str(jaxs.vjp().in_avals)
+    assert str(mine.vjp().out_tree) == str(jaxs.vjp().out_tree)
+    # ours, differentiated in JAX; JAX's, differentiated in ours
+    theirs_of_mine = jax.export.deserialize(mine.serialize(vjp_order=1))
+    close(jax.grad(lambda x, y: (lambda o: o[1] + o[0].sum())(theirs_of_mine.call(x, y)),
+                   (0, 1))(x, y), want)
+    mine_of_theirs = autodidax.export.deserialize(jaxs.serialize(vjp_order=1))
+    close(autodidax.grad(lambda x, y: (lambda o: o[1] + o[0].sum())(mine_of_theirs.call(x, y)),
+                         (0, 1))(x, y), want)
+    # The same equations; the line breaks differ where JAX's printer moves a long parameter onto
+    # lines of its own and ours breaks the operands (a difference of appendix A4's printer).
+    def flat(jaxpr):
+        return re.sub(r"\s+", " ", str(jaxpr)).replace("[ ", "[").replace(" ]", "]")
+    assert flat(autodidax.make_jaxpr(mine.call)(x, y)) == flat(jax.make_jaxpr(jaxs.call)(x, y))
