@@ -185,11 +185,6 @@ def _arg_name(exported: Exported, i: int) -> str:
 
 
 def _call_exported_abstract_eval(*avals, exported: Exported):
-    if not runner.has_constant_shapes(exported.in_avals):
-        raise NotImplementedError(
-            f"'{exported.fun_name}' was exported with symbolic shapes "
-            f"({', '.join(a.str_short() for a in exported.in_avals)}); autodidax runs only "
-            "artifacts whose shapes are constants")
     if len(avals) != len(exported.in_avals):
         raise ValueError(f"'{exported.fun_name}' takes {len(exported.in_avals)} flat inputs, "
                          f"called with {len(avals)}")
@@ -202,16 +197,42 @@ def _call_exported_abstract_eval(*avals, exported: Exported):
             raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
                              f"{got.dtype}")
         for d, (g, w) in enumerate(zip(got.shape, want.shape)):
-            if g != w:
+            if g != w and not isinstance(w, str):      # a symbolic dimension takes any size
                 raise ValueError(f"Shape mismatch for {name}.shape[{d}] (expected same "
                                  f"constant): expected {want.shape} and called with {got.shape}")
-    return [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
+    return _program(exported, tuple(a.shape for a in avals))[1]
+
+
+_programs = weakref.WeakKeyDictionary()     # Exported -> {input shapes: (text, output avals)}
+
+
+def _program(exported: Exported, shapes: tuple) -> tuple:
+    """The StableHLO text to compile for inputs of `shapes`, and the output avals: the module
+    as it is, or, where it has symbolic dimensions, refined for those shapes (chapter 17's
+    runner does the refining)."""
+    programs = _programs.setdefault(exported, {})
+    if shapes not in programs:
+        if runner.has_constant_shapes(exported.in_avals):
+            programs[shapes] = (exported.mlir_module(),
+                                [ShapedArray(a.shape, a.dtype) for a in exported.out_avals])
+        else:
+            if exported.nr_devices != 1:
+                raise NotImplementedError(f"'{exported.fun_name}' has symbolic shapes over "
+                                          f"{exported.nr_devices} devices")
+            runner.check_dimension_variables(_to_artifact(exported, 0), shapes)
+            bytecode, out_shapes = runner.program_for(
+                _to_artifact(exported, 0), [shapes[i] for i in exported.module_kept_var_idx])
+            with make_ir_context():
+                text = module_to_text(ir.Module.parse(bytecode))
+            programs[shapes] = (text, [ShapedArray(shape, a.dtype) for shape, a in
+                                       zip(out_shapes, exported.out_avals)])
+    return programs[shapes]
 
 
 abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
 
 
-_executables = weakref.WeakKeyDictionary()     # Exported -> Executable
+_executables = weakref.WeakKeyDictionary()     # Exported -> {input shapes: Executable}
 
 
 def _check_platform(exported: Exported) -> None:
@@ -221,12 +242,12 @@ def _check_platform(exported: Exported) -> None:
                          f"'{exported.platforms}' but it is used on '{(platform,)}'.")
 
 
-def _executable(exported: Exported):
-    exe = _executables.get(exported)
+def _executable(exported: Exported, shapes: tuple):
+    executables = _executables.setdefault(exported, {})
+    exe = executables.get(shapes)
     if exe is None:
         _check_platform(exported)
-        out_avals = [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
-        text = exported.mlir_module()
+        text, out_avals = _program(exported, shapes)
         if exported.nr_devices == 1:
             exe = compile_or_get_cached(text, None, out_avals)
         else:
@@ -236,13 +257,13 @@ def _executable(exported: Exported):
             outs = exported.out_shardings_jax(mesh)
             exe = compile_or_get_cached(text, mesh._device_assignment, out_avals, ins, outs,
                                         mesh._sharding_from_hlo)
-        _executables[exported] = exe
+        executables[shapes] = exe
     return exe
 
 
 def _call_exported_impl(*args, exported: Exported):
     kept = [args[i] for i in exported.module_kept_var_idx]
-    return _executable(exported)(*kept)
+    return _executable(exported, tuple(np.shape(x) for x in args))(*kept)
 
 
 impl_rules[call_exported_p] = _call_exported_impl
@@ -255,7 +276,8 @@ def _call_exported_lowering(ctx, *args, exported: Exported):
                                   "Exported eagerly only, not inside jit")
     _check_platform(exported)
     module_context = ctx.module_context
-    sub = ir.Module.parse(exported.mlir_module(), module_context.context)
+    text, _ = _program(exported, tuple(a.shape for a in ctx.avals_in))
+    sub = ir.Module.parse(text, module_context.context)
     prefix = _fresh_prefix(module_context.symbol_table, sanitize_name(exported.fun_name))
     functions = list(sub.body.operations)
     for op in functions:                  # rename inside the exported module first

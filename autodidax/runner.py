@@ -18,9 +18,10 @@ import ml_dtypes
 import numpy as np
 from flatbuffers import number_types as N
 from flatbuffers.table import Table
+from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax.compilation_cache import load_or_compile
@@ -324,11 +325,8 @@ def _read_aval(t: _Table) -> Aval:
     # Dimensions are strings; those that spell an integer become ints.
     shape = [int(d) if d.isdecimal() and str(int(d)) == d else d for d in t.strings(1)]
     space = _pick(_MEMORY_SPACES, t.scalar(3, N.Int8Flags), "memory space")
-    return Aval(
-        shape,
-        _pick(_DTYPES, t.scalar(2, N.Int8Flags), "dtype"),
-        "Device" if space == "Missing" else space,
-    )  # as JAX reads it
+    return Aval(shape, _pick(_DTYPES, t.scalar(2, N.Int8Flags), "dtype"),
+                "Device" if space == "Missing" else space)  # as JAX reads it
 
 
 def _read_mesh(t: _Table) -> AbstractMesh:
@@ -338,14 +336,8 @@ def _read_mesh(t: _Table) -> AbstractMesh:
         raise ValueError("corrupt JAX export artifact: bad mesh")
     if (dev := t.table(3, "abstract device")) is None:
         return AbstractMesh(sizes, names, types)
-    return AbstractMesh(
-        sizes,
-        names,
-        types,
-        _needed(dev.string(0), "device kind"),
-        dev.scalar(1, N.Uint32Flags, None),
-        dev.string(2),
-    )
+    return AbstractMesh(sizes, names, types, _needed(dev.string(0), "device kind"),
+                        dev.scalar(1, N.Uint32Flags, None), dev.string(2))
 
 
 def _read_sharding(t: _Table, meshes: list[AbstractMesh]) -> AbstractSharding:
@@ -491,26 +483,14 @@ def _write_tree(b, tree: TreeDef) -> int:
     custom = tree.kind == "custom"
     custom_name = b.CreateString(tree.custom_name) if custom else 0
     auxdata = b.CreateByteVector(bytes(tree.custom_auxdata)) if custom else 0
-    return _table(
-        b,
-        5,
-        (0, _TREE_KINDS.index(tree.kind), "Int8"),
-        (1, children),
-        (2, names),
-        (3, custom_name),
-        (4, auxdata),
-    )
+    return _table(b, 5, (0, _TREE_KINDS.index(tree.kind), "Int8"), (1, children), (2, names),
+                  (3, custom_name), (4, auxdata))
 
 
 def _write_aval(b, aval: Aval) -> int:
     shape = _strings(b, [str(d) for d in aval.shape])
-    return _table(
-        b,
-        4,
-        (1, shape),
-        (2, _DTYPE_CODES[aval.dtype], "Int8"),
-        (3, _MEMORY_SPACES.index(aval.memory_space), "Int8"),
-    )
+    return _table(b, 4, (1, shape), (2, _DTYPE_CODES[aval.dtype], "Int8"),
+                  (3, _MEMORY_SPACES.index(aval.memory_space), "Int8"))
 
 
 def _write_mesh(b, mesh: AbstractMesh) -> int:
@@ -584,12 +564,8 @@ def _write_exported(b, a: Artifact) -> int:
 
     def check(c: str):
         kind, _, target = c.partition(":")
-        return _table(
-            b,
-            2,
-            (0, _CHECKS.index(kind), "Int8"),
-            (1, b.CreateString(target) if kind == "custom_call" else 0),
-        )
+        return _table(b, 2, (0, _CHECKS.index(kind), "Int8"),
+                      (1, b.CreateString(target) if kind == "custom_call" else 0))
 
     name = b.CreateString(a.function_name)
     in_tree = _write_tree(b, a.in_tree)
@@ -653,15 +629,87 @@ class InputError(ValueError):
     """An input that does not fit the artifact: the wrong count, dtype or shape."""
 
 
-def stablehlo_bytecode(serialized: bytes) -> bytes:
-    """The StableHLO module of a portable artifact, as MLIR bytecode."""
-    with ir.Context() as context:
+def program_for(artifact: Artifact, arg_shapes=None) -> tuple[bytes, list]:
+    """The StableHLO module XLA compiles for `artifact`, as MLIR bytecode, and the shapes of
+    its results. An artifact with symbolic dimensions is refined for inputs of `arg_shapes`
+    (one shape per input the module takes)."""
+    with ir.Context() as context, ir.Location.unknown():
         hlo.register_dialect(context)
         sdy.register_dialect(context)
-        module = hlo.deserialize_portable_artifact(context, serialized)
-        out = io.BytesIO()
-        module.operation.write_bytecode(out)
-        return out.getvalue()
+        module = hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
+        if has_constant_shapes(artifact.in_avals):
+            return _bytecode(module), [tuple(a.shape) for a in artifact.out_avals]
+        _call_with_shapes(module, arg_shapes)
+        try:
+            refined = _jax.mlir.refine_polymorphic_shapes(
+                _bytecode(module), enable_shape_assertions=True, validate_static_shapes=True)
+        except xc.XlaRuntimeError as e:   # a failed shape assertion carries JAX's message
+            message = str(e).split('loc("shape_assertion"): ', 1)[-1].split("\n", 1)[0]
+            raise ValueError(message) from None
+        results = _main_type(ir.Module.parse(refined)).results
+        return refined, [tuple(ir.RankedTensorType(t).shape) for t in results]
+
+
+def check_dimension_variables(artifact: Artifact, shapes) -> None:
+    """JAX's checks of the dimension variables that stand alone in the input shapes (`b`, not
+    `2*b`, which the module's shape assertions check): one size per variable, at least 1."""
+    names, found, problem = input_names(artifact.in_tree), {}, None
+    for name, aval, shape in zip(names, artifact.in_avals, shapes):
+        for d, (dim, size) in enumerate(zip(aval.shape, shape)):
+            if not (isinstance(dim, str) and dim.isidentifier()):
+                continue
+            if dim not in found:
+                found[dim] = (size, f"{name}.shape[{d}]")
+            elif found[dim][0] != size and problem is None:
+                problem = (f"Found inconsistency between dimension size {name}.shape[{d}] "
+                           f"(= {size}) and the specification '{dim}' (= {found[dim][0]})")
+    if problem is None:
+        problem = next((f"Expected value >= 1 for dimension variable '{dim}'"
+                        for dim, (size, _) in found.items() if size < 1), None)
+    if problem is not None:                                # JAX's words
+        def spec(shape):
+            return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        specs = ",".join(f"{n}.shape = {spec(a.shape)}" for n, a in zip(names, artifact.in_avals))
+        obtained = "".join(f"'{dim}' = {size} from specification '{dim}' for dimension {where} "
+                           f"(= {size}), " for dim, (size, where) in found.items())
+        raise ValueError(
+            f"Input shapes do not match the polymorphic shapes specification. {problem}. Using "
+            f"the following polymorphic shapes specifications: {specs}. Obtained dimension "
+            f"variables: {obtained}. Please see https://docs.jax.dev/en/latest/export/"
+            "shape_poly.html#shape-assertion-errors for more details.")
+
+
+def _bytecode(module) -> bytes:
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
+
+
+def _main_type(module) -> ir.FunctionType:
+    main = next(op for op in module.body.operations
+                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    return ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+
+
+def _call_with_shapes(module, arg_shapes) -> None:
+    """Rename `main` and add a new `main`, for inputs of `arg_shapes`, that casts them to the
+    old one's symbolic types (`tensor<?x4xf32>`) and calls it: what JAX's `call` emits, and
+    what shape refinement then propagates through the module."""
+    old = _main_type(module)
+    main = next(op for op in module.body.operations
+                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    ir.SymbolTable.set_symbol_name(main, "_exported_main")
+    main.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    types = [ir.RankedTensorType.get(shape, ir.RankedTensorType(t).element_type)
+             for shape, t in zip(arg_shapes, old.inputs)]
+    with ir.InsertionPoint.at_block_begin(module.body):
+        new = func.FuncOp("main", ir.FunctionType.get(types, old.results))
+    new.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    block = new.add_entry_block()
+    with ir.InsertionPoint(block):
+        args = [hlo.convert(t, a) for a, t in zip(block.arguments, old.inputs)]
+        call = func.CallOp(list(old.results), ir.FlatSymbolRefAttr.get("_exported_main"), args)
+        func.return_(list(call.results))
 
 
 def has_constant_shapes(avals) -> bool:
@@ -698,7 +746,9 @@ def check_inputs(artifact: Artifact, arrays: list) -> None:
         raise InputError(f"'{artifact.function_name}' takes {len(avals)} inputs ({want}), "
                          f"given {len(arrays)}")
     for name, a, x in zip(names, avals, arrays):
-        if x.dtype != a.dtype or x.shape != tuple(a.shape):
+        fits = len(x.shape) == len(a.shape) and all(
+            isinstance(d, str) or d == n for d, n in zip(a.shape, x.shape))  # "b": any size
+        if x.dtype != a.dtype or not fits:
             raise InputError(f"input {name} of '{artifact.function_name}' must be "
                              f"{_type(a.shape, a.dtype)}, given {_type(x.shape, x.dtype)}")
 
@@ -729,32 +779,39 @@ def make_client(platform: str, num_devices: int = 1):
 class Program:
     """An artifact compiled for the devices of a PJRT client: call it with NumPy arrays."""
 
-    def __init__(self, artifact: Artifact, client):
+    def __init__(self, artifact: Artifact, client, arg_shapes=None):
         platform = "cuda" if client.platform in ("cuda", "gpu") else client.platform
         if platform not in artifact.platforms:           # JAX's words
             raise ValueError(f"Function '{artifact.function_name}' was exported for platforms "
                              f"'{tuple(artifact.platforms)}' but it is used on '{(platform,)}'.")
-        if not has_constant_shapes(artifact.in_avals):
-            raise ValueError(f"'{artifact.function_name}' has symbolic shapes; the runner runs "
-                             "artifacts whose shapes are constants")
         n = artifact.nr_devices
         if len(client.devices()) < n:
             raise ValueError(f"'{artifact.function_name}' was exported for {n} devices; "
                              f"this {platform} client has {len(client.devices())}")
+        symbolic = not has_constant_shapes(artifact.in_avals)
+        if symbolic and (arg_shapes is None or n > 1):
+            raise ValueError(f"'{artifact.function_name}' has symbolic shapes: the runner needs "
+                             "the shapes of its inputs, on one device")
         self.artifact, self.devices = artifact, tuple(client.devices()[:n])
-        bytecode = stablehlo_bytecode(artifact.mlir_module_serialized)
-        self.loaded = load_or_compile(bytecode, self.devices if n > 1 else self.devices[0])
-        ins = [artifact.in_avals[i] for i in artifact.module_kept_var_idx]
         self.kept = artifact.module_kept_var_idx
-        self.in_layouts = [self._layout(a, s) for a, s in
-                           zip(ins, _shardings(self.loaded.get_parameter_shardings(), len(ins)))]
-        self.out_layouts = [self._layout(a, s) for a, s in zip(
-            artifact.out_avals,
-            _shardings(self.loaded.get_output_shardings(), len(artifact.out_avals)))]
+        in_shapes = ([tuple(arg_shapes[i]) for i in self.kept] if symbolic else
+                     [tuple(artifact.in_avals[i].shape) for i in self.kept])
+        if symbolic:
+            check_dimension_variables(artifact, arg_shapes)
+        bytecode, out_shapes = program_for(artifact, in_shapes if symbolic else None)
+        self.loaded = load_or_compile(bytecode, self.devices if n > 1 else self.devices[0])
+        in_dtypes = [artifact.in_avals[i].dtype for i in self.kept]
+        out_dtypes = [a.dtype for a in artifact.out_avals]
+        self.in_layouts = [self._layout(*a, s) for a, s in zip(
+            zip(in_shapes, in_dtypes), _shardings(self.loaded.get_parameter_shardings(),
+                                                  len(in_shapes)))]
+        self.out_layouts = [self._layout(*a, s) for a, s in zip(
+            zip(out_shapes, out_dtypes), _shardings(self.loaded.get_output_shardings(),
+                                                    len(out_shapes)))]
 
-    def _layout(self, aval, hlo_sharding):
+    def _layout(self, shape, dtype, hlo_sharding):
         """(jaxlib's aval, jaxlib's sharding, the index of each device's part)."""
-        aval = _Aval(tuple(aval.shape), np.dtype(aval.dtype))
+        aval = _Aval(tuple(shape), np.dtype(dtype))
         sharding = xc.GSPMDSharding(self.devices, hlo_sharding)
         return aval, sharding, _part_indices(hlo_sharding, aval.shape, len(self.devices))
 
@@ -838,7 +895,8 @@ def main(argv=None) -> int:
         arrays = [np.load(path, allow_pickle=False) for path in args.input]
         check_inputs(artifact, arrays)
         loaded = time.perf_counter()
-        program = Program(artifact, make_client(args.device, artifact.nr_devices))
+        program = Program(artifact, make_client(args.device, artifact.nr_devices),
+                          [x.shape for x in arrays])
         compiled = time.perf_counter()
         times = []
         for _ in range(max(args.repeat, 1)):

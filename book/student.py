@@ -9,6 +9,7 @@ cell still runs and prints that its exercise is not done yet, so a student's not
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -58,6 +59,9 @@ def write(out: Path, root: Path = ROOT, allow_missing: bool = False) -> list[Pat
         raise SystemExit("book.toml lists chapters that are not written yet: "
                          + ", ".join(str(ch.notebook.relative_to(root)) for ch in missing))
     out.mkdir(parents=True, exist_ok=True)
+    data = root / "chapters" / "artifacts"       # files the chapters read (chapter 17's artifact)
+    if data.is_dir():
+        shutil.copytree(data, out / "artifacts", dirs_exist_ok=True)
     written = []
     for ch in chapters(root):
         if ch.notebook.exists():

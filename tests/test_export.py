@@ -130,15 +130,38 @@ def test_jax_vjp_is_read_and_runs():
         autodidax.export.deserialize(theirs.serialize()).vjp()
 
 
-def test_shape_polymorphism_is_refused_clearly():
+def test_symbolic_shapes_of_jax_artifacts_are_refined_per_call(tmp_path):
     with pytest.raises(NotImplementedError, match="no shape polymorphism"):
         autodidax.export.symbolic_shape("b, 4")
-    (b,) = jax.export.symbolic_shape("b")
-    theirs = jax.export.export(jax.jit(jjnp.sin))(jax.ShapeDtypeStruct((b, 4), F32))
+    b, = jax.export.symbolic_shape("b")
+    f = lambda x, y: (jjnp.sin(x).sum(axis=1) * y[0], jjnp.concatenate([y, y]))   # noqa: E731
+    theirs = jax.export.export(jax.jit(f))(jax.ShapeDtypeStruct((b, 4), F32),
+                                           jax.ShapeDtypeStruct((b,), F32))
     got = autodidax.export.deserialize(theirs.serialize())
-    assert got.in_avals[0].shape == ("b", 4)
-    with pytest.raises(NotImplementedError, match="symbolic shapes"):
-        got.call(np.ones((2, 4), F32))
+    assert str(got.in_avals) == str(theirs.in_avals) and got.uses_global_constants
+    for n in (1, 3, 7):
+        x, y = np.linspace(-1, 1, 4 * n, dtype=F32).reshape(n, 4), np.arange(n, dtype=F32) + 1
+        close(got.call(x, y), theirs.call(x, y))
+        close(autodidax.jit(got.call)(x, y), theirs.call(x, y))
+    for bad in [(np.ones((0, 4), F32), np.ones(0, F32)), (np.ones((2, 4), F32), np.ones(3, F32))]:
+        with pytest.raises(ValueError) as want:
+            theirs.call(*bad)
+        with pytest.raises(ValueError) as mine:
+            got.call(*bad)
+        assert str(mine.value) == str(want.value)
+    (tmp_path / "poly.bin").write_bytes(theirs.serialize())
+    np.save(tmp_path / "x.npy", np.ones((5, 4), F32))
+    np.save(tmp_path / "y.npy", np.arange(5, dtype=F32))
+    np.save(tmp_path / "y3.npy", np.arange(3, dtype=F32))
+    done = run(tmp_path / "poly.bin", "--input", tmp_path / "x.npy", "--input",
+               tmp_path / "y.npy", "--output", tmp_path / "out.npz")
+    assert done.returncode == 0, done.stderr
+    want = theirs.call(np.ones((5, 4), F32), np.arange(5, dtype=F32))
+    with np.load(tmp_path / "out.npz") as saved:
+        close([saved["result[0]"], saved["result[1]"]], want)
+    done = run(tmp_path / "poly.bin", "--input", tmp_path / "x.npy", "--input",
+               tmp_path / "y3.npy")
+    assert done.returncode == 2 and "Found inconsistency between dimension size" in done.stderr
 
 
 def test_shape_dtype_structs_lower_as_arrays():
