@@ -21,8 +21,8 @@ from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, api_bou
 from autodidax.custom import custom_vjp
 from autodidax.jaxpr import jaxpr_as_fun
 from autodidax.jit import Jitted, jit
-from autodidax.lowering import (aval_to_ir_type, lowering_rules, make_ir_context, module_to_text,
-                                sanitize_name)
+from autodidax.lowering import (aval_to_ir_type, ir_constant, lowering_rules, make_ir_context,
+                                module_to_text, sanitize_name)
 from autodidax.runtime import compile_or_get_cached, default_backend, devices
 from autodidax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 from autodidax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
@@ -105,6 +105,39 @@ class Exported:
         return tree_unflatten(self.out_tree, _flat_call(self)(*flat))
 
 
+class DisabledSafetyCheck:
+    """A safety check to skip, as JAX's: `platform()`, or `custom_call(target_name)`."""
+
+    def __init__(self, _impl: str):
+        self._impl = _impl
+
+    @classmethod
+    def platform(cls) -> DisabledSafetyCheck:
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+        return cls(f"custom_call:{target_name}")
+
+    def is_custom_call(self) -> str | None:
+        return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
+
+    def __str__(self):
+        return self._impl
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, DisabledSafetyCheck) and other._impl == self._impl
+
+    def __hash__(self):
+        return hash(self._impl)
+
+
+def default_export_platform() -> str:
+    return default_backend()
+
+
 def export(fun_jit, *, platforms=None, disabled_checks=()):
     """`fun_jit`, the result of `jit`, exported: a function of argument specs (arrays, or
     ShapeDtypeStructs) that returns an `Exported`."""
@@ -112,10 +145,6 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: "
                          f"{fun_jit}")
     platforms = (default_backend(),) if platforms is None else tuple(platforms)
-    if len(platforms) != 1:
-        raise NotImplementedError(
-            f"autodidax exports for one platform at a time, not {platforms}: JAX's "
-            "multi-platform modules take the platform's index as an extra first argument")
 
     @api_boundary
     def do_export(*args, **kwargs) -> Exported:
@@ -133,9 +162,10 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
             nr_devices=1 if placement is None else len(placement.devices),
             platforms=platforms, ordered_effects=(), unordered_effects=(),
             disabled_safety_checks=tuple(disabled_checks),
-            mlir_module_serialized=portable_artifact(text),
+            mlir_module_serialized=portable_artifact(text, len(platforms) > 1),
             calling_convention_version=maximum_supported_calling_convention_version,
-            module_kept_var_idx=tuple(range(len(traced.key[4]))), uses_global_constants=False,
+            module_kept_var_idx=tuple(range(len(traced.key[4]))),
+            uses_global_constants=len(platforms) > 1,
             _in_named_shardings=_saved_shardings(placement, "in", len(traced.key[4])),
             _out_named_shardings=_saved_shardings(placement, "out", len(traced.jaxpr.out_avals)),
             _get_vjp=lambda exp: _export_vjp(traced.jaxpr, exp))
@@ -163,13 +193,45 @@ def target_version() -> str:
         hlo.StablehloCompatibilityRequirement.WEEK_4)
 
 
-def portable_artifact(text: str) -> bytes:
+def portable_artifact(text: str, platform_index: bool = False) -> bytes:
     """The module of StableHLO `text`, marked as JAX marks exported modules, as a portable
-    artifact (VHLO bytecode) at JAX's target version."""
-    with make_ir_context():
+    artifact (VHLO bytecode) at JAX's target version. With `platform_index`, its `main` first
+    takes the index of the platform it runs on, as JAX's modules for several platforms do."""
+    with make_ir_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
-        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
+        if platform_index:
+            _take_platform_index(module)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(
+            platform_index)
         return hlo.serialize_portable_artifact(module, target_version(), True)
+
+
+def _take_platform_index(module) -> None:
+    """Rename `main` and add a `main` that takes an i32 `_platform_index` first, then calls the
+    old one. Our lowering rules are the same on every platform, so the index goes unused; JAX's
+    branch on it (a `stablehlo.case`) where their lowerings differ."""
+    old = next(op for op in module.body.operations
+               if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    ir.SymbolTable.set_symbol_name(old, "_wrapped_jax_export_main")
+    old.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    old_type = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
+    index = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
+    with ir.InsertionPoint.at_block_begin(module.body):
+        new = func.FuncOp("main", ir.FunctionType.get([index, *old_type.inputs],
+                                                      old_type.results))
+    new.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    attrs = [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get("_platform_index")})]
+    old_args = list(old.attributes["arg_attrs"]) if "arg_attrs" in old.attributes else [
+        ir.DictAttr.get({}) for _ in old_type.inputs]
+    new.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs + old_args)
+    if "res_attrs" in old.attributes:
+        new.attributes["res_attrs"] = old.attributes["res_attrs"]
+    block = new.add_entry_block()
+    with ir.InsertionPoint(block):
+        call = func.CallOp(list(old_type.results),
+                           ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
+                           list(block.arguments)[1:])
+        func.return_(list(call.results))
 
 
 call_exported_p = Primitive("call_exported")
@@ -213,15 +275,15 @@ def _program(exported: Exported, shapes: tuple) -> tuple:
     programs = _programs.setdefault(exported, {})
     if shapes not in programs:
         if runner.has_constant_shapes(exported.in_avals):
-            programs[shapes] = (exported.mlir_module(),
-                                [ShapedArray(a.shape, a.dtype) for a in exported.out_avals])
+            programs[shapes] = (exported.mlir_module(), list(exported.out_avals))
         else:
             if exported.nr_devices != 1:
                 raise NotImplementedError(f"'{exported.fun_name}' has symbolic shapes over "
                                           f"{exported.nr_devices} devices")
             runner.check_dimension_variables(_to_artifact(exported, 0), shapes)
             bytecode, out_shapes = runner.program_for(
-                _to_artifact(exported, 0), [shapes[i] for i in exported.module_kept_var_idx])
+                _to_artifact(exported, 0), [()] * len(_platform_args(exported))
+                + [shapes[i] for i in exported.module_kept_var_idx])
             with make_ir_context():
                 text = module_to_text(ir.Module.parse(bytecode))
             programs[shapes] = (text, [ShapedArray(shape, a.dtype) for shape, a in
@@ -235,18 +297,24 @@ abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
 _executables = weakref.WeakKeyDictionary()     # Exported -> {input shapes: Executable}
 
 
-def _check_platform(exported: Exported) -> None:
+def _platform_args(exported: Exported) -> list:
+    """What the module takes before its inputs: the index of this platform among several
+    (nothing for one), after checking that the artifact was exported for it."""
     platform = default_backend()
-    if platform not in exported.platforms:
+    if (platform not in exported.platforms
+            and DisabledSafetyCheck.platform() not in exported.disabled_safety_checks):
         raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
                          f"'{exported.platforms}' but it is used on '{(platform,)}'.")
+    if len(exported.platforms) == 1:
+        return []
+    index = exported.platforms.index(platform) if platform in exported.platforms else 0
+    return [np.int32(index)]
 
 
 def _executable(exported: Exported, shapes: tuple):
     executables = _executables.setdefault(exported, {})
     exe = executables.get(shapes)
     if exe is None:
-        _check_platform(exported)
         text, out_avals = _program(exported, shapes)
         if exported.nr_devices == 1:
             exe = compile_or_get_cached(text, None, out_avals)
@@ -263,7 +331,8 @@ def _executable(exported: Exported, shapes: tuple):
 
 def _call_exported_impl(*args, exported: Exported):
     kept = [args[i] for i in exported.module_kept_var_idx]
-    return _executable(exported, tuple(np.shape(x) for x in args))(*kept)
+    exe = _executable(exported, tuple(np.shape(x) for x in args))
+    return exe(*_platform_args(exported), *kept)
 
 
 impl_rules[call_exported_p] = _call_exported_impl
@@ -274,7 +343,7 @@ def _call_exported_lowering(ctx, *args, exported: Exported):
         raise NotImplementedError(f"'{exported.fun_name}' was exported for "
                                   f"{exported.nr_devices} devices: autodidax calls such an "
                                   "Exported eagerly only, not inside jit")
-    _check_platform(exported)
+    platform_args = [ir_constant(x) for x in _platform_args(exported)]
     module_context = ctx.module_context
     text, _ = _program(exported, tuple(a.shape for a in ctx.avals_in))
     sub = ir.Module.parse(text, module_context.context)
@@ -289,7 +358,7 @@ def _call_exported_lowering(ctx, *args, exported: Exported):
     for op in functions:                  # then move its functions over
         op.operation.move_before(body.operations[0])
         module_context.symbol_table.insert(op)
-    kept = [args[i] for i in exported.module_kept_var_idx]
+    kept = platform_args + [args[i] for i in exported.module_kept_var_idx]
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
     return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(f"{prefix}_main"), kept).results)
 
@@ -427,7 +496,7 @@ def _to_artifact(exp: Exported, vjp_order: int) -> runner.Artifact:
         in_shardings=exp._in_named_shardings, out_shardings=exp._out_named_shardings,
         nr_devices=exp.nr_devices, platforms=exp.platforms,
         ordered_effects=exp.ordered_effects, unordered_effects=exp.unordered_effects,
-        disabled_checks=exp.disabled_safety_checks,
+        disabled_checks=tuple(map(str, exp.disabled_safety_checks)),
         mlir_module_serialized=exp.mlir_module_serialized,
         calling_convention_version=exp.calling_convention_version,
         module_kept_var_idx=exp.module_kept_var_idx,
@@ -444,7 +513,7 @@ def _from_artifact(a: runner.Artifact) -> Exported:
         in_shardings_hlo=(None,) * len(a.in_avals), out_shardings_hlo=(None,) * len(a.out_avals),
         nr_devices=a.nr_devices, platforms=tuple(a.platforms),
         ordered_effects=tuple(a.ordered_effects), unordered_effects=tuple(a.unordered_effects),
-        disabled_safety_checks=tuple(a.disabled_checks),
+        disabled_safety_checks=tuple(map(DisabledSafetyCheck, a.disabled_checks)),
         mlir_module_serialized=a.mlir_module_serialized,
         calling_convention_version=a.calling_convention_version,
         module_kept_var_idx=tuple(a.module_kept_var_idx),

@@ -781,9 +781,12 @@ class Program:
 
     def __init__(self, artifact: Artifact, client, arg_shapes=None):
         platform = "cuda" if client.platform in ("cuda", "gpu") else client.platform
-        if platform not in artifact.platforms:           # JAX's words
+        if platform not in artifact.platforms and "platform" not in artifact.disabled_checks:
             raise ValueError(f"Function '{artifact.function_name}' was exported for platforms "
                              f"'{tuple(artifact.platforms)}' but it is used on '{(platform,)}'.")
+        # A module for several platforms takes the index of the one it runs on first.
+        self.index = [] if len(artifact.platforms) == 1 else [np.int32(
+            artifact.platforms.index(platform) if platform in artifact.platforms else 0)]
         n = artifact.nr_devices
         if len(client.devices()) < n:
             raise ValueError(f"'{artifact.function_name}' was exported for {n} devices; "
@@ -794,13 +797,14 @@ class Program:
                              "the shapes of its inputs, on one device")
         self.artifact, self.devices = artifact, tuple(client.devices()[:n])
         self.kept = artifact.module_kept_var_idx
-        in_shapes = ([tuple(arg_shapes[i]) for i in self.kept] if symbolic else
-                     [tuple(artifact.in_avals[i].shape) for i in self.kept])
+        in_shapes = [()] * len(self.index) + (
+            [tuple(arg_shapes[i]) for i in self.kept] if symbolic else
+            [tuple(artifact.in_avals[i].shape) for i in self.kept])
         if symbolic:
             check_dimension_variables(artifact, arg_shapes)
         bytecode, out_shapes = program_for(artifact, in_shapes if symbolic else None)
         self.loaded = load_or_compile(bytecode, self.devices if n > 1 else self.devices[0])
-        in_dtypes = [artifact.in_avals[i].dtype for i in self.kept]
+        in_dtypes = [np.int32] * len(self.index) + [artifact.in_avals[i].dtype for i in self.kept]
         out_dtypes = [a.dtype for a in artifact.out_avals]
         self.in_layouts = [self._layout(*a, s) for a, s in zip(
             zip(in_shapes, in_dtypes), _shardings(self.loaded.get_parameter_shardings(),
@@ -818,7 +822,8 @@ class Program:
     def __call__(self, *arrays) -> list:
         check_inputs(self.artifact, arrays)
         bufs = []
-        for (aval, sharding, index), x in zip(self.in_layouts, [arrays[i] for i in self.kept]):
+        inputs = self.index + [arrays[i] for i in self.kept]
+        for (aval, sharding, index), x in zip(self.in_layouts, inputs):
             parts = [np.ascontiguousarray(x[i]) for i in index]
             bufs.append(xc.batched_device_put(aval, sharding, parts, list(self.devices), True,
                                               False, enable_x64=True))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import doctest
 import importlib
 import importlib.abc
 import io
@@ -42,6 +43,8 @@ TUTORIALS = [
 ]
 
 # The tutorials of chapter 16 (meshes, shardings, shard_map), run over 8 simulated CPU devices.
+# Chapter 17's: the export guide, written as doctests (each `>>>` example is a cell).
+TUTORIALS += ["export/export.md", "export/shape_poly.md"]
 SHARDING_TUTORIALS = ["parallel.md", "notebooks/shard_map.md"]
 TUTORIALS += SHARDING_TUTORIALS
 
@@ -52,8 +55,16 @@ _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
 
 
+_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
 def cells(markdown: str) -> list[str]:
-    """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines; for a page
+    written as doctests (`docs/export/*.md`), each `>>>` example is a cell."""
+    if not _CELL.search(markdown):
+        parser = doctest.DocTestParser()
+        return [example.source for block in _PYTHON_BLOCK.findall(markdown)
+                for example in parser.get_examples(block)]
     out = []
     for body in _CELL.findall(markdown):
         lines = body.split("\n")

@@ -353,3 +353,41 @@ def test_gradients_go_through_the_exported_vjp_both_ways():
     def flat(jaxpr):
         return re.sub(r"\s+", " ", str(jaxpr)).replace("[ ", "[").replace(" ]", "]")
     assert flat(autodidax.make_jaxpr(mine.call)(x, y)) == flat(jax.make_jaxpr(jaxs.call)(x, y))
+
+
+def test_several_platforms_and_the_disabled_platform_check(tmp_path):
+    x = np.float32(1.0)
+    for lib, lax in [(jax, jax.lax), (autodidax, autodidax.lax)]:
+        assert lib.export.default_export_platform() == "cpu"
+    mine = autodidax.export.export(autodidax.jit(autodidax.lax.cos),
+                                   platforms=["tpu", "cpu", "cuda"])(x)
+    jaxs = jax.export.export(jax.jit(jax.lax.cos), platforms=["tpu", "cpu", "cuda"])(x)
+    assert mine.uses_global_constants and jaxs.uses_global_constants
+    assert "%arg0: tensor<i32> {jax.global_constant = \"_platform_index\"}" in mine.mlir_module()
+    want = np.cos(x)
+    for exp in (mine, autodidax.export.deserialize(jaxs.serialize())):
+        close(exp.call(x), want)
+        close(autodidax.jit(exp.call)(x), want)
+    close(jax.export.deserialize(mine.serialize()).call(x), want)
+    close(jax.jit(jax.export.deserialize(mine.serialize()).call)(x), want)
+    for name, exp in [("mine", mine), ("jaxs", jaxs)]:
+        (tmp_path / f"{name}.bin").write_bytes(exp.serialize())
+        np.save(tmp_path / "x.npy", x)
+        done = run(tmp_path / f"{name}.bin", "--input", tmp_path / "x.npy", "--output",
+                   tmp_path / "out.npz")
+        assert done.returncode == 0, done.stderr
+        close(np.load(tmp_path / "out.npz")["result"], want)
+    # exported for a TPU only, called on the CPU: refused, unless the check is disabled
+    checks = [autodidax.export.DisabledSafetyCheck.platform()]
+    unsafe = autodidax.export.export(autodidax.jit(autodidax.lax.cos), platforms=["tpu"],
+                                     disabled_checks=checks)(x)
+    assert repr(unsafe.disabled_safety_checks) == repr(
+        jax.export.export(jax.jit(jax.lax.cos), platforms=["tpu"], disabled_checks=[
+            jax.export.DisabledSafetyCheck.platform()])(x).disabled_safety_checks)
+    assert str(unsafe.call(x)) == str(jax.export.export(
+        jax.jit(jax.lax.cos), platforms=["tpu"],
+        disabled_checks=[jax.export.DisabledSafetyCheck.platform()])(x).call(x))
+    again = autodidax.export.deserialize(unsafe.serialize())
+    close(again.call(x), want)
+    assert jax.export.deserialize(unsafe.serialize()).disabled_safety_checks == (
+        jax.export.DisabledSafetyCheck.platform(),)
