@@ -53,7 +53,7 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple
     uses_global_constants: bool
-    _in_named_shardings: tuple     # per input: a runner.Sharding (abstract mesh) or None
+    _in_named_shardings: tuple     # per input: a runner.AbstractSharding, or None
     _out_named_shardings: tuple
     _get_vjp: object = None        # a function of this Exported that gives its VJP's
 

@@ -22,7 +22,7 @@ import nbformat
 
 from book.check import names_in
 from book.manifest import ROOT, Chapter, chapters, find
-from book.student import has_solution
+from book.student import copy_data, has_solution
 
 CONFIG = '''c = get_config()  # noqa: F821  (written by `python -m book.nbgrader`)
 c.CourseDirectory.course_id = "autodidax"
@@ -79,6 +79,8 @@ def write(course: Path, selected: list[Chapter] | None = None) -> list[Path]:
         path = course / "source" / slug / f"{slug}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(course_notebook(nbformat.read(ch.notebook, as_version=4)), path)
+        if "artifacts/" in ch.notebook.read_text():
+            copy_data(path.parent)
         written.append(path)
     return written
 

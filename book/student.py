@@ -52,6 +52,14 @@ def site_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return stub
 
 
+def copy_data(folder: Path, root: Path = ROOT) -> None:
+    """Put the files the chapters read (`chapters/artifacts/`: chapter 17's exported program)
+    next to notebooks that run in `folder`."""
+    data = root / "chapters" / "artifacts"
+    if data.is_dir():
+        shutil.copytree(data, folder / "artifacts", dirs_exist_ok=True)
+
+
 def write(out: Path, root: Path = ROOT, allow_missing: bool = False) -> list[Path]:
     """Write the student edition of every chapter to `out`; return the notebooks written."""
     missing = [ch for ch in chapters(root) if not ch.notebook.exists()]
@@ -59,9 +67,7 @@ def write(out: Path, root: Path = ROOT, allow_missing: bool = False) -> list[Pat
         raise SystemExit("book.toml lists chapters that are not written yet: "
                          + ", ".join(str(ch.notebook.relative_to(root)) for ch in missing))
     out.mkdir(parents=True, exist_ok=True)
-    data = root / "chapters" / "artifacts"       # files the chapters read (chapter 17's artifact)
-    if data.is_dir():
-        shutil.copytree(data, out / "artifacts", dirs_exist_ok=True)
+    copy_data(out, root)
     written = []
     for ch in chapters(root):
         if ch.notebook.exists():

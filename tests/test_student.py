@@ -251,8 +251,11 @@ def test_the_handout_holds_the_package_and_the_student_edition_only(tmp_path):
     out = tmp_path / "handout"
     assert tarball.exists() and (out / "autodidax" / "core.py").exists()
     assert not (out / ".git").exists() and not (out / "tests").exists()
-    notebooks = sorted(p.name for p in (out / "chapters").iterdir())
+    notebooks = sorted(p.name for p in (out / "chapters").iterdir() if p.is_file())
     assert notebooks and all(name.endswith(".ipynb") for name in notebooks), notebooks
+    # and the files chapters read, as in the book's chapters/ folder
+    assert sorted(p.name for p in (out / "chapters").iterdir() if p.is_dir()) == ["artifacts"]
+    assert (out / "chapters" / "artifacts" / "sines_by_jax.jaxexport").exists()
     leaks = set()
     for name in notebooks:
         nb = nbformat.read(out / "chapters" / name, as_version=4)
