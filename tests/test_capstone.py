@@ -1,5 +1,8 @@
 """Chapter 18's training, checked: autodidax trains the chapter's network as JAX does, from the
 same data and initial weights, traces its step once, and gives JAX's per-example gradients."""
+import sys
+from pathlib import Path
+
 import jax as jax_ref
 import jax.numpy as jnp_ref
 import numpy as np
@@ -9,17 +12,16 @@ import autodidax as jax
 import autodidax.numpy as jnp
 from autodidax import lax
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import classifier  # noqa: E402  (chapter 18's network, trained and exported: `make run-example`)
+
 LEARNING_RATE = 0.3
 
 
 def spirals(n, noise=0.03, seed=0):
-    rng = np.random.default_rng(seed)
-    t = np.sqrt(rng.uniform(0, 1, n)) * 2 * np.pi
-    label = rng.integers(0, 2, n)
-    angle = t + np.pi * label
-    r = t / (2 * np.pi)
-    x = np.stack([r * np.cos(angle), r * np.sin(angle)], axis=1) + rng.normal(0, noise, (n, 2))
-    return x.astype(np.float32), np.eye(2, dtype=np.float32)[label]
+    """The chapter's data set (as `examples/classifier.py` makes it), with one-hot targets."""
+    x, label = classifier.spirals(n, noise, seed)
+    return x, np.eye(2, dtype=np.float32)[label]
 
 
 def init_params(jax, jnp, sizes, key):
