@@ -102,23 +102,59 @@ def _cache_read(path: Path, device):
         return None                                     # cut short, edited or foreign
     device_list, options = compile_options(device)
     try:
-        return device_list[0].client.deserialize_executable(data[n:], device_list, options)
+        loaded = device_list[0].client.deserialize_executable(data[n:], device_list, options)
     except Exception:                                   # PJRT refuses it: compile again
         return None
+    try:
+        os.utime(path)                                  # used now: the last to be evicted
+    except OSError:
+        pass
+    return loaded
 
 
 def _cache_write(path: Path, loaded) -> None:
     tmp = None
     try:
         payload = loaded.serialize()
+        if 0 <= max_size[0] < len(payload) + len(_MAGIC) + 32:
+            return                                      # larger than the whole cache may be
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
             f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(tmp, path)
+        _evict(path.parent, max_size[0])
     except Exception:              # a read-only folder, a full disk: just do not keep it
         if tmp is not None and os.path.exists(tmp):
             os.remove(tmp)
+
+
+max_size = [2 ** 30]     # bytes of the persistent cache; -1: no limit (`set_cache_max_size`)
+
+
+def set_cache_max_size(n: int) -> None:
+    max_size[0] = int(n)
+
+
+def _evict(folder: Path, limit: int) -> None:
+    """Delete the entries of `folder` used least recently until the rest fit in `limit`."""
+    if limit < 0:
+        return
+    entries = []
+    with os.scandir(folder) as found:
+        for e in found:
+            if e.name.endswith(".xla"):
+                st = e.stat()
+                entries.append((st.st_mtime_ns, st.st_size, e.path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, entry in sorted(entries):              # the oldest first
+        if total <= limit:
+            break
+        try:
+            os.remove(entry)
+            total -= size
+        except OSError:                                 # another process removed it first
+            pass
 
 
 def load_or_compile(text: str, device):

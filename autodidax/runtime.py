@@ -15,7 +15,8 @@ from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
 from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
-    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile, set_cache_dir)
+    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile, set_cache_dir,
+    set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
@@ -733,6 +734,11 @@ def _apply_x64(value):
     return False
 
 
+def _apply_cache_max_size(value):
+    set_cache_max_size(value)
+    return int(value)
+
+
 def _apply_cache_dir(value):
     set_cache_dir(value)
     return value
@@ -757,6 +763,7 @@ def _apply_num_cpu_devices(value):
 config.define("jax_platforms", None, _apply_platforms)
 config.define("jax_platform_name", None, _apply_platforms)
 config.define("jax_compilation_cache_dir", None, _apply_cache_dir)
+config.define("jax_compilation_cache_max_size", 2 ** 30, _apply_cache_max_size)
 config.define("jax_enable_x64", False, _apply_x64)
 config.define("jax_num_cpu_devices", -1, _apply_num_cpu_devices)
 

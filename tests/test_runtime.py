@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -364,3 +365,35 @@ def test_public_namespaces_match_jax():
     assert autodidax.jacobian is autodidax.jacrev
     for name in ["block_until_ready", "device_get", "config", "disable_jit", "jacobian"]:
         assert hasattr(jax, name) and hasattr(autodidax, name), name
+
+
+def test_persistent_cache_evicts_the_least_recently_used(tmp_path):
+    """A size limit, with the entries used least recently deleted first (JAX's LRUCache)."""
+    from autodidax import compilation_cache
+    previous = runtime.set_cache_dir(tmp_path)
+    texts = [f"""module @m{i} {{
+  func.func public @main(%x: tensor<{i + 2}xf32>) -> tensor<{i + 2}xf32> {{
+    %s = stablehlo.sine %x : tensor<{i + 2}xf32>
+    return %s : tensor<{i + 2}xf32>
+  }}
+}}""" for i in range(3)]
+    device = autodidax.devices()[0]
+    try:
+        first = compilation_cache.load_or_compile(texts[0], device)
+        one = sum(p.stat().st_size for p in tmp_path.iterdir())
+        autodidax.config.update("jax_compilation_cache_max_size", int(2.5 * one))
+        compilation_cache.load_or_compile(texts[1], device)
+        time.sleep(0.02)
+        compilation_cache.load_or_compile(texts[0], device)     # a hit: now the newest
+        time.sleep(0.02)
+        compilation_cache.load_or_compile(texts[2], device)     # one must go: texts[1]
+        names = {p.name for p in tmp_path.iterdir()}
+        keys = [compilation_cache.cache_key(t, device) + ".xla" for t in texts]
+        assert names == {keys[0], keys[2]}, (names, keys)
+        autodidax.config.update("jax_compilation_cache_max_size", one // 2)
+        compilation_cache.load_or_compile(texts[1], device)      # too large to keep at all
+        assert keys[1] not in {p.name for p in tmp_path.iterdir()}
+        assert first is not None
+    finally:
+        autodidax.config.update("jax_compilation_cache_max_size", 2 ** 30)
+        runtime.set_cache_dir(previous)
