@@ -18,8 +18,8 @@ from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstrac
                             api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
-                             eval_jaxpr, trace_to_jaxpr)
-from autodidax.jit import hoist_tracer_consts, jit_p
+                             eval_jaxpr, trace_to_jaxpr, weakref_lru_cache)
+from autodidax.jit import jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
                            cast_like, check_callable, deflinear, float0, full_like,
                            instantiate_zeros, maybe_jvp_tracer, split_aux, tangent_aval)
@@ -178,12 +178,17 @@ def dce_closed_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
 def _jit_dce_rule(used_outputs, eqn):
     if not any(used_outputs) and not has_effects(eqn):
         return [False] * len(eqn.invars), None
-    closed = eqn.params["jaxpr"]
-    inner, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs)
+    inner, used_inputs = _dced_jaxpr(eqn.params["jaxpr"], tuple(used_outputs))
     new_eqn = eqn._replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
                            outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                           params=dict(eqn.params, jaxpr=ClosedJaxpr(inner, closed.consts)))
+                           params=dict(eqn.params, jaxpr=inner))
     return used_inputs, new_eqn
+
+
+@weakref_lru_cache           # the same jitted function, DCE'd the same way: the same jaxpr
+def _dced_jaxpr(closed: ClosedJaxpr, used_outputs: tuple):
+    inner, used_inputs = dce_jaxpr(closed.jaxpr, list(used_outputs))
+    return ClosedJaxpr(inner, closed.consts), used_inputs
 
 
 dce_rules[jit_p] = _jit_dce_rule
@@ -710,9 +715,8 @@ def _dedup_residuals(known: ClosedJaxpr, n_out: int):
 def _jit_partial_eval(trace, args, params):
     jaxpr, name = params["jaxpr"], params["name"]
     unknowns = [trace.is_unknown(x) for x in args]
-    known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
+    known, unknown, out_unknowns, forwarded, same = _split_jaxpr(jaxpr, tuple(unknowns))
     n_known = out_unknowns.count(False)
-    known, same = _dedup_residuals(known, n_known)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent_trace):
         known_outs = jit_p.bind(*known_args, jaxpr=known, name=name)
@@ -726,24 +730,40 @@ def _jit_partial_eval(trace, args, params):
     return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
 
 
+@weakref_lru_cache
+def _split_jaxpr(jaxpr: ClosedJaxpr, unknowns: tuple):
+    """The known and unknown halves of `jaxpr`, made once per pattern of unknown inputs."""
+    known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, list(unknowns))
+    known, same = _dedup_residuals(known, out_unknowns.count(False))
+    return known, unknown, out_unknowns, forwarded, same
+
+
 partial_eval_rules[jit_p] = _jit_partial_eval
 
 
 def _jit_transpose(cts, *args, jaxpr, name):
-    linear = [is_linear(x) for x in args]
+    linear = tuple(x.aval if is_linear(x) else None for x in args)
     known = [x for x in args if not is_linear(x)]
     cts = [instantiate_zeros(ct) for ct in cts]
+    avals = tuple(get_aval(x) for x in (*known, *cts))
+    outs = iter(jit_p.bind(*known, *cts, jaxpr=_transposed_jaxpr(jaxpr, linear, avals),
+                           name=name))
+    return [next(outs) if lin is not None else None for lin in linear]
+
+
+@weakref_lru_cache
+def _transposed_jaxpr(jaxpr: ClosedJaxpr, linear: tuple, avals: tuple):
+    """The transpose of `jaxpr` in its linear inputs (`linear`: their avals, None for the
+    others), as a jaxpr of the other inputs and the output cotangents, of types `avals`."""
+    n_known = sum(lin is None for lin in linear)
 
     def transposed(*known_and_cts):
-        it = iter(known_and_cts[:len(known)])
-        full = [x if is_linear(x) else next(it) for x in args]
-        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, known_and_cts[len(known):])
-        return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
+        it = iter(known_and_cts[:n_known])
+        full = [UndefinedPrimal(lin) if lin is not None else next(it) for lin in linear]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, known_and_cts[n_known:])
+        return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin is not None]
 
-    t_jaxpr = trace_to_jaxpr(transposed, [get_aval(x) for x in (*known, *cts)])
-    t_jaxpr, hoisted = hoist_tracer_consts(t_jaxpr)
-    outs = iter(jit_p.bind(*hoisted, *known, *cts, jaxpr=t_jaxpr, name=name))
-    return [next(outs) if lin else None for lin in linear]
+    return trace_to_jaxpr(transposed, list(avals))
 
 
 transpose_rules[jit_p] = _jit_transpose

@@ -5,9 +5,11 @@
 into a jaxpr. They print in JAX's format with `autodidax.pretty_printer` (appendix A4)."""
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -103,7 +105,7 @@ class Jaxpr:
 
 class ClosedJaxpr:
     """A jaxpr with the values of its constants: what `make_jaxpr` returns."""
-    __slots__ = ("jaxpr", "consts")
+    __slots__ = ("jaxpr", "consts", "__weakref__")   # weakly referenced: see the end
 
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr, self.consts = jaxpr, list(consts)
@@ -324,6 +326,26 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
 def jaxpr_as_fun(closed: ClosedJaxpr):
     """The closed jaxpr as a Python function of its arguments."""
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def weakref_lru_cache(fn):
+    """Memoize `fn(closed_jaxpr, *args)`: weakly on the jaxpr, by value on the rest."""
+    cache = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def cached(closed, *args):
+        entries = cache.get(closed)
+        if entries is None:
+            entries = cache[closed] = {}
+        result = entries.get(args, _MISSING)
+        if result is _MISSING:
+            result = entries[args] = fn(closed, *args)
+        return result
+    cached.cache_clear = cache.clear
+    return cached
+
+
+_MISSING = object()
 
 
 def jaxpr_graph(jaxpr, *, rankdir="LR"):

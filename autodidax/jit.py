@@ -22,7 +22,7 @@ from autodidax.batching import batch, fancy_batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
-                             pp_eqn_rules, suggest_same_names, trace_to_jaxpr)
+                             pp_eqn_rules, suggest_same_names, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text, sanitize_name)
@@ -618,38 +618,50 @@ def _part_aval(aval, sharding):
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):
-    nonzero = [type(t) is not Zero for t in tangents]
-    out_nonzero = []
-
-    def jvp_of_jaxpr(*args):
-        ps, ts = args[:len(primals)], iter(args[len(primals):])
-        tans = [next(ts) if nz else Zero(tangent_aval(get_aval(p))) for p, nz in zip(ps, nonzero)]
-        outs, out_tans = jvp_flat(jaxpr_as_fun(jaxpr), ps, tans, instantiate=False)
-        out_nonzero[:] = [type(t) is not Zero for t in out_tans]
-        return list(outs) + [t for t in out_tans if type(t) is not Zero]
-
+    nonzero = tuple(type(t) is not Zero for t in tangents)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    jvp_jaxpr = trace_to_jaxpr(jvp_of_jaxpr, [get_aval(x) for x in (*primals, *nz_tangents)])
-    jvp_jaxpr, hoisted = hoist_tracer_consts(jvp_jaxpr)
-    outs = jit_p.bind(*hoisted, *primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
+    avals = tuple(get_aval(x) for x in (*primals, *nz_tangents))
+    jvp_jaxpr, out_nonzero = _jvp_jaxpr(jaxpr, nonzero, avals)
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(tangent_aval(a))
                       for nz, a in zip(out_nonzero, jaxpr.out_avals)]
 
 
+@weakref_lru_cache
+def _jvp_jaxpr(jaxpr, nonzero, avals):
+    """The JVP of `jaxpr` for inputs of `avals` (the primals, then the nonzero tangents), and
+    which output tangents are not zero."""
+    out_nonzero = []
+
+    def jvp_of_jaxpr(*args):
+        ps, ts = args[:len(nonzero)], iter(args[len(nonzero):])
+        tans = [next(ts) if nz else Zero(tangent_aval(get_aval(p))) for p, nz in zip(ps, nonzero)]
+        outs, out_tans = jvp_flat(jaxpr_as_fun(jaxpr), ps, tans, instantiate=False)
+        out_nonzero[:] = [type(t) is not Zero for t in out_tans]
+        return list(outs) + [t for t in out_tans if type(t) is not Zero]
+
+    return trace_to_jaxpr(jvp_of_jaxpr, list(avals)), tuple(out_nonzero)
+
+
 def _jit_batching_rule(axis_data, vals, dims, *, jaxpr, name):
-    axis_size = axis_data.size
+    batched_jaxpr, out_dims = _batched_jaxpr(jaxpr, axis_data, tuple(dims),
+                                             tuple(get_aval(v) for v in vals))
+    return jit_p.bind(*vals, jaxpr=batched_jaxpr, name=name), list(out_dims)
+
+
+@weakref_lru_cache
+def _batched_jaxpr(jaxpr, axis_data, dims, avals):
+    """`jaxpr` batched along `axis_data` at `dims`, its outputs batched along 0 (or not)."""
     out_dims = []
 
     def batched(*args):
-        outs, dims_out = batch(jaxpr_as_fun(jaxpr), axis_size, dims, args)
+        outs, dims_out = batch(jaxpr_as_fun(jaxpr), axis_data.size, dims, args)
         out_dims[:] = [None if d is None else 0 for d in dims_out]
         return [o if d is None else moveaxis(o, d, 0) for o, d in zip(outs, dims_out)]
 
-    batched_jaxpr = trace_to_jaxpr(batched, [get_aval(v) for v in vals])
-    batched_jaxpr, hoisted = hoist_tracer_consts(batched_jaxpr)
-    return jit_p.bind(*hoisted, *vals, jaxpr=batched_jaxpr, name=name), out_dims
+    return trace_to_jaxpr(batched, list(avals)), tuple(out_dims)
 
 
 jvp_rules[jit_p] = _jit_jvp

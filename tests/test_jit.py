@@ -1,4 +1,5 @@
 """autodidax/jit.py: jit agrees with JAX, caches as it should, stages, composes and errs clearly."""
+import sys
 from functools import partial
 
 import jax
@@ -302,3 +303,23 @@ def test_module_named_after_a_partials_function_and_large_constants_warn():
             jit(lambda x: x + big).lower(1.0)
     finally:
         autodidax.config.update("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
+
+
+def test_derived_programs_of_a_jitted_function_are_built_once():
+    """grad, vmap and jvp of a jitted function, called again: no new jaxpr, no new program
+    (JAX caches its jvp_jaxpr, batch_jaxpr, partial_eval and transpose the same way)."""
+    jit_module = sys.modules["autodidax.jit"]   # `autodidax.jit` is the function
+    f = autodidax.jit(lambda x: jnp.sin(x) * x)
+    x, xs = np.ones(3, np.float32), np.ones((2, 3), np.float32)
+    for call in [lambda: autodidax.grad(lambda x: f(x).sum())(x),
+                 lambda: autodidax.vmap(f)(xs),
+                 lambda: autodidax.jvp(f, (x,), (x,)),
+                 lambda: autodidax.linearize(f, x)[1](x)]:
+        first = call()
+        n, before = len(jit_module._executables), dict(runtime.cache_stats)
+        for _ in range(3):
+            again = call()
+        assert len(jit_module._executables) == n
+        assert runtime.cache_stats["memory_hits"] == before["memory_hits"]   # no lowering
+        np.testing.assert_allclose(np.asarray(jax.tree_util.tree_leaves(again)[0]),
+                                   np.asarray(jax.tree_util.tree_leaves(first)[0]))
