@@ -139,15 +139,26 @@ class Array(core.Array):
     def __array__(self, dtype=None, copy=None):     # a hot path: kept short
         value = self._npy
         if value is None:
-            self._check_if_deleted()
-            # on the CPU, a read-only view of the buffer
-            value = np.asarray(self._buf) if self._sharding is None else _gather(self)
-            if value.flags.writeable:
-                value.flags.writeable = False
+            if self._sharding is None:
+                try:
+                    value = np.asarray(self._buf)       # on the CPU, a read-only view, in C++
+                except RuntimeError:                    # deleted: jaxlib's words, not JAX's
+                    value = None
+                if value is None or value.dtype.kind == "O":   # (or NumPy wraps the object)
+                    self._check_if_deleted()
+            else:
+                value = self._gathered()
             self._npy = value
         if copy:
             return np.array(value, dtype=dtype)
         return value if dtype is None else value.astype(dtype)
+
+    def _gathered(self) -> np.ndarray:
+        """The value of an array over several devices, read-only (JAX's error if deleted)."""
+        self._check_if_deleted()
+        value = _gather(self)
+        value.flags.writeable = False
+        return value
 
     aval = property(lambda self: self._buf.aval)
     weak_type = property(lambda self: self._buf.aval.weak_type)

@@ -84,6 +84,19 @@ def main():
     rows.append(("np.asarray of a fresh f32[3] result",
                  best_each(lambda: runtime.device_put(small), np.asarray, 2000),
                  best_each(lambda: jax.device_put(small), np.asarray, 2000)))
+    # The floor for that row: NumPy calling a Python-level `__array__` costs about a
+    # microsecond and a half more than its own C++ path, which jax.Array takes. The least any
+    # Python class can do is a wrapper whose `__array__` returns the buffer's view.
+    class Wrapper:
+        __slots__ = ("buf",)
+
+        def __init__(self, buf):
+            self.buf = buf
+
+        def __array__(self, dtype=None, copy=None):
+            return np.asarray(self.buf)
+    asarray_floor = best_each(lambda: Wrapper(runtime.device_put(small)._buf), np.asarray, 2000)
+    asarray_ours = rows[-1][1]
     rows.append(("np.asarray of a fresh f32[1000,1000]",
                  best_each(lambda: runtime.device_put(large), np.asarray, 20),
                  best_each(lambda: jax.device_put(large, may_alias=False), np.asarray, 20)))
@@ -132,6 +145,9 @@ def main():
         print(f"{name:<42} {_fmt(ours):>11} {_fmt(theirs):>11} {ratio:>6.2f}  "
               f"{'ok' if ratio <= TARGET else 'MISSED'}")
     print("every row within target" if ok else "some rows missed the target")
+    print(f"np.asarray of a fresh f32[3]: the floor for a Python class (a wrapper whose __array__ "
+          f"returns the buffer's view) is {_fmt(asarray_floor)}; ours is "
+          f"{asarray_ours / asarray_floor:.2f}x that (target <= 1.1x)")
     return 0
 
 
