@@ -25,12 +25,13 @@ def canonicalize_dtype(dtype) -> np.dtype:
 
 class ShapedArray:
     """The type of an array: its shape and dtype, and whether the dtype is weak."""
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self._hash = None       # made on first use: caches key on avals at every call
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
@@ -52,7 +53,10 @@ class ShapedArray:
                 and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

@@ -17,6 +17,8 @@ import warnings
 import weakref
 from typing import NamedTuple
 
+import numpy as np
+
 from autodidax import numpy as jnp
 from autodidax.batching import batch, fancy_batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
@@ -204,11 +206,14 @@ signature_context: dict = {}
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "result_names", "donated", "executable")
+    __slots__ = ("jaxpr", "out_tree", "result_names", "donated", "executable", "single",
+                 "in_avals")
 
     def __init__(self, jaxpr, out_tree, result_names, donated=()):
         self.jaxpr, self.out_tree, self.result_names = jaxpr, out_tree, result_names
         self.donated, self.executable = donated, None
+        self.in_avals = tuple(jaxpr.in_avals)
+        self.single = out_tree.node_type is None      # the output is one array, not a tree
 
 
 def _result_name(path) -> str:
@@ -314,15 +319,18 @@ class Jitted:
             return self.fun(*args, **kwargs)
         fast_key = None
         if not kwargs and isinstance(trace_ctx.trace, EvalTrace):
-            # The fast path: every argument an array, found in the cache by its types (and,
-            # for an array over several devices, its layout) alone.
-            fast_key = tuple([(x.aval if x._sharding is None else (x.aval, x._sharding))
-                              if type(x) is Array else None for x in args])
+            # The fast path: every argument an array (or a NumPy array, by its shape and
+            # dtype), found in the cache by its types (and, for an array over several devices,
+            # its layout) alone, and run at once.
+            fast_key = tuple([(x._buf.aval if x._sharding is None else (x.aval, x._sharding))
+                              if type(x) is Array else (x.shape, x.dtype)
+                              if type(x) is np.ndarray else None for x in args])
             if signature_context:
                 fast_key += (tuple(signature_context.items()),)
             entry = self._fast.get(fast_key)
             if entry is not None:
-                return tree_unflatten(entry.out_tree, entry.executable(*args))
+                outs = entry.executable.run_arrays(args, entry.in_avals)
+                return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
         key, flat = self._signature(args, kwargs)
         entry = self._traced(key)
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
