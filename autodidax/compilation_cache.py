@@ -31,6 +31,12 @@ def compile_options(device) -> tuple:
     return xc.DeviceList(device), options
 
 
+def hlo_shardings(op_shardings, n: int) -> list:
+    """XLA's shardings of a program's `n` parameters or results, as `HloSharding`s."""
+    hlos = [xc.HloSharding.from_proto(s) for s in op_shardings or ()]
+    return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
+
+
 def backend_compile(text: str, device):
     """XLA compiles StableHLO `text` for `device` (or a tuple of devices) and loads it there.
     A `ModuleText` with host callbacks (chapter 15) passes its Python functions along, as a

@@ -153,21 +153,21 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
         if getattr(text, "host_callbacks", ()) or getattr(text, "num_tokens", 0):
             raise NotImplementedError("serialization of host_callbacks is not yet implemented")
         placement = traced.placement
+        in_avals, out_avals = tuple(traced.key[4]), tuple(traced.jaxpr.out_avals)
+        ins, outs = (((None,) * len(in_avals), (None,) * len(out_avals)) if placement is None
+                     else (placement.in_shardings, placement.out_shardings))
         return Exported(
-            fun_name=fun_jit.name, in_tree=_in_tree(traced.key),
-            in_avals=tuple(traced.key[4]), out_tree=traced.out_tree,
-            out_avals=tuple(traced.jaxpr.out_avals),
-            in_shardings_hlo=(None,) * len(traced.key[4]),
-            out_shardings_hlo=(None,) * len(traced.jaxpr.out_avals),
+            fun_name=fun_jit.name, in_tree=_in_tree(traced.key), in_avals=in_avals,
+            out_tree=traced.out_tree, out_avals=out_avals,
+            in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
             nr_devices=1 if placement is None else len(placement.devices),
             platforms=platforms, ordered_effects=(), unordered_effects=(),
             disabled_safety_checks=tuple(disabled_checks),
             mlir_module_serialized=portable_artifact(text, len(platforms) > 1),
             calling_convention_version=maximum_supported_calling_convention_version,
-            module_kept_var_idx=tuple(range(len(traced.key[4]))),
+            module_kept_var_idx=tuple(range(len(in_avals))),
             uses_global_constants=len(platforms) > 1,
-            _in_named_shardings=_saved_shardings(placement, "in", len(traced.key[4])),
-            _out_named_shardings=_saved_shardings(placement, "out", len(traced.jaxpr.out_avals)),
+            _in_named_shardings=_saved_shardings(ins), _out_named_shardings=_saved_shardings(outs),
             _get_vjp=lambda exp: _export_vjp(traced.jaxpr, exp))
     return do_export
 
@@ -210,28 +210,16 @@ def _take_platform_index(module) -> None:
     """Rename `main` and add a `main` that takes an i32 `_platform_index` first, then calls the
     old one. Our lowering rules are the same on every platform, so the index goes unused; JAX's
     branch on it (a `stablehlo.case`) where their lowerings differ."""
-    old = next(op for op in module.body.operations
-               if ir.StringAttr(op.attributes["sym_name"]).value == "main")
-    ir.SymbolTable.set_symbol_name(old, "_wrapped_jax_export_main")
-    old.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    old_type = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
+    old = runner.main_function(module)
     index = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
-    with ir.InsertionPoint.at_block_begin(module.body):
-        new = func.FuncOp("main", ir.FunctionType.get([index, *old_type.inputs],
-                                                      old_type.results))
-    new.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    new = runner.wrap_main(module, "_wrapped_jax_export_main",
+                           [index, *runner.function_type(old).inputs], lambda args: args[1:])
     attrs = [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get("_platform_index")})]
     old_args = list(old.attributes["arg_attrs"]) if "arg_attrs" in old.attributes else [
-        ir.DictAttr.get({}) for _ in old_type.inputs]
+        ir.DictAttr.get({}) for _ in runner.function_type(old).inputs]
     new.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs + old_args)
     if "res_attrs" in old.attributes:
         new.attributes["res_attrs"] = old.attributes["res_attrs"]
-    block = new.add_entry_block()
-    with ir.InsertionPoint(block):
-        call = func.CallOp(list(old_type.results),
-                           ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
-                           list(block.arguments)[1:])
-        func.return_(list(call.results))
 
 
 call_exported_p = Primitive("call_exported")
@@ -251,17 +239,17 @@ def _call_exported_abstract_eval(*avals, exported: Exported):
         raise ValueError(f"'{exported.fun_name}' takes {len(exported.in_avals)} flat inputs, "
                          f"called with {len(avals)}")
     for i, (got, want) in enumerate(zip(avals, exported.in_avals)):
-        name = _arg_name(exported, i)
         if len(got.shape) != len(want.shape):
-            raise ValueError(f"Rank mismatch for {name}: expected {want.shape} and called with "
-                             f"{got.shape}")
+            raise ValueError(f"Rank mismatch for {_arg_name(exported, i)}: expected "
+                             f"{want.shape} and called with {got.shape}")
         if got.dtype != want.dtype:
-            raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
-                             f"{got.dtype}")
+            raise ValueError(f"Dtype mismatch for {_arg_name(exported, i)}: expected "
+                             f"{want.dtype} and called with {got.dtype}")
         for d, (g, w) in enumerate(zip(got.shape, want.shape)):
             if g != w and not isinstance(w, str):      # a symbolic dimension takes any size
-                raise ValueError(f"Shape mismatch for {name}.shape[{d}] (expected same "
-                                 f"constant): expected {want.shape} and called with {got.shape}")
+                raise ValueError(f"Shape mismatch for {_arg_name(exported, i)}.shape[{d}] "
+                                 f"(expected same constant): expected {want.shape} and called "
+                                 f"with {got.shape}")
     return _program(exported, tuple(a.shape for a in avals))[1]
 
 
@@ -280,9 +268,10 @@ def _program(exported: Exported, shapes: tuple) -> tuple:
             if exported.nr_devices != 1:
                 raise NotImplementedError(f"'{exported.fun_name}' has symbolic shapes over "
                                           f"{exported.nr_devices} devices")
-            runner.check_dimension_variables(_to_artifact(exported, 0), shapes)
+            artifact = _to_artifact(exported, 0)
+            runner.check_dimension_variables(artifact, shapes)
             bytecode, out_shapes = runner.program_for(
-                _to_artifact(exported, 0), [()] * len(_platform_args(exported))
+                artifact, [()] * len(_platform_args(exported))
                 + [shapes[i] for i in exported.module_kept_var_idx])
             with make_ir_context():
                 text = module_to_text(ir.Module.parse(bytecode))
@@ -443,11 +432,10 @@ def _pytreedef(record: runner.TreeDef) -> PyTreeDef:
     return tree_flatten(build(record))[1]
 
 
-def _saved_shardings(placement, which: str, n: int) -> tuple:
-    if placement is None:
-        return (None,) * n
+def _saved_shardings(shardings) -> tuple:
+    """Each sharding of a `Placement` as the format saves it: over an abstract mesh."""
     out = []
-    for s in getattr(placement, f"{which}_shardings"):
+    for s in shardings:
         if s is None:
             out.append(None)
         elif isinstance(s, NamedSharding):

@@ -105,7 +105,7 @@ class Jaxpr:
 
 class ClosedJaxpr:
     """A jaxpr with the values of its constants: what `make_jaxpr` returns."""
-    __slots__ = ("jaxpr", "consts", "__weakref__")   # weakly referenced: see the end
+    __slots__ = ("jaxpr", "consts", "__weakref__")   # weakref_lru_cache (below) needs it
 
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr, self.consts = jaxpr, list(consts)
@@ -341,7 +341,6 @@ def weakref_lru_cache(fn):
         if result is _MISSING:
             result = entries[args] = fn(closed, *args)
         return result
-    cached.cache_clear = cache.clear
     return cached
 
 

@@ -11,7 +11,7 @@ import io
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import flatbuffers
 import ml_dtypes
@@ -24,7 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax.compilation_cache import load_or_compile
+from autodidax.compilation_cache import hlo_shardings, load_or_compile
 from autodidax.plugins import make_cuda_client
 
 
@@ -84,6 +84,7 @@ class Aval:
     shape: tuple[int | str, ...]
     dtype: Any  # a numpy dtype, or "key<fry>", "key<rbg>" or "key<urbg>"
     memory_space: str = "Device"
+    weak_type = False  # not a field: what jaxlib also asks of an aval (the runner's arrays)
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(self.shape))
@@ -646,7 +647,7 @@ def program_for(artifact: Artifact, arg_shapes=None) -> tuple[bytes, list]:
         except xc.XlaRuntimeError as e:   # a failed shape assertion carries JAX's message
             message = str(e).split('loc("shape_assertion"): ', 1)[-1].split("\n", 1)[0]
             raise ValueError(message) from None
-        results = _main_type(ir.Module.parse(refined)).results
+        results = function_type(main_function(ir.Module.parse(refined))).results
         return refined, [tuple(ir.RankedTensorType(t).shape) for t in results]
 
 
@@ -685,31 +686,45 @@ def _bytecode(module) -> bytes:
     return out.getvalue()
 
 
-def _main_type(module) -> ir.FunctionType:
-    main = next(op for op in module.body.operations
+def main_function(module):
+    """The `main` function of a module."""
+    return next(op for op in module.body.operations
                 if ir.StringAttr(op.attributes["sym_name"]).value == "main")
-    return ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
 
 
-def _call_with_shapes(module, arg_shapes) -> None:
-    """Rename `main` and add a new `main`, for inputs of `arg_shapes`, that casts them to the
-    old one's symbolic types (`tensor<?x4xf32>`) and calls it: what JAX's `call` emits, and
-    what shape refinement then propagates through the module."""
-    old = _main_type(module)
-    main = next(op for op in module.body.operations
-                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
-    ir.SymbolTable.set_symbol_name(main, "_exported_main")
-    main.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    types = [ir.RankedTensorType.get(shape, ir.RankedTensorType(t).element_type)
-             for shape, t in zip(arg_shapes, old.inputs)]
+def function_type(op) -> ir.FunctionType:
+    return ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+
+
+def wrap_main(module, old_name: str, inputs, arguments):
+    """Rename `main` to a private `old_name`, and add a public `main` that takes inputs of
+    types `inputs` and returns what the old one returns for `arguments(its inputs)`. JAX wraps
+    an exported `main` so to give it other types (below) or more inputs (the platform's index,
+    in `export`). Returns the new `main`."""
+    old = main_function(module)
+    old_type = function_type(old)
+    ir.SymbolTable.set_symbol_name(old, old_name)
+    old.attributes["sym_visibility"] = ir.StringAttr.get("private")
     with ir.InsertionPoint.at_block_begin(module.body):
-        new = func.FuncOp("main", ir.FunctionType.get(types, old.results))
+        new = func.FuncOp("main", ir.FunctionType.get(list(inputs), old_type.results))
     new.attributes["sym_visibility"] = ir.StringAttr.get("public")
     block = new.add_entry_block()
     with ir.InsertionPoint(block):
-        args = [hlo.convert(t, a) for a, t in zip(block.arguments, old.inputs)]
-        call = func.CallOp(list(old.results), ir.FlatSymbolRefAttr.get("_exported_main"), args)
+        call = func.CallOp(list(old_type.results), ir.FlatSymbolRefAttr.get(old_name),
+                           arguments(list(block.arguments)))
         func.return_(list(call.results))
+    return new
+
+
+def _call_with_shapes(module, arg_shapes) -> None:
+    """A `main` for inputs of `arg_shapes` that casts them to the old one's symbolic types
+    (`tensor<?x4xf32>`) and calls it: what JAX's `call` emits, and what shape refinement then
+    propagates through the module."""
+    old = function_type(main_function(module))
+    types = [ir.RankedTensorType.get(shape, ir.RankedTensorType(t).element_type)
+             for shape, t in zip(arg_shapes, old.inputs)]
+    wrap_main(module, "_exported_main", types,
+              lambda args: [hlo.convert(t, a) for a, t in zip(args, old.inputs)])
 
 
 def has_constant_shapes(avals) -> bool:
@@ -757,12 +772,6 @@ def _type(shape, dtype) -> str:
     return f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
 
 
-class _Aval(NamedTuple):          # what jaxlib asks of an abstract value: shape and dtype
-    shape: tuple
-    dtype: np.dtype
-    weak_type: bool = False
-
-
 def make_client(platform: str, num_devices: int = 1):
     """A PJRT client for `platform` ("cpu" or "cuda") with at least `num_devices` devices."""
     if platform == "cpu":
@@ -807,15 +816,15 @@ class Program:
         in_dtypes = [np.int32] * len(self.index) + [artifact.in_avals[i].dtype for i in self.kept]
         out_dtypes = [a.dtype for a in artifact.out_avals]
         self.in_layouts = [self._layout(*a, s) for a, s in zip(
-            zip(in_shapes, in_dtypes), _shardings(self.loaded.get_parameter_shardings(),
+            zip(in_shapes, in_dtypes), hlo_shardings(self.loaded.get_parameter_shardings(),
                                                   len(in_shapes)))]
         self.out_layouts = [self._layout(*a, s) for a, s in zip(
-            zip(out_shapes, out_dtypes), _shardings(self.loaded.get_output_shardings(),
+            zip(out_shapes, out_dtypes), hlo_shardings(self.loaded.get_output_shardings(),
                                                     len(out_shapes)))]
 
     def _layout(self, shape, dtype, hlo_sharding):
         """(jaxlib's aval, jaxlib's sharding, the index of each device's part)."""
-        aval = _Aval(tuple(shape), np.dtype(dtype))
+        aval = Aval(shape, dtype)
         sharding = xc.GSPMDSharding(self.devices, hlo_sharding)
         return aval, sharding, _part_indices(hlo_sharding, aval.shape, len(self.devices))
 
@@ -840,11 +849,6 @@ class Program:
                 out[i] = np.asarray(part)
             outs.append(out)
         return outs
-
-
-def _shardings(op_shardings, n: int) -> list:
-    hlos = [xc.HloSharding.from_proto(s) for s in op_shardings or ()]
-    return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
 
 
 def _part_indices(hlo_sharding, shape: tuple, n: int) -> list:

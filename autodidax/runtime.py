@@ -15,8 +15,8 @@ from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
 from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
-    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile, set_cache_dir,
-    set_cache_max_size)
+    backend_compile, cache_stats, compile_options, get_cache_dir, hlo_shardings, load_or_compile,
+    set_cache_dir, set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
@@ -322,14 +322,13 @@ core.array_placement_rules.update(device=lambda array: local_devices(backend="cp
                                   sharding=lambda array: SingleDeviceSharding(array.device))
 
 
-_placements: dict = {}     # device -> (sharding, [device], DeviceList), made once per device
+_placements: dict = {}     # device -> (sharding, [device]), made once per device
 
 
 def _placement(device):
     p = _placements.get(device)
     if p is None:
-        p = _placements[device] = (xc.GSPMDSharding((device,), xc.OpSharding()), [device],
-                                   xc.DeviceList((device,)))
+        p = _placements[device] = (xc.GSPMDSharding((device,), xc.OpSharding()), [device])
     return p
 
 
@@ -344,14 +343,18 @@ def _immutable(value: np.ndarray) -> bool:
     return False                # memory of some other object: not ours to trust
 
 
+def _dense(x: np.ndarray, dtype) -> np.ndarray:
+    """`x` as PJRT takes it: of `dtype` (float64 made float32, as JAX does), C-contiguous."""
+    return x if x.dtype == dtype and x.flags.c_contiguous else np.ascontiguousarray(x, dtype)
+
+
 def _host_value(x):
     """(aval, NumPy value, whether nobody else can write its memory) of what `device_put`
     takes: a host array, a NumPy array or a Python scalar."""
-    if type(x) is np.ndarray:        # the common case, first: one look at the flags
-        flags = x.flags
+    if type(x) is np.ndarray:        # the common case, first
         aval = get_aval(x)
-        if flags.c_contiguous and x.dtype == aval.dtype:
-            return aval, x, not flags.writeable and _immutable(x)
+        value = _dense(x, aval.dtype)
+        return aval, value, value is not x or _immutable(x)
     if isinstance(x, core.Array):
         aval, value = x.aval, x._value
         owned = _immutable(value)
@@ -377,7 +380,7 @@ def _put(x, device) -> Array:
     if isinstance(x, Tracer):
         return x                # under a transformation, placement is not part of the program
     aval, value, owned = _host_value(x)
-    sharding, devs, _ = _placement(device)
+    sharding, devs = _placement(device)
     return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
                                        enable_x64=True))
 
@@ -487,10 +490,10 @@ class Executable:
         self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
         self.num_tokens, self.callbacks = num_tokens, callbacks    # see chapter 15
         if in_shardings is not None and None in in_shardings:
-            chosen = _hlo_shardings(loaded.get_parameter_shardings(), len(in_shardings))
+            chosen = hlo_shardings(loaded.get_parameter_shardings(), len(in_shardings))
             in_shardings = [s or sharding_from_hlo(h) for s, h in zip(in_shardings, chosen)]
         if out_shardings is not None and None in out_shardings:
-            chosen = _hlo_shardings(loaded.get_output_shardings(), len(out_shardings))
+            chosen = hlo_shardings(loaded.get_output_shardings(), len(out_shardings))
             out_shardings = [s or sharding_from_hlo(h) for s, h in zip(out_shardings, chosen)]
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         if out_shardings is None:
@@ -509,15 +512,10 @@ class Executable:
         write them later). As `self(*args)`, shorter."""
         if not self._plain:
             return self(*args)
-        sharding, devs, _ = _placement(self.device)
-        try:
-            results = self.loaded.execute_sharded(
-                [x._buf if type(x) is Array else xc.batched_device_put(
-                    aval, sharding, [_dense(x, aval.dtype)], devs, True, True, enable_x64=True)
-                 for x, aval in zip(args, avals)])
-        except xc.XlaRuntimeError as e:
-            raise self._call_error(args, e) from None
-        return [Array(b) for b in results.consume_with_handlers(self._handlers)]
+        sharding, devs = _placement(self.device)
+        return self._execute([x._buf if type(x) is Array else xc.batched_device_put(
+            aval, sharding, [_dense(x, aval.dtype)], devs, True, True, enable_x64=True)
+            for x, aval in zip(args, avals)], args)
 
     def __call__(self, *args) -> list[Array]:
         if self.in_shardings is not None:
@@ -528,6 +526,10 @@ class Executable:
         bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
         if self.num_tokens:                   # tokens of ordered effects go first
             bufs = [_put(np.zeros(0, np.bool_), device)._buf] * self.num_tokens + bufs
+        return self._execute(bufs, args)
+
+    def _execute(self, bufs, args) -> list[Array]:
+        """Run on `bufs`, the buffers of `args` (after any tokens); the results as arrays."""
         try:
             results = self.loaded.execute_sharded(bufs, with_tokens=self.callbacks)
         except xc.XlaRuntimeError as e:
@@ -535,7 +537,7 @@ class Executable:
         outs = [Array(b) for b in results.consume_with_handlers(self._handlers)]
         if self.callbacks:                    # let its callbacks finish before we return
             results.consume_token().block_until_ready()
-        return outs[self.num_tokens:]
+        return outs[self.num_tokens:] if self.num_tokens else outs
 
     def _call_partitioned(self, args) -> list[Array]:
         for x in args:         # jaxlib would crash on a buffer donated away
@@ -580,11 +582,6 @@ class Executable:
 _TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
 
 
-def _dense(x: np.ndarray, dtype) -> np.ndarray:
-    """`x` as PJRT takes it: of `dtype` (float64 made float32, as JAX does), C-contiguous."""
-    return x if x.dtype == dtype and x.flags.c_contiguous else np.ascontiguousarray(x, dtype)
-
-
 def _drop_views(args, donated) -> None:
     """Let go of the NumPy views of the donated arrays, so that PJRT may take their buffers."""
     for i in donated:
@@ -611,12 +608,6 @@ def _check_donated_once(bufs, donated) -> None:
             raise xc.XlaRuntimeError(f"INVALID_ARGUMENT: {what} (flattened argument {j}, replica "
                                      f"0, partition 0, first use: {i}). Toy example for this "
                                      f"bug: `{toy}`.")
-
-
-def _hlo_shardings(op_shardings, n: int) -> list:
-    """XLA's shardings of a program's `n` parameters or results, as `HloSharding`s."""
-    hlos = [xc.HloSharding.from_proto(s) for s in op_shardings or ()]
-    return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
 
 
 _executables: dict = {}        # (text, device, out_avals, ...) -> Executable

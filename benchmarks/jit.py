@@ -90,7 +90,7 @@ def cache_hits(rounds=7, calls=2000):
             bufs, handlers = [x._buf, y._buf], exe._handlers
             runs["floor: raw PJRT call"] = lambda: exe.loaded.execute_sharded(
                 bufs).consume_with_handlers(handlers)[0]
-            sharding, devs, _ = runtime._placement(runtime.default_device())
+            sharding, devs = runtime._placement(runtime.default_device())
             avals = [x.aval, y.aval]
 
             def floor_host(hx=hx, hy=hy):      # the two host-to-device copies, then the call
