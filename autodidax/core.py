@@ -15,7 +15,8 @@ SUPPORTED_DTYPES = frozenset(np.dtype(name) for name in _SHORT_NAMES)
 
 def canonicalize_dtype(dtype) -> np.dtype:
     """The dtype JAX uses for `dtype` with 64-bit mode off; an error for the unsupported ones."""
-    dtype = np.dtype(dtype)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     dtype = _CANONICAL.get(dtype, dtype)
     if dtype not in SUPPORTED_DTYPES:
         names = ", ".join(sorted(d.name for d in SUPPORTED_DTYPES))
@@ -29,7 +30,7 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.weak_type = weak_type
         self._hash = None       # made on first use: caches key on avals at every call
 
@@ -82,6 +83,8 @@ class Primitive:
         # evaluation trace, so a rule that binds primitives without saying where they go
         # cannot loop back into the trace that is running it.
         trace = trace_ctx.trace
+        if trace is eval_trace:            # evaluating already: nothing to switch
+            return trace.process_primitive(self, args, params)
         trace_ctx.trace = eval_trace
         try:
             return trace.process_primitive(self, args, params)
@@ -262,18 +265,24 @@ import abc
 class Array(metaclass=abc.ABCMeta):
     """A concrete array: a read-only NumPy array and a weak-type flag. Tracers are registered
     as instances too, so that `isinstance(x, Array)` holds for them, as in JAX."""
-    __slots__ = ("_value", "weak_type")
+    __slots__ = ("_value", "weak_type", "_aval")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type=False):
-        value = np.asarray(value)
-        value.flags.writeable = False
+        if type(value) is not np.ndarray:
+            value = np.asarray(value)
+        value.setflags(False)       # write=False; by keyword it costs three times as much
         self._value = value
         self.weak_type = weak_type
+        self._aval = None
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+        aval = self._aval
+        if aval is None:
+            value = self._value
+            aval = self._aval = ShapedArray(value.shape, value.dtype, self.weak_type)
+        return aval
 
     shape = property(lambda self: self._value.shape)
     dtype = property(lambda self: self._value.dtype)
@@ -362,6 +371,8 @@ aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDty
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of anything that may be passed to a primitive."""
+    if type(x) is np.ndarray:        # first: `isinstance(x, Array)` is slow when it is False
+        return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     if isinstance(x, (Tracer, Array)):
         return x.aval
     if type(x) in _PYTHON_SCALARS:
@@ -391,6 +402,8 @@ def is_literal(x) -> bool:
 
 def to_numpy(x) -> np.ndarray:
     """The NumPy value of a concrete input (never a tracer), in its canonical dtype."""
+    if type(x) is np.ndarray and x.dtype in SUPPORTED_DTYPES:
+        return x                                  # canonical already
     if isinstance(x, Array):
         return x._value
     value = np.asarray(x)
@@ -422,21 +435,39 @@ class EvalTrace(Trace):
     """Evaluates primitives on concrete values with their NumPy implementations."""
 
     def process_primitive(self, primitive, args, params):
+        avals, values = [], []
         for x in args:
+            if type(x) is Array:            # the common case, with get_aval and to_numpy inlined
+                avals.append(x.aval)
+                values.append(x._value)
+                continue
             if isinstance(x, Tracer):
                 raise escaped_tracer_error(x, f" in {primitive}")
-        out_avals = abstract_eval_rules[primitive](*map(get_aval, args), **params)
+            avals.append(get_aval(x))
+            values.append(to_numpy(x))
+        out_avals = abstract_eval_rules[primitive](*avals, **params)
         if _numpy_errors is None:
-            out = run_quietly(impl_rules[primitive], list(map(to_numpy, args)), params)
+            out = run_quietly(impl_rules[primitive], values, params)
         else:                       # run_quietly, inlined: this is every eager operation
             token = _numpy_errors.set(_QUIET)
             try:
-                out = impl_rules[primitive](*map(to_numpy, args), **params)
+                out = impl_rules[primitive](*values, **params)
             finally:
                 _numpy_errors.reset(token)
         if primitive.multiple_results:
-            return [Array(o, a.weak_type) for o, a in zip(out, out_avals)]
-        return Array(out, out_avals.weak_type)
+            return list(map(_result, out, out_avals))
+        return _result(out, out_avals)
+
+
+def _result(value, aval) -> Array:
+    """An `Array` of an implementation's result that keeps the abstract value its abstract
+    evaluation rule gave, when that is the result's type. (Testing dtypes by identity is enough:
+    NumPy makes one object of each built-in dtype. Another object only costs the keeping.)"""
+    out = Array(value, aval.weak_type)
+    value = out._value
+    if value.dtype is aval.dtype and value.shape == aval.shape:
+        out._aval = aval
+    return out
 
 
 eval_trace = EvalTrace()

@@ -60,6 +60,16 @@ def _aligned_readonly(a):
     return out
 
 
+def alternating(ours, theirs, number, rounds=9):
+    """Seconds per call of `ours()` and of `theirs()`, measured in turns, round after round,
+    each the best of its rounds: on a noisy machine both see the same disturbances."""
+    best_ours = best_theirs = float("inf")
+    for _ in range(rounds):
+        best_ours = min(best_ours, best(ours, number, repeats=1))
+        best_theirs = min(best_theirs, best(theirs, number, repeats=1))
+    return best_ours, best_theirs
+
+
 def three_ops(x):
     return jnp_ref.sin(x) * jnp_ref.sin(x) + x
 
@@ -72,6 +82,9 @@ def main():
     host_large = core.Array(_aligned_readonly(large))   # memory nobody writes: shared, no copy
     large_ro = _aligned_readonly(large)                  # JAX shares aligned memory too
 
+    import autodidax.numpy as jnp
+    ours_small, jax_small = jnp.asarray(small), jax.device_put(small)
+    eager_sin = alternating(lambda: jnp.sin(ours_small), lambda: jnp_ref.sin(jax_small), 20000)
     rows.append(("device_put f32[3]",
                  best(lambda: runtime.device_put(small), 5000),
                  best(lambda: jax.device_put(small), 5000)))
@@ -137,13 +150,16 @@ def main():
         warm_jax.append(_timed(lambda: low.compile()))
     rows.append(("compile, warm (from the persistent cache)", min(warm_ours), min(warm_jax)))
 
-    print(f"{'operation':<42} {'autodidax':>11} {'JAX':>11} {'ratio':>6}  target <= {TARGET}")
+    rows.append(("eager jnp.sin of an f32[3] array (NumPy)", *eager_sin, 0.5))
+
+    print(f"{'operation':<42} {'autodidax':>11} {'JAX':>11} {'ratio':>6}  target")
     ok = True
-    for name, ours, theirs in rows:
+    for name, ours, theirs, *target in rows:
+        target = target[0] if target else TARGET
         ratio = ours / theirs
-        ok &= ratio <= TARGET
-        print(f"{name:<42} {_fmt(ours):>11} {_fmt(theirs):>11} {ratio:>6.2f}  "
-              f"{'ok' if ratio <= TARGET else 'MISSED'}")
+        ok &= ratio <= target
+        print(f"{name:<42} {_fmt(ours):>11} {_fmt(theirs):>11} {ratio:>6.2f}  <= {target:<4} "
+              f"{'ok' if ratio <= target else 'MISSED'}")
     print("every row within target" if ok else "some rows missed the target")
     print(f"np.asarray of a fresh f32[3]: the floor for a Python class (a wrapper whose __array__ "
           f"returns the buffer's view) is {_fmt(asarray_floor)}; ours is "

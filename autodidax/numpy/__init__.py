@@ -194,7 +194,10 @@ def _broadcast_ranks(name, args, shapes):
 
 
 def _to_float(x):
-    x = x if _is_array(x) else asarray(x)
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        return x                # the primitive takes it as it is: no copy
+    if not _is_array(x):
+        x = asarray(x)
     if x.dtype.kind in "biu":
         return lax.convert_element_type(x, _FLOAT32, weak_type=x.aval.weak_type)
     return x
