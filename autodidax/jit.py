@@ -250,6 +250,7 @@ class Jitted:
         except TypeError:              # not weakly referenceable: a cache of our own
             pass
         self.trace_count = 0
+        self._last = (None, None)      # the fast path's last key and its entry
 
     def _signature(self, args, kwargs):
         """The key of the program a call needs, and the flat list of its dynamic arguments."""
@@ -327,7 +328,11 @@ class Jitted:
                               if type(x) is np.ndarray else None for x in args])
             if signature_context:
                 fast_key += (tuple(signature_context.items()),)
-            entry = self._fast.get(fast_key)
+            last_key, entry = self._last
+            if fast_key != last_key:     # (the last call's types are found without hashing)
+                entry = self._fast.get(fast_key)
+                if entry is not None:
+                    self._last = fast_key, entry
             if entry is not None:
                 outs = entry.executable.run_arrays(args, entry.in_avals)
                 return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
@@ -339,6 +344,7 @@ class Jitted:
                                                   self._placement(key, entry), entry.donated)
             if fast_key is not None and None not in fast_key:
                 self._fast[fast_key] = entry
+                self._last = fast_key, entry
             return tree_unflatten(entry.out_tree, entry.executable(*flat))
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
         outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)

@@ -5,6 +5,7 @@ takes the best of several repetitions. Prints the cost per equation and the rati
 targets are stated in.
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -41,7 +42,44 @@ def per_equation(make_jaxpr, m, n, repeats):
     return best / (2 * n) * 1e6      # two equations per step: sin and mul
 
 
+_MEMORY = """
+import gc, os, resource, sys, tracemalloc
+import numpy as np
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+if sys.argv[1] == "jax":
+    import jax as lib, jax.numpy as m
+else:
+    import autodidax as lib, autodidax.numpy as m
+def f(x):
+    for _ in range(5_000):
+        x = m.sin(x) * 1.5
+    return x
+x = np.ones(3, np.float32)
+lib.make_jaxpr(lambda x: m.sin(x) * 1.5)(x)          # warm: first-use caches are not tracing
+gc.collect()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
+jaxpr = lib.make_jaxpr(f)(x)
+_, peak = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+print(peak, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss) * 1024)
+"""
+
+
+def peak_memory():
+    """Peak memory while `make_jaxpr` traces 10,000 equations, each library in a fresh process:
+    what Python allocated at the peak (tracemalloc), and the growth of the process's resident
+    high-water mark (which sees C++ allocations too, and tracemalloc's own bookkeeping)."""
+    out = {}
+    for lib in ("autodidax", "jax"):
+        run = subprocess.run([sys.executable, "-c", _MEMORY, lib], capture_output=True,
+                             text=True, check=True)
+        out[lib] = [int(v) for v in run.stdout.split()]
+    return out
+
+
 def main():
+    memory = peak_memory()
     rows = []
     for n in SIZES:
         repeats = 5 if n <= 1000 else 2
@@ -58,6 +96,11 @@ def main():
           f"{'met' if ratio <= 0.5 else 'NOT met'}")
     print(f"N=10,000 vs N=1,000 per equation: {linear:.2f}x (target <= 1.5x): "
           f"{'met' if linear <= 1.5 else 'NOT met'}")
+    (ours, ours_rss), (theirs, theirs_rss) = memory["autodidax"], memory["jax"]
+    print(f"peak memory tracing 10,000 equations: Python allocations {ours / 2**20:.1f} MiB "
+          f"against JAX's {theirs / 2**20:.1f} MiB ({ours / theirs:.2f}x, target <= 1x): "
+          f"{'met' if ours <= theirs else 'NOT met'}; resident high-water mark grew by "
+          f"{ours_rss / 2**20:.1f} MiB against {theirs_rss / 2**20:.1f} MiB")
 
 
 if __name__ == "__main__":
