@@ -366,6 +366,7 @@ def set_array_methods(methods: dict) -> None:
 Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
 
 _PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}
+_SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool) for t, d in _PYTHON_SCALARS.items()}
 aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct
 
 
@@ -375,8 +376,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     if isinstance(x, (Tracer, Array)):
         return x.aval
-    if type(x) in _PYTHON_SCALARS:
-        return ShapedArray((), _PYTHON_SCALARS[type(x)], weak_type=type(x) is not bool)
+    if type(x) in _SCALAR_AVALS:      # (avals are never changed, so these can be shared)
+        return _SCALAR_AVALS[type(x)]
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     rule = aval_rules.get(type(x))     # types of later chapters that stand for arrays

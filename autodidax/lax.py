@@ -99,7 +99,11 @@ def _binop(name, impl, kinds, out_dtype=None):
                             "promote their inputs to a common dtype first.)")
         _check_dtype(name, x.dtype, kinds)
         shape = broadcasting_shape(name, x.shape, y.shape)
-        return ShapedArray(shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
+        dtype, weak_type = out_dtype or x.dtype, x.weak_type and y.weak_type
+        for a in (x, y):            # an input's aval, when it is the result's: one object less
+            if a.shape == shape and a.dtype is dtype and a.weak_type == weak_type:
+                return a
+        return ShapedArray(shape, dtype, weak_type)
     abstract_eval_rules[prim] = abstract_eval
     return prim
 
