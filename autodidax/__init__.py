@@ -26,8 +26,9 @@ if not _RUNNER:
     from autodidax.batching import jacfwd, vmap  # noqa: F401  (chapter 04: jacfwd as vmap of jvp)
     from autodidax import jaxpr as _jaxpr  # (chapter 05)
     from autodidax.jaxpr import make_jaxpr  # noqa: F401
-    from autodidax.runtime import (block_until_ready, config, default_backend,  # noqa: F401
-                                   device_count, device_get, device_put, devices, get_backend,
+    from autodidax.runtime import (block_until_ready, clear_caches, config,  # noqa: F401
+                                   default_backend, device_count, device_get, device_put,
+                                   devices, get_backend,
                                    local_device_count, local_devices, process_count,
                                    process_index)  # (chapter 07)
     from autodidax.jit import disable_jit, jit  # noqa: F401  (chapter 08)

@@ -338,6 +338,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 def weakref_lru_cache(fn):
     """Memoize `fn(closed_jaxpr, *args)`: weakly on the jaxpr, by value on the rest."""
     cache = weakref.WeakKeyDictionary()
+    _weakref_caches.append(cache)
 
     @functools.wraps(fn)
     def cached(closed, *args):
@@ -352,6 +353,13 @@ def weakref_lru_cache(fn):
 
 
 _MISSING = object()
+_weakref_caches: list = []      # the table of every weakref_lru_cache
+
+
+def clear_weakref_caches() -> None:
+    """Forget everything every `weakref_lru_cache` has memoized."""
+    for cache in _weakref_caches:
+        cache.clear()
 
 
 def jaxpr_graph(jaxpr, *, rankdir="LR"):

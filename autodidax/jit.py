@@ -28,8 +28,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text, sanitize_name)
-from autodidax.runtime import (Array, compile_or_get_cached, config, default_device,
-                               devices_indices, part_shape)
+from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
+                               default_device, devices_indices, part_shape)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -200,6 +200,30 @@ def hoist_tracer_consts(closed: ClosedJaxpr):
 
 _jit_disabled = False          # config.jax_disable_jit, below
 _caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fast cache)}
+
+
+class _FastCache(dict):
+    """The fast path's cache: the argument types of array-only calls -> cache entries; and the
+    last call's key and entry, which a call compares first."""
+    __slots__ = ("last",)
+
+    def __init__(self):
+        super().__init__()
+        self.last = (None, None)
+
+    def clear(self):
+        super().clear()
+        self.last = (None, None)
+
+
+def _clear_jit_caches() -> None:
+    for by_options in _caches.values():
+        for cache, fast in by_options.values():
+            cache.clear()
+            fast.clear()
+
+
+cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() empties them too
 # Settings of later chapters that change what tracing gives, by name (chapter 16's mesh in
 # context): part of every call's signature while set. Empty, as it usually is, it costs nothing.
 signature_context: dict = {}
@@ -242,15 +266,15 @@ class Jitted:
         self.static_argnums, self.static_argnames = tuple(sorted(set(nums))), frozenset(names)
         # signature -> traced jaxpr (and its executable); and avals of array-only calls -> the
         # same entries. Shared by every `jit` of the same function with the same static options.
-        self._cache, self._fast = {}, {}
+        self._cache, self._fast = {}, _FastCache()
         try:
             options = (self.static_argnums, self.static_argnames, _frozen(in_shardings),
                        _frozen(out_shardings), donate_argnums, donate_argnames)
-            self._cache, self._fast = _caches.setdefault(fun, {}).setdefault(options, ({}, {}))
+            by_options = _caches.setdefault(fun, {})
+            self._cache, self._fast = by_options.setdefault(options, ({}, _FastCache()))
         except TypeError:              # not weakly referenceable: a cache of our own
             pass
         self.trace_count = 0
-        self._last = (None, None)      # the fast path's last key and its entry
 
     def _signature(self, args, kwargs):
         """The key of the program a call needs, and the flat list of its dynamic arguments."""
@@ -328,11 +352,11 @@ class Jitted:
                               if type(x) is np.ndarray else None for x in args])
             if signature_context:
                 fast_key += (tuple(signature_context.items()),)
-            last_key, entry = self._last
+            last_key, entry = self._fast.last
             if fast_key != last_key:     # (the last call's types are found without hashing)
                 entry = self._fast.get(fast_key)
                 if entry is not None:
-                    self._last = fast_key, entry
+                    self._fast.last = fast_key, entry
             if entry is not None:
                 outs = entry.executable.run_arrays(args, entry.in_avals)
                 return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
@@ -344,7 +368,7 @@ class Jitted:
                                                   self._placement(key, entry), entry.donated)
             if fast_key is not None and None not in fast_key:
                 self._fast[fast_key] = entry
-                self._last = fast_key, entry
+                self._fast.last = fast_key, entry
             return tree_unflatten(entry.out_tree, entry.executable(*flat))
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
         outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)

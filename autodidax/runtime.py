@@ -18,7 +18,7 @@ from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
     backend_compile, cache_stats, compile_options, get_cache_dir, hlo_shardings, load_or_compile,
     set_cache_dir, set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
-from autodidax.jaxpr import trace_to_jaxpr
+from autodidax.jaxpr import clear_weakref_caches, trace_to_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
 from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (appendix A5)
 from autodidax.tree_util import tree_leaves, tree_map
@@ -647,9 +647,17 @@ def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
 
 
 def clear_caches() -> None:
-    """Forget the programs compiled in this process (the persistent cache is left as it is)."""
+    """Forget the programs compiled and the jaxprs derived in this process, and whatever the
+    functions in `cache_clearers` forget (chapter 8: jit's traced functions), as
+    `jax.clear_caches()`. The persistent cache is left as it is."""
     _executables.clear()
     _dispatch_cache.clear()
+    clear_weakref_caches()
+    for clear in cache_clearers:
+        clear()
+
+
+cache_clearers: list = []      # functions of later chapters that empty their caches
 
 
 _dispatch_cache: dict = {}     # (primitive, params, input avals, device) -> Executable

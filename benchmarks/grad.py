@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
 from autodidax import runtime  # noqa: E402
+from turns import in_turns  # noqa: E402
 
 
 _CHAIN = """
@@ -101,15 +102,7 @@ def training_steps(rounds=9, calls=20):
     exe = runtime.compile_or_get_cached(text)
     flat = [runtime.device_put(a) for a in jax.tree.leaves((host, hx, hy))]
     runs["floor"] = lambda: exe(*flat)
-    times = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            run()
-            start = time.perf_counter()
-            for _ in range(calls):
-                g = run()
-            jax.tree.leaves(g)[0].block_until_ready()
-            times[name].append((time.perf_counter() - start) / calls)
+    times = in_turns(runs, rounds, calls)
     return {name: statistics.median(t) for name, t in times.items()}
 
 

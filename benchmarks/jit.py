@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
 from autodidax import runtime  # noqa: E402
+from turns import in_turns  # noqa: E402
 
 
 def best_per_call(fn, calls, repeats=7):
@@ -135,15 +136,7 @@ def cache_hits(rounds=7, calls=2000):
                        for a, v in zip(avals, (hx, hy))]
                 return exe.loaded.execute_sharded(put).consume_with_handlers(handlers)[0]
             runs["floor: put NumPy arrays, raw call"] = floor_host
-    best = {name: float("inf") for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            run()
-            start = time.perf_counter()
-            for _ in range(calls):
-                out = run()
-            out.block_until_ready()
-            best[name] = min(best[name], (time.perf_counter() - start) / calls)
+    best = {name: min(times) for name, times in in_turns(runs, rounds, calls).items()}
     print(f"{'cache-hit call, f32[3]':40} {'per call':>11}")
     for name, t in best.items():
         print(f"  {name:38} {t * 1e6:>9.2f}us")

@@ -20,6 +20,7 @@ from autodidax import core, runtime  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp_ref  # noqa: E402
+from turns import in_turns  # noqa: E402
 
 TARGET = 1.5
 
@@ -60,16 +61,6 @@ def _aligned_readonly(a):
     return out
 
 
-def alternating(ours, theirs, number, rounds=9):
-    """Seconds per call of `ours()` and of `theirs()`, measured in turns, round after round,
-    each the best of its rounds: on a noisy machine both see the same disturbances."""
-    best_ours = best_theirs = float("inf")
-    for _ in range(rounds):
-        best_ours = min(best_ours, best(ours, number, repeats=1))
-        best_theirs = min(best_theirs, best(theirs, number, repeats=1))
-    return best_ours, best_theirs
-
-
 def three_ops(x):
     return jnp_ref.sin(x) * jnp_ref.sin(x) + x
 
@@ -84,7 +75,9 @@ def main():
 
     import autodidax.numpy as jnp
     ours_small, jax_small = jnp.asarray(small), jax.device_put(small)
-    eager_sin = alternating(lambda: jnp.sin(ours_small), lambda: jnp_ref.sin(jax_small), 20000)
+    eager_sin = in_turns({"ours": lambda: jnp.sin(ours_small),
+                          "jax": lambda: jnp_ref.sin(jax_small)}, rounds=9, calls=20000)
+    eager_sin = min(eager_sin["ours"]), min(eager_sin["jax"])
     rows.append(("device_put f32[3]",
                  best(lambda: runtime.device_put(small), 5000),
                  best(lambda: jax.device_put(small), 5000)))

@@ -166,6 +166,23 @@ def _traced_twice(jax):
     return len(traces)
 
 
+def _traced_after_clear_caches(jax):
+    """How many times `f` is traced by calls of `jit(f)` and of `grad(jit(f))`, around
+    `jax.clear_caches()`: the cache of traced functions and of the jaxprs derived from them
+    (the fast path's included) is emptied, so the next call traces again."""
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 2
+    g = jax.jit(f)
+    counts = [g(1.0), g(1.0), len(traces)]
+    jax.clear_caches()
+    counts += [g(1.0), len(traces), jax.grad(g)(1.0), jax.grad(g)(1.0), len(traces)]
+    jax.clear_caches()
+    return counts + [jax.grad(g)(1.0), len(traces)]
+
+
 def _seen(transform, x):
     """The reprs of the values a function saw under `transform`."""
     seen = []
@@ -614,6 +631,8 @@ TRANSFORMS = {
     "sharding of a host array": C(lambda jax, jnp: repr(jnp.arange(3.0).sharding)),
     "sharding of a jit result": C(lambda jax, jnp: repr(jax.jit(jnp.sin)(V3).sharding)),
     "jit of the same function twice traces once": C(lambda jax, jnp: _traced_twice(jax)),
+    "clear_caches: jit and grad of jit trace again": C(
+        lambda jax, jnp: _traced_after_clear_caches(jax)),
     "grad of kron and trace": C(lambda jax, jnp: jax.grad(
         lambda x: jnp.trace(jnp.kron(x, x[:2, :2])))(F), rtol=1e-5),
     "vmap of tril and roll": C(lambda jax, jnp: jax.vmap(lambda m: jnp.roll(jnp.tril(m), 1))(T)),
