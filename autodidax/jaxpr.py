@@ -158,15 +158,14 @@ def user_source_info(depth: int = 2) -> SourceInfo | None:
         frame = frame.f_back
     if frame is None:
         return None
-    return _source_info(frame.f_code, frame.f_lasti, frame.f_lineno)
+    code = frame.f_code
+    return _source_info(code.co_filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti)
 
 
-@functools.lru_cache(maxsize=4096)
-def _source_info(code, lasti, lineno) -> SourceInfo:
-    """One `SourceInfo` per place in the code (`lineno` follows from the other two): the
-    equations a loop makes share it, which is faster than making one each time, and leaves
-    Python's garbage collector fewer objects to scan."""
-    return SourceInfo(code.co_filename, lineno, code.co_qualname, code, lasti)
+# One `SourceInfo` per place in the code: the equations a loop makes share it, which is faster
+# than making one each time and leaves Python's garbage collector fewer objects to scan. (The
+# file and function names are part of the key: code objects compare equal without them.)
+_source_info = functools.lru_cache(maxsize=4096)(SourceInfo)
 
 
 custom_staging_rules: dict = {}   # primitive -> rule(trace, args, params): stages it itself

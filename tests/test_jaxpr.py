@@ -181,3 +181,17 @@ def test_a_tracer_that_outlived_its_jaxpr_is_refused_where_it_is_used_again():
         with pytest.raises(UnexpectedTracerError,
                            match=rf"created on line test_jaxpr.py:{line}:\d+ \(\S*\.leak\), escaped"):
             use()
+
+
+def test_equations_from_equal_code_in_two_files_name_their_own_file():
+    # Source infos are shared per place in the code; code objects from different files compare
+    # equal when their text and lines are, so the file and function are part of that key.
+    infos = []
+    for filename in ("a.py", "b.py"):
+        namespace = {"jnp": jnp}
+        exec(compile("f = lambda x: jnp.sin(x)", filename, "exec"), namespace)
+        infos.append(make_jaxpr(namespace["f"])(1.0).eqns[0].source_info)
+    assert [i.filename for i in infos] == ["a.py", "b.py"]
+    assert str(infos[0]) == "a.py:1:14 (<lambda>)"
+    loop = make_jaxpr(lambda x: [x := jnp.sin(x) for _ in range(3)][-1])(1.0)
+    assert len({id(e.source_info) for e in loop.eqns}) == 1      # one per place, shared
