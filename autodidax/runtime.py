@@ -521,9 +521,11 @@ class Executable:
                               for x, aval in zip(args, avals)], args)
 
     def _put_copy(self, x, aval):
+        """A NumPy array put on the device, copied. (jaxlib copies arrays of any strides, so
+        only a dtype to change costs a NumPy copy first.)"""
         sharding, devs = _placement(self.device)
-        return xc.batched_device_put(aval, sharding, [_dense(x, aval.dtype)], devs, True, True,
-                                     _ZERO_COPY, True)
+        value = x if x.dtype is aval.dtype else x.astype(aval.dtype)
+        return xc.batched_device_put(aval, sharding, [value], devs, True, True, _ZERO_COPY, True)
 
     def __call__(self, *args) -> list[Array]:
         if self.in_shardings is not None:

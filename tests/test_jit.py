@@ -323,3 +323,18 @@ def test_derived_programs_of_a_jitted_function_are_built_once():
         assert runtime.cache_stats["memory_hits"] == before["memory_hits"]   # no lowering
         np.testing.assert_allclose(np.asarray(jax.tree_util.tree_leaves(again)[0]),
                                    np.asarray(jax.tree_util.tree_leaves(first)[0]))
+
+
+def test_the_fast_path_takes_numpy_arguments_of_any_strides_and_dtype():
+    # A cache hit by shape and dtype puts a NumPy argument on the device as it is (jaxlib reads
+    # any strides); float64 is made float32 first, as the signature says.
+    import autodidax
+    f = autodidax.jit(lambda x, y: x * 2 + y)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    views = [x, x[::-1], x[:, ::-1], np.asfortranarray(x), np.broadcast_to(x[0], (3, 4))]
+    for a in views + [a.astype(np.float64) for a in views]:
+        for _ in range(2):                                   # the second call is a cache hit
+            out = f(a, a)
+            assert out.dtype == np.float32
+            np.testing.assert_array_equal(np.asarray(out), np.asarray(a, np.float32) * 3)
+    assert f.trace_count == 1
