@@ -631,6 +631,14 @@ TRANSFORMS = {
     "sharding of a host array": C(lambda jax, jnp: repr(jnp.arange(3.0).sharding)),
     "sharding of a jit result": C(lambda jax, jnp: repr(jax.jit(jnp.sin)(V3).sharding)),
     "jit of the same function twice traces once": C(lambda jax, jnp: _traced_twice(jax)),
+    "dot_general with nothing contracted keeps -0.0, eagerly": B(
+        lambda jax, jnp: jax.lax.dot_general(np.float32([[-1.0, 2.0], [0.5, -3.0]]),
+                                             np.float32([[0.0, -0.0], [4.0, 0.0]]),
+                                             (((), ()), ((0,), (0,))))),
+    "dot_general, a batched matrix product, eagerly": C(
+        lambda jax, jnp: jax.lax.dot_general(np.float32([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]),
+                                             np.float32([[[1, 0], [2, 1]], [[0, 1], [1, 3]]]),
+                                             (((2,), (1,)), ((0,), (0,))))),
     "clear_caches: jit and grad of jit trace again": C(
         lambda jax, jnp: _traced_after_clear_caches(jax)),
     "grad of kron and trace": C(lambda jax, jnp: jax.grad(

@@ -152,6 +152,11 @@ def array(a, dtype=None):
 def _promote_dtypes(*args, inexact=False):
     """Convert the arguments to their common dtype (and weak type, as JAX does); with
     `inexact`, to float32 if that dtype is an integer or bool one."""
+    if builtins.all(map(_is_array, args)):    # arrays only, often of one type: nothing to do
+        first, *rest = [a.aval for a in args]
+        if (builtins.all(v.dtype == first.dtype and v.weak_type == first.weak_type for v in rest)
+                and not (inexact and first.dtype.kind != "f")):
+            return list(args)
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [_as_operand(a) for a in args]
     avals = [get_aval(a) for a in args]
@@ -1164,7 +1169,8 @@ def matmul(a, b):
     b = lax.squeeze(b, b_squeeze) if b_squeeze else b
     dims = (((a.ndim - 1,), (b.ndim - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch)))
     out = lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
-    out = lax.transpose(out, np.argsort(out_batch + out_a + out_b).tolist())
+    order = out_batch + out_a + out_b             # where each of dot_general's dimensions goes
+    out = lax.transpose(out, sorted(range(len(order)), key=order.__getitem__))
     return lax.expand_dims(out, both_squeeze) if both_squeeze else out
 
 
