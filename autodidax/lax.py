@@ -740,7 +740,7 @@ def reshape(x, new_sizes, dimensions=None):
 
 def transpose(x, permutation):
     permutation = tuple(permutation)
-    if permutation == tuple(range(np.ndim(x))) and isinstance(x, Array):
+    if isinstance(x, Array) and permutation == tuple(range(x.ndim)):
         return x                          # as JAX: the identity permutation binds nothing
     return transpose_p.bind(x, permutation=permutation)
 
