@@ -591,9 +591,9 @@ def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
         order = [d for g in groups for d in g]
         return a.transpose(order).reshape([math.prod(a.shape[d] for d in g) for g in groups])
     x3, y3 = grouped(x, x_batch, x_free, x_contract), grouped(y, y_batch, y_contract, y_free)
-    # Nothing contracted: products only, as XLA computes them (a matrix product would add each
-    # to a zero, and turn -0.0 into 0.0).
-    out = np.matmul(x3, y3) if x_contract else x3 * y3.reshape(y3.shape[0], 1, -1)
+    # Nothing contracted (x3 is (batch, free, 1), y3 (batch, 1, free)): products only, as XLA
+    # computes them (a matrix product would add each to a zero, and turn -0.0 into 0.0).
+    out = np.matmul(x3, y3) if x_contract else x3 * y3
     shape = [x.shape[i] for i in x_batch + x_free] + [y.shape[j] for j in y_free]
     return out.reshape(shape).astype(dtype, copy=False)
 
