@@ -127,7 +127,8 @@ def _fresh_checker_cell():
 
 def execute(nb, cwd: Path, timeout: int = 600, fresh_checker: bool = False):
     """Run `nb` top to bottom in a fresh kernel, going on past errors; return it with its outputs.
-    With `fresh_checker`, each marked check cell is preceded by `_fresh_checker_cell()`."""
+    With `fresh_checker`, each marked check cell is preceded by `_fresh_checker_cell()`. A cell
+    that runs longer than `timeout` seconds is interrupted, and its check fails."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     if fresh_checker:
         cells = []
@@ -137,7 +138,7 @@ def execute(nb, cwd: Path, timeout: int = 600, fresh_checker: bool = False):
             cells.append(cell)
         nb.cells = cells
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                            record_timing=False, resources={"metadata": {"path": str(cwd)}})
+                            interrupt_on_timeout=True, record_timing=False, resources={"metadata": {"path": str(cwd)}})
     client.execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines, not the notebook's
     return nb
 

@@ -6,13 +6,23 @@ why, and never stops the notebook, so a student's notebook runs to its end whate
     with exercise("1. The tanh primitive"):
         assert ..., "what went wrong"
 
+A check can also ask what a solution called, with `watch(...)`: to count the calls of a function
+the exercise asks for, or to catch a solution that hands the work to the package's own version.
+
+    with watch(autodidax.autodiff) as seen:   # any function of chapter 9's module
+        got = hvp(f, x, v)
+    assert not seen, f"hvp called {seen[0]}, chapter 9's: build it from jvp and jacfwd"
+
 For an autograder that scores a cell by whether it raises (nbgrader's), set BOOK_EXERCISES_RAISE=1
 in its environment: a failed check then raises an AssertionError after printing its line.
 """
 from __future__ import annotations
 
+import inspect
 import os
+import sys
 import traceback
+import types
 from contextlib import contextmanager
 
 PASSED, FAILED = "✓", "✗"
@@ -47,3 +57,28 @@ def _why(e: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(e.__traceback__)
               if f"{os.sep}autodidax{os.sep}" not in f.filename] or [None]
     return f"{type(e).__name__}: {e}" + (f" (line {frames[-1].lineno})" if frames[-1] else "")
+
+
+@contextmanager
+def watch(*targets):
+    """Record the Python calls that the block makes of `targets`: functions (unwrapped of their
+    decorators), or modules, for any function whose code is in one. Yields a list that gets the
+    qualified name of each call, in order."""
+    codes, files = set(), set()
+    for t in targets:
+        if isinstance(t, types.ModuleType):
+            files.add(t.__file__)
+        else:
+            codes.add(inspect.unwrap(t).__code__)
+    seen = []
+
+    def hook(frame, event, arg):
+        if event == "call" and (frame.f_code in codes or frame.f_code.co_filename in files):
+            seen.append(frame.f_code.co_qualname)
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)
