@@ -32,11 +32,11 @@ def book_notebook(ch):
 _runs = {}
 
 
-def executed(ch, edition):
-    """The student edition of a chapter, run top to bottom once per session."""
+def graded(ch, edition):
+    """`book.check`'s grading of a chapter's student edition, run once per session: (results,
+    errors, warnings), the checks put back and their helpers loaded afresh, as for a student."""
     if ch not in _runs:
-        path = edition / ch.notebook.name
-        _runs[ch] = check.execute(nbformat.read(path, as_version=4), edition)
+        _runs[ch] = check.check(ch, edition / ch.notebook.name)
     return _runs[ch]
 
 
@@ -67,14 +67,16 @@ def test_the_student_edition_holds_no_solution(ch, edition):
 
 @pytest.mark.parametrize("ch", WRITTEN, ids=ids)
 def test_the_student_edition_runs_top_to_bottom(ch, edition):
-    nb = executed(ch, edition)
-    assert not check.errors(nb), f"{ch.notebook.name}, student edition: {check.errors(nb)}"
+    _, errors, warnings = graded(ch, edition)
+    assert not errors, f"{ch.notebook.name}, student edition: {errors}"
+    assert not warnings, warnings
 
 
 @pytest.mark.parametrize("ch", WRITTEN, ids=ids)
-def test_each_check_fails_on_the_stub_with_a_readable_message(ch, edition):
-    names = check.exercises(book_notebook(ch))
-    for r in check.results(executed(ch, edition), names):
+def test_book_check_grades_the_student_edition_zero(ch, edition):
+    results, _, _ = graded(ch, edition)
+    assert len(results) == len(check.exercises(book_notebook(ch))) > 0
+    for r in results:
         assert not r.passed, f"{r.exercise} passes with its solution removed"
         assert r.why.startswith("not done yet"), f"{r.exercise}: the stub should fail as not done yet, got: {r.why}"
 
@@ -325,3 +327,68 @@ def test_nbgrader_grades_the_course_as_the_checker_does(tiny, tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         scores = {s: gb.find_submission("99_tiny", s).score for s in ("honest", "cheater")}
     assert scores == {"honest": 2, "cheater": 0}, scores
+
+
+_GENERATE_ALL = """
+import json, sys
+from nbgrader.apps import NbGraderAPI
+api = NbGraderAPI()
+print(json.dumps({name: api.generate_assignment(name, force=True) for name in sys.argv[1:]}))
+"""
+
+
+def test_nbgrader_generates_every_chapter(tmp_path):
+    """`nbgrader generate_assignment` on the course of the whole book (in one process: nbgrader's
+    API, as its command runs it), and no release notebook holds a solution or its markers."""
+    from book import nbgrader
+    course = tmp_path / "course"
+    nbgrader.write(course)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    slugs = [ch.notebook.stem for ch in WRITTEN]
+    done = subprocess.run([sys.executable, "-c", _GENERATE_ALL, *slugs], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    import json
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    failed = {name: r.get("error", "")[-500:] for name, r in report.items() if not r["success"]}
+    assert not failed, failed
+    for ch in WRITTEN:
+        release = course / "release" / ch.notebook.stem / ch.notebook.name
+        text = release.read_text()
+        assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, release
+        nb = nbformat.read(release, as_version=4)
+        code = "\n".join(c.source for c in nb.cells)
+        for cell in book_notebook(ch).cells:
+            for region in solutions(cell.source):
+                assert region.strip() not in code, f"{ch.notebook.name}'s release shows a solution"
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+def test_the_student_site_holds_no_solution(tmp_path):
+    """The whole student site as `make site-student` builds it: no page, source copy or download
+    holds a solution marker, or the text of a solution of more than one line."""
+    import html
+    from book import site
+    out = tmp_path / "html"
+    site.build(out, only=WRITTEN, student=True)
+    regions = {_flat(region) for ch in WRITTEN for cell in book_notebook(ch).cells
+               for region in solutions(cell.source) if len(region.strip().splitlines()) > 1}
+    leaks, files = [], 0
+    for path in out.rglob("*"):
+        if path.suffix not in (".html", ".ipynb", ".md", ".txt", ".py", ".js"):
+            continue
+        files += 1
+        text = path.read_text(errors="replace")
+        if "BEGIN SOLUTION" in text or "END SOLUTION" in text:
+            leaks.append(f"{path.relative_to(out)}: a solution marker")
+        if path.suffix == ".html":
+            text = html.unescape(re.sub(r"<[^>]+>", "", text))
+        elif path.suffix == ".ipynb":
+            text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+        flat = _flat(text)
+        leaks += [f"{path.relative_to(out)}: {region[:60]!r}..." for region in regions if region in flat]
+    assert files > len(WRITTEN), "the site has the chapters' pages and their sources"
+    assert not leaks, leaks

@@ -1,0 +1,108 @@
+"""Wrong solutions to chapter 1's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+_REPEAT_ABSTRACT = """
+if type(axis) is not int or not 0 <= axis < x.ndim:
+    raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
+if type(repeats) is not int or repeats < 0:
+    raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
+shape = list(x.shape)
+shape[axis] *= repeats
+"""
+
+_PROCESS = """
+values, deps = [], set()
+for a in args:
+    if isinstance(a, DepTracer) and a._trace is self:
+        values.append(a.value)
+        deps |= a.deps
+    else:
+        values.append(a)
+with set_current_trace(eval_trace):
+    out = primitive.bind(*values, **params)
+"""
+
+WRONG = [
+    Wrong("1. A primitive with parameters", "np.tile, which repeats the whole array, for np.repeat",
+          ("""
+          reps = [1] * x.ndim
+          reps[axis] = repeats
+          return np.tile(x, reps)
+          """, None), reason=r"repeat\(x, 2, axis=1\) .* should be"),
+    Wrong("1. A primitive with parameters", "the abstract rule returns the input's aval unchanged",
+          (None, _REPEAT_ABSTRACT + "return x\n"), reason="should have the type f32\\[4,15\\]"),
+    Wrong("1. A primitive with parameters", "a new aval of shape and dtype, the weak type dropped",
+          (None, _REPEAT_ABSTRACT + "return ShapedArray(tuple(shape), x.dtype)\n"),
+          reason="weak type"),
+    Wrong("1. A primitive with parameters", "no checks: the parameters left for NumPy to reject",
+          (None, """
+          return x.update(shape=x.shape[:axis] + (x.shape[axis] * repeats,) + x.shape[axis + 1:])
+          """), reason="should raise a ValueError"),
+    Wrong("2. A trace that stops at the first NaN", "the inputs checked, not the outputs",
+          """
+          for a in args:
+              if np.isnan(np.asarray(a)).any():
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          with set_current_trace(eval_trace):
+              return primitive.bind(*args, **params)
+          """, reason="first NaN comes out of log, but the error says .*add"),
+    Wrong("2. A trace that stops at the first NaN", "an infinity taken for a NaN",
+          """
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*args, **params)
+          for o in out if primitive.multiple_results else [out]:
+              if not np.isfinite(np.asarray(o)).all():
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          return out
+          """, reason="an infinity, not a NaN"),
+    Wrong("2. A trace that stops at the first NaN", "float32 outputs checked alone",
+          """
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*args, **params)
+          for o in out if primitive.multiple_results else [out]:
+              if o.dtype == np.float32 and np.isnan(np.asarray(o)).any():
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          return out
+          """, reason="float16 zero makes a NaN in div"),
+    Wrong("3. A trace with tracers of its own", "the set of the first tracer operand alone",
+          ("""
+          values, deps = [], None
+          for a in args:
+              if isinstance(a, DepTracer) and a._trace is self:
+                  values.append(a.value)
+                  deps = a.deps if deps is None else deps
+              else:
+                  values.append(a)
+          deps = deps or set()
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*values, **params)
+          if primitive.multiple_results:
+              return [DepTracer(self, o, deps) for o in out]
+          return DepTracer(self, out, deps)
+          """, None), reason=r"2\.0 \* x \+ y depends on the arguments at \{0, 1\}"),
+    Wrong("3. A trace with tracers of its own", "no trace: each argument nudged, outputs compared",
+          (None, """
+          outs = f(*args)
+          deps = tuple(set() for _ in outs)
+          for i in range(len(args)):
+              nudged = list(args)
+              nudged[i] = args[i] + 1.0
+              for out, moved, d in zip(outs, f(*nudged), deps):
+                  if not np.array_equal(out, moved):
+                      d.add(i)
+          return tuple(outs), deps
+          """), reason=r"x \* 0\.0 depends on the arguments at \{0\}"),
+    Wrong("3. A trace with tracers of its own", "several results wrapped in one tracer",
+          (_PROCESS + "return DepTracer(self, out, deps)\n", None),
+          reason="two results, failed.*tracer of its own"),
+    Wrong("3. A trace with tracers of its own", "the trace never invalidated",
+          (None, """
+          trace = DepTrace()
+          tracers = [DepTracer(trace, jnp.asarray(a), {i}) for i, a in enumerate(args)]
+          with set_current_trace(trace):
+              outs = f(*tracers)
+          mine = lambda o: isinstance(o, DepTracer) and o._trace is trace
+          return (tuple(o.value if mine(o) else o for o in outs),
+                  tuple(set(o.deps) if mine(o) else set() for o in outs))
+          """), reason="invalidate the trace"),
+]

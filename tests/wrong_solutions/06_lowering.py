@@ -1,0 +1,93 @@
+"""Wrong solutions to chapter 6's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+_ROLL = """
+aval, = ctx.avals_in
+n = aval.shape[{n_axis}]
+k = {k}
+{zero}
+def piece(start, limit):
+    starts, limits = [0] * aval.ndim, list(aval.shape)
+    starts[axis], limits[axis] = start, limit
+    return hlo.slice(x, _dense(starts), _dense(limits), _dense([1] * aval.ndim))
+return [hlo.concatenate([{pieces}], axis)]
+"""
+
+
+def _roll(n_axis="axis", k="shift % n if n else 0", zero="if k == 0:\n    return [x]",
+          pieces="piece(n - k, n), piece(0, n - k)"):
+    return _ROLL.format(n_axis=n_axis, k=k, zero=zero, pieces=pieces)
+
+
+_FOLD = """
+aval_out, = ctx.avals_out
+scalar = {scalar}
+reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [{init}], _dense({axes}))
+region = reduce.regions[0].blocks.append(scalar, scalar)
+with ir.InsertionPoint(region):
+    consts = {consts}
+    hlo.return_({body})
+return [reduce.result]
+"""
+
+
+def _fold(scalar="aval_to_ir_type(aval_out.update(shape=()))", init="init", axes="axes",
+          consts="[ir_constant(c, v.aval.dtype) for c, v in zip(body.consts, "
+                 "body.jaxpr.constvars)]",
+          body="jaxpr_subcomp(ctx.module_context, body.jaxpr, consts, list(region.arguments))"):
+    return _FOLD.format(scalar=scalar, init=init, axes=axes, consts=consts, body=body)
+
+
+WRONG = [
+    Wrong("1. A lowering rule from smaller operations", "the formula as written: e^x overflows",
+          """
+          one = full_like_aval(1, ctx.avals_in[0])
+          return [hlo.log(hlo.add(one, hlo.exponential(x)))]
+          """, reason="overflowed"),
+    Wrong("1. A lowering rule from smaller operations", "the absolute value forgotten: e^-x overflows",
+          """
+          aval, = ctx.avals_in
+          positive = hlo.maximum(x, full_like_aval(0, aval))
+          return [hlo.add(positive, hlo.log_plus_one(hlo.exponential(hlo.negate(x))))]
+          """, reason="overflowed"),
+    Wrong("1. A lowering rule from smaller operations", "the zeros made as float32, whatever the dtype",
+          """
+          aval, = ctx.avals_in
+          positive = hlo.maximum(x, full_like_aval(0, aval.update(dtype=np.dtype(np.float32))))
+          return [hlo.add(positive, hlo.log_plus_one(hlo.exponential(hlo.negate(hlo.abs(x)))))]
+          """, reason=r"lowering softplus of f16\[3\] failed"),
+    Wrong("1. A lowering rule from smaller operations", "the package's softplus, traced and lowered",
+          """
+          aval, = ctx.avals_in
+          closed = make_jaxpr(autodidax.nn.softplus)(np.zeros(aval.shape, aval.dtype))
+          return jaxpr_subcomp(ctx.module_context, closed.jaxpr, [], [x])
+          """, reason="the package's"),
+    Wrong("2. A rule that reads its params: roll", "the two pieces in the other order",
+          _roll(pieces="piece(0, n - k), piece(n - k, n)"),
+          reason=r"roll of f32\[3,4\] by 1 along axis 0 is wrong"),
+    Wrong("2. A rule that reads its params: roll", "the shift used as it is, not modulo the axis",
+          _roll(k="shift"), reason=r"roll of f32\[3,4\] by -1 along axis 1 failed"),
+    Wrong("2. A rule that reads its params: roll", "a roll by 0 emitted as two slices all the same",
+          _roll(zero=""), reason="emit no operation"),
+    Wrong("2. A rule that reads its params: roll", "the package's jnp.roll, traced and lowered",
+          """
+          aval, = ctx.avals_in
+          closed = make_jaxpr(lambda a: jnp.roll(a, shift, axis))(np.zeros(aval.shape, aval.dtype))
+          return jaxpr_subcomp(ctx.module_context, closed.jaxpr, [], [x])
+          """, reason="called .*roll, the package's"),
+    Wrong("2. A rule that reads its params: roll", "the axis length read from axis 0",
+          _roll(n_axis="0"), reason=r"along axis 1 (failed|is wrong)"),
+    Wrong("3. A body in a region: fold", "the body ignored: always a sum",
+          _fold(consts="[]", body="[hlo.add(*region.arguments)]"),
+          reason="maximum over axes .* should be"),
+    Wrong("3. A body in a region: fold", "the body's constants not passed to jaxpr_subcomp",
+          _fold(consts="[]"), reason=r"lowering fold of soft_max .*its body has a constant.* failed"),
+    Wrong("3. A body in a region: fold", "the region's arguments typed float32, whatever the dtype",
+          _fold(scalar="ir.RankedTensorType.get((), ir.F32Type.get())"),
+          reason="lowering fold of . over axis 0 of an int32 array, from 0 failed"),
+    Wrong("3. A body in a region: fold", "the region's arguments typed as the whole operand",
+          _fold(scalar="aval_to_ir_type(ctx.avals_in[0])"),
+          reason="lowering fold of maximum .* failed"),
+    Wrong("3. A body in a region: fold", "the init value replaced by a zero",
+          _fold(init="ir_constant(0, aval_out.dtype)"), reason="maximum over axes .* should be"),
+]

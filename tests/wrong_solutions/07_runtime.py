@@ -1,0 +1,135 @@
+"""Wrong solutions to chapter 7's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+E1 = "1. NumPy or XLA, by size and by place"
+E2 = "2. Compile what runs often"
+E3 = "3. A cache that forgets"
+
+WRONG = [
+    Wrong(E1, "size alone: a small device array is evaluated with NumPy, back on the host",
+          """
+          if any(get_aval(x).size >= self.threshold for x in args):
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="a device array of 3 numbers .* should run with XLA"),
+    Wrong(E1, "every argument must be large: one small argument sends the call to NumPy",
+          """
+          if all(type(x) is Array or get_aval(x).size >= self.threshold for x in args):
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="concatenate of 10 host numbers and 1000 .* should run with XLA"),
+    Wrong(E1, "the threshold itself counted as small",
+          """
+          if any(type(x) is Array or get_aval(x).size > self.threshold for x in args):
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="sin of 100 numbers .* should run with XLA"),
+    Wrong(E1, "isinstance of chapter 1's Array: every array counts as on the device",
+          """
+          if any(isinstance(x, autodidax.core.Array) or get_aval(x).size >= self.threshold
+                 for x in args):
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="sin of 10 numbers on the host: should run with NumPy"),
+
+    Wrong(E2, "compiles on the warmup-th call, not after it",
+          (None, """
+          key = (primitive, tuple(sorted(params.items())), tuple(map(get_aval, args)))
+          self.seen[key] = n = self.seen.get(key, 0) + 1
+          if n < self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="should run with NumPy, NumPy, XLA, XLA"),
+    Wrong(E2, "one count per primitive",
+          (None, """
+          self.seen[primitive] = n = self.seen.get(primitive, 0) + 1
+          if n <= self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="another shape"),
+    Wrong(E2, "the parameters left out of the kind of call",
+          (None, """
+          key = (primitive, tuple(map(get_aval, args)))
+          self.seen[key] = n = self.seen.get(key, 0) + 1
+          if n <= self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="other parameters"),
+    Wrong(E2, "types as shape and dtype: the weak type forgotten",
+          (None, """
+          types = tuple((get_aval(x).shape, get_aval(x).dtype) for x in args)
+          key = (primitive, tuple(sorted(params.items())), types)
+          self.seen[key] = n = self.seen.get(key, 0) + 1
+          if n <= self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="the weak type is part of it"),
+    Wrong(E2, "the arguments themselves in the key: every new array is a new kind of call",
+          (None, """
+          key = (primitive, tuple(sorted(params.items())), tuple(map(id, args)))
+          self.seen[key] = n = self.seen.get(key, 0) + 1
+          if n <= self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="should run with NumPy, NumPy, XLA, XLA; ran NumPy, NumPy, NumPy, NumPy"),
+
+    Wrong(E3, "first in, first out: a hit does not make the program the most recent",
+          """
+          exe = self.entries.get(text)
+          if exe is None:
+              exe = self.compile_fn(text)
+              if len(text) > self.max_bytes:
+                  return exe
+              while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
+                  del self.entries[next(iter(self.entries))]
+              self.entries[text] = exe
+          return exe
+          """, reason="after the uses A B A, the cache should hold B A"),
+    Wrong(E3, "forgets one program to make room, though the new one may need more",
+          """
+          exe = self.entries.pop(text, None)
+          if exe is None:
+              exe = self.compile_fn(text)
+              if len(text) > self.max_bytes:
+                  return exe
+              if sum(map(len, self.entries)) + len(text) > self.max_bytes:
+                  del self.entries[next(iter(self.entries))]
+          self.entries[text] = exe
+          return exe
+          """, reason="more than max_bytes=1200"),
+    Wrong(E3, "makes room when the cache would be full, not only when it would overflow",
+          """
+          exe = self.entries.pop(text, None)
+          if exe is None:
+              exe = self.compile_fn(text)
+              if len(text) > self.max_bytes:
+                  return exe
+              while self.entries and sum(map(len, self.entries)) + len(text) >= self.max_bytes:
+                  del self.entries[next(iter(self.entries))]
+          self.entries[text] = exe
+          return exe
+          """, reason="after the uses A B A C, the cache should hold B A C"),
+    Wrong(E3, "makes room before asking whether the program fits at all",
+          """
+          exe = self.entries.pop(text, None)
+          if exe is None:
+              exe = self.compile_fn(text)
+              while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
+                  del self.entries[next(iter(self.entries))]
+              if len(text) > self.max_bytes:
+                  return exe
+          self.entries[text] = exe
+          return exe
+          """, reason="should make nothing be forgotten"),
+    Wrong(E3, "compiles on every get, and keeps the order right",
+          """
+          self.entries.pop(text, None)
+          exe = self.compile_fn(text)
+          if len(text) > self.max_bytes:
+              return exe
+          while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
+              del self.entries[next(iter(self.entries))]
+          self.entries[text] = exe
+          return exe
+          """, reason="is not compiled again"),
+]

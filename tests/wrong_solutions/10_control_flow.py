@@ -1,0 +1,185 @@
+"""Wrong solutions to chapter 10's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+WRONG = [
+    Wrong("1. A loop that grad can go through", "fori_loop itself: a while_loop when a bound is traced",
+          """
+          return fori_loop(lower, upper, body_fun, init_val)
+          """, reason="grad with traced bounds failed.*while_loop"),
+    Wrong("1. A loop that grad can go through", "every one of the max_steps steps taken",
+          """
+          def step(carry, _):
+              i, val = carry
+              return (i + 1, body_fun(i, val)), None
+
+          (_, val), _ = scan(step, (lower, init_val), None, length=max_steps)
+          return val
+          """, reason="with lower=0, upper=3"),
+    Wrong("1. A loop that grad can go through", "the steps counted from 0, and passed as the index",
+          """
+          def step(carry, _):
+              i, val = carry
+              val = cond(i < upper - lower, lambda v: body_fun(i, v), lambda v: v, val)
+              return (i + 1, val), None
+
+          (_, val), _ = scan(step, (0, init_val), None, length=max_steps)
+          return val
+          """, reason="with lower=2, upper=5"),
+    Wrong("1. A loop that grad can go through", "a Python loop that tests the bound with if",
+          """
+          val = init_val
+          for k in range(max_steps):
+              if lower + k < upper:
+                  val = body_fun(lower + k, val)
+          return val
+          """, reason="Python cannot branch"),
+    Wrong("2. Dead code in a cond", "each branch pruned of the inputs it does not read",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          branches, used_ops = [], [False] * (len(eqn.invars) - 1)
+          for branch in eqn.params["branches"]:
+              j, used = dce_jaxpr(branch.jaxpr, used_outputs)
+              branches.append(ClosedJaxpr(j, branch.consts))
+              used_ops = [a or b for a, b in zip(used_ops, used)]
+          new_eqn = eqn._replace(
+              invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=tuple(branches)))
+          return [True] + used_ops, new_eqn
+          """, reason="ill-typed.*branch 0 takes"),
+    Wrong("2. Dead code in a cond", "the outputs pruned, every operand kept",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          branches = tuple(ClosedJaxpr(dce_jaxpr(b.jaxpr, used_outputs, prune_inputs=False)[0],
+                                       b.consts) for b in eqn.params["branches"])
+          return [True] * len(eqn.invars), eqn._replace(
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=branches))
+          """, reason="should take 2 operands.*it takes 3"),
+    Wrong("2. Dead code in a cond", "the operands read by the first branch, taken for all",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          _, used_ops = dce_jaxpr(eqn.params["branches"][0].jaxpr, used_outputs)
+          branches = []
+          for branch in eqn.params["branches"]:
+              j, _ = dce_jaxpr(branch.jaxpr, used_outputs, prune_inputs=False)
+              branches.append(ClosedJaxpr(Jaxpr(j.constvars,
+                                                [v for v, u in zip(j.invars, used_ops) if u],
+                                                j.eqns, j.outvars), branch.consts))
+          new_eqn = eqn._replace(
+              invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=tuple(branches)))
+          return [True] + used_ops, new_eqn
+          """, reason="should take 2 operands.*it takes 1"),
+    Wrong("2. Dead code in a cond", "a cond with no output used dropped, effects or not",
+          """
+          if not any(used_outputs):
+              return [False] * len(eqn.invars), None
+          pruned, used_ops = [], [False] * (len(eqn.invars) - 1)
+          for branch in eqn.params["branches"]:
+              j, used = dce_jaxpr(branch.jaxpr, used_outputs, prune_inputs=False)
+              pruned.append((j, branch.consts))
+              used_ops = [a or b for a, b in zip(used_ops, used)]
+          branches = tuple(ClosedJaxpr(Jaxpr(j.constvars,
+                                             [v for v, u in zip(j.invars, used_ops) if u],
+                                             j.eqns, j.outvars), consts) for j, consts in pruned)
+          new_eqn = eqn._replace(
+              invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=branches))
+          return [True] + used_ops, new_eqn
+          """, reason="effect"),
+    Wrong("2. Dead code in a cond", "the flags of the operands returned, without the index's",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          pruned, used_ops = [], [False] * (len(eqn.invars) - 1)
+          for branch in eqn.params["branches"]:
+              j, used = dce_jaxpr(branch.jaxpr, used_outputs, prune_inputs=False)
+              pruned.append((j, branch.consts))
+              used_ops = [a or b for a, b in zip(used_ops, used)]
+          branches = tuple(ClosedJaxpr(Jaxpr(j.constvars,
+                                             [v for v, u in zip(j.invars, used_ops) if u],
+                                             j.eqns, j.outvars), consts) for j, consts in pruned)
+          new_eqn = eqn._replace(
+              invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=branches))
+          return used_ops, new_eqn
+          """, reason="the index first"),
+    Wrong("3. Dead code in a scan", "one round of propagation instead of a fixed point",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          p = eqn.params
+          body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+          used_ys = list(used_outputs[nk:])
+          _, used_in = dce_jaxpr(body.jaxpr, list(used_outputs), prune_inputs=False)
+          used_carry = [a or b for a, b in zip(used_outputs[:nk], used_in[nc:nc + nk])]
+          j, used_in = dce_jaxpr(body.jaxpr, used_carry + used_ys, prune_inputs=False)
+          keep = used_in[:nc] + used_carry + used_in[nc + nk:]
+          j = Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns, j.outvars)
+          new_eqn = eqn._replace(
+              invars=[v for v, k in zip(eqn.invars, keep) if k],
+              outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys) if u],
+              params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc]),
+                          num_carry=sum(used_carry)))
+          return keep, new_eqn
+          """, reason=r"only a used.*should be \(3, 4, 3\)"),
+    Wrong("3. Dead code in a scan", "carry inputs pruned by what the body reads, apart from outputs",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          p = eqn.params
+          body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+          j, used_in = dce_jaxpr(body.jaxpr, list(used_outputs))
+          new_eqn = eqn._replace(
+              invars=[v for v, u in zip(eqn.invars, used_in) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc]),
+                          num_carry=sum(used_outputs[:nk])))
+          return used_in, new_eqn
+          """, reason=r"never reads.*should be \(1, 2, 1\), they are \(1, 1, 1\)"),
+    Wrong("3. Dead code in a scan", "every carry kept, only ys and inputs pruned",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          p = eqn.params
+          body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+          used = [True] * nk + list(used_outputs[nk:])
+          j, used_in = dce_jaxpr(body.jaxpr, used, prune_inputs=False)
+          keep = used_in[:nc] + [True] * nk + used_in[nc + nk:]
+          j = Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns, j.outvars)
+          new_eqn = eqn._replace(
+              invars=[v for v, k in zip(eqn.invars, keep) if k],
+              outvars=[v for v, u in zip(eqn.outvars, used) if u],
+              params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc])))
+          return keep, new_eqn
+          """, reason=r"which nothing uses.*should be \(1, 2, 1\)"),
+    Wrong("3. Dead code in a scan", "a scan with no output used dropped, effects or not",
+          """
+          if not any(used_outputs):
+              return [False] * len(eqn.invars), None
+          p = eqn.params
+          body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+          used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+          while True:
+              j, used_in = dce_jaxpr(body.jaxpr, used_carry + used_ys, prune_inputs=False)
+              needed = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk])]
+              if needed == used_carry:
+                  break
+              used_carry = needed
+          keep = used_in[:nc] + used_carry + used_in[nc + nk:]
+          j = Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns, j.outvars)
+          new_eqn = eqn._replace(
+              invars=[v for v, k in zip(eqn.invars, keep) if k],
+              outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys) if u],
+              params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc]),
+                          num_carry=sum(used_carry)))
+          return keep, new_eqn
+          """, reason="effect"),
+]

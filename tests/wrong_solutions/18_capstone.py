@@ -1,0 +1,103 @@
+"""Wrong solutions to chapter 18's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+WRONG = [
+    Wrong("1. Momentum", "the parameters moved by the old velocity",
+          """
+          value, grads = jax.value_and_grad(loss)(params, x, y)
+          new_velocity = jax.tree.map(lambda v, g: BETA * v + g, velocity, grads)
+          params = jax.tree.map(lambda p, v: p - LR * v, params, velocity)
+          return value, params, new_velocity
+          """, reason="params\\['.*'\\] is off .*new velocity"),
+    Wrong("1. Momentum", "the velocity as a moving average, (1 - BETA) * grad",
+          """
+          value, grads = jax.value_and_grad(loss)(params, x, y)
+          velocity = jax.tree.map(lambda v, g: BETA * v + (1 - BETA) * g, velocity, grads)
+          params = jax.tree.map(lambda p, v: p - LR * v, params, velocity)
+          return value, params, velocity
+          """, reason="velocity\\[.*BETA \\* velocity \\+ grad"),
+    Wrong("1. Momentum", "the learning rate folded into the velocity",
+          """
+          value, grads = jax.value_and_grad(loss)(params, x, y)
+          velocity = jax.tree.map(lambda v, g: BETA * v + LR * g, velocity, grads)
+          params = jax.tree.map(lambda p, v: p - v, params, velocity)
+          return value, params, velocity
+          """, reason="velocity\\[.*BETA \\* velocity \\+ grad"),
+    Wrong("1. Momentum", "the loss of the new parameters returned",
+          """
+          grads = jax.grad(loss)(params, x, y)
+          velocity = jax.tree.map(lambda v, g: BETA * v + g, velocity, grads)
+          params = jax.tree.map(lambda p, v: p - LR * v, params, velocity)
+          return loss(params, x, y), params, velocity
+          """, reason="loss should be that of the parameters before the step"),
+    Wrong("2. Stopping inside the program", "the test on the loss sgd_step saw, before its update",
+          """
+          def going(carry):
+              _, value, steps = carry
+              return (value >= target) & (steps < max_steps)
+
+          def one_step(carry):
+              params, _, steps = carry
+              value, params = sgd_step(params, x, y)
+              return params, value, steps + 1
+
+          params, _, steps = lax.while_loop(going, one_step, (params, jnp.inf, jnp.int32(0)))
+          return params, steps
+          """, reason="you took 76: .*test the loss of the parameters you would return"),
+    Wrong("2. Stopping inside the program", "one step past max_steps",
+          """
+          def going(carry):
+              _, value, steps = carry
+              return (value >= target) & (steps <= max_steps)
+
+          def one_step(carry):
+              params, _, steps = carry
+              _, params = sgd_step(params, x, y)
+              return params, loss(params, x, y), steps + 1
+
+          start = (params, loss(params, x, y), jnp.int32(0))
+          params, _, steps = lax.while_loop(going, one_step, start)
+          return params, steps
+          """, reason="you took 41: stop at 40 steps"),
+    Wrong("2. Stopping inside the program", "a Python loop, testing the loss as a float",
+          """
+          steps = 0
+          while float(loss(params, x, y)) >= target and steps < max_steps:
+              _, params = sgd_step(params, x, y)
+              steps += 1
+          return params, jnp.int32(steps)
+          """, reason="raised .*lax.while_loop"),
+    Wrong("2. Stopping inside the program", "the chapter's jitted step, called in a Python loop",
+          """
+          steps = 0
+          while float(loss(params, x, y)) >= float(target) and steps < int(max_steps):
+              _, params = step(params, x, y)
+              steps += 1
+          return params, jnp.int32(steps)
+          """, reason="raised .*tracer.*lax.while_loop"),
+    Wrong("3. The model split over eight devices", "both hidden layers split by their units",
+          """
+          split = lambda *spec: NamedSharding(mesh, P(*spec))
+          return {"w0": split(None, "model"), "b0": split("model"),
+                  "w1": split(None, "model"), "b1": split("model"),
+                  "w2": split(), "b2": split()}
+          """, reason="communicates with .*all-gather"),
+    Wrong("3. The model split over eight devices", "the last layer split by rows too",
+          """
+          split = lambda *spec: NamedSharding(mesh, P(*spec))
+          return {"w0": split(None, "model"), "b0": split("model"),
+                  "w1": split("model", None), "b1": split(),
+                  "w2": split("model", None), "b2": split()}
+          """, reason="communicates with .*'all-reduce': 2"),
+    Wrong("3. The model split over eight devices", "the first layer's bias kept whole",
+          """
+          split = lambda *spec: NamedSharding(mesh, P(*spec))
+          return {"w0": split(None, "model"), "b0": split(),
+                  "w1": split("model", None), "b1": split(),
+                  "w2": split(), "b2": split()}
+          """, reason="b0 came in split as .* and leaves"),
+    Wrong("3. The model split over eight devices", "every parameter on every device",
+          """
+          return {k: NamedSharding(mesh, P()) for k in ("w0", "b0", "w1", "b1", "w2", "b2")}
+          """, reason="of w0, of shape .* should hold an eighth"),
+]
