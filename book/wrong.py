@@ -232,11 +232,13 @@ def describe(f: Finding, wrongs: list[Wrong]) -> str:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m book.wrong", description=__doc__.split("\n")[0])
     parser.add_argument("chapters", nargs="*", help="chapters (03, 03_jvp...); default: all")
+    parser.add_argument("--folder", type=Path, default=WRONG_DIR,
+                        help="where the NN_slug.py files of wrong solutions are (default: %(default)s)")
     args = parser.parse_args(argv)
     selected = [find(c) for c in args.chapters] if args.chapters else chapters()
     good = True
     for ch in selected:
-        wrongs = load(ch)
+        wrongs = load(ch, args.folder)
         print(f"chapter {ch.number}, {ch.title}: {len(wrongs)} wrong solutions")
         for f in run(ch, wrongs):
             print("  " + describe(f, wrongs))
