@@ -1,0 +1,105 @@
+"""Wrong solutions to appendix A3's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+_BATCH = """
+if da is not not_mapped:
+    return batch_at_front(triangular_solve_p)(vals, dims, **params)
+r = a.ndim
+fold = r - 1 if params["left_side"] else r - 2
+b = moveaxis(b, db, fold)
+shape = b.shape
+merged = shape[:fold] + (shape[fold] * shape[fold + 1],) + shape[fold + 2:]
+x = triangular_solve_p.bind(a, jnp.reshape(b, merged), **params)
+return jnp.reshape(x, shape), fold
+"""
+
+_QR = """
+a_dot = instantiate_zeros(a_dot)
+a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)
+x = jnp.matmul(jnp.swapaxes(q, -1, -2), a_dot_rinv)
+below = jnp.tril(x, -1)
+omega = below - jnp.swapaxes(below, -1, -2)
+q_dot = jnp.matmul(q, omega - x) + a_dot_rinv
+r_dot = jnp.matmul(x - omega, r)
+return [q, r], [q_dot, r_dot]
+"""
+
+WRONG = [
+    Wrong("1. A normal log density from one factor", "solve and slogdet, which factor with lu",
+          """
+          d = jnp.asarray(x) - mean
+          quad = jnp.sum(d * jnp.linalg.solve(cov, d.T).T, axis=-1)
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + jnp.linalg.slogdet(cov)[1] + quad)
+          """, reason="factors cov with lu"),
+    Wrong("1. A normal log density from one factor", "the solve with L on the wrong side: d L^-1",
+          """
+          L = cholesky(cov)
+          d = jnp.asarray(x) - mean
+          y = triangular_solve(L, d, left_side=False, lower=True)
+          logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(y * y, axis=-1))
+          """, reason="squared norm of L\\^-1 \\(x - mean\\)"),
+    Wrong("1. A normal log density from one factor",
+          "log det cov taken as the sum of the logs of L's diagonal",
+          """
+          L = cholesky(cov)
+          d = jnp.asarray(x) - mean
+          y = triangular_solve(L, d, left_side=False, lower=True, transpose_a=True)
+          logdet = jnp.sum(jnp.log(jnp.diagonal(L)))
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(y * y, axis=-1))
+          """, reason="twice the sum of the logs"),
+    Wrong("1. A normal log density from one factor", "the log of the product of the diagonal",
+          """
+          L = cholesky(cov)
+          d = jnp.asarray(x) - mean
+          y = triangular_solve(L, d, left_side=False, lower=True, transpose_a=True)
+          logdet = 2 * jnp.log(jnp.prod(jnp.diagonal(L)))
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(y * y, axis=-1))
+          """, reason="never take the log of their product"),
+    Wrong("2. Batching a solve without copying the matrix", "batch_at_front, which copies a",
+          """
+          return batch_at_front(triangular_solve_p)(vals, dims, **params)
+          """, reason="instead of copying a"),
+    Wrong("2. Batching a solve without copying the matrix",
+          "reshaped without moving the batch axis first",
+          _BATCH.replace("b = moveaxis(b, db, fold)\nshape = b.shape",
+                         "shape = moveaxis(b, db, fold).shape"),
+          reason="come out wrong"),
+    Wrong("2. Batching a solve without copying the matrix",
+          "folded into the columns on either side",
+          _BATCH.replace('fold = r - 1 if params["left_side"] else r - 2', "fold = r - 1"),
+          reason="left_side': False"),
+    Wrong("2. Batching a solve without copying the matrix", "a assumed never batched",
+          _BATCH.replace("if da is not not_mapped:\n    return batch_at_front(triangular_solve_p)"
+                         "(vals, dims, **params)\n", ""),
+          reason="a batched"),
+    Wrong("3. The derivative of QR", "omega taken as X's lower part, not made antisymmetric",
+          _QR.replace("omega = below - jnp.swapaxes(below, -1, -2)", "omega = below"),
+          reason="for a square .* antisymmetric"),
+    Wrong("3. The derivative of QR", "q_dot as Q omega alone",
+          _QR.replace("q_dot = jnp.matmul(q, omega - x) + a_dot_rinv",
+                      "q_dot = jnp.matmul(q, omega)"),
+          reason="outside Q's columns"),
+    Wrong("3. The derivative of QR", "r_dot as X R, omega forgotten",
+          _QR.replace("r_dot = jnp.matmul(x - omega, r)", "r_dot = jnp.matmul(x, r)"),
+          reason="r_dot should be"),
+    Wrong("3. The derivative of QR", "R inverted with jnp.linalg.inv",
+          _QR.replace("a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)",
+                      "a_dot_rinv = jnp.matmul(a_dot, jnp.linalg.inv(r))"),
+          reason="use triangular_solve"),
+    Wrong("3. The derivative of QR", "the tangents computed in NumPy",
+          """
+          a_dot = np.asarray(instantiate_zeros(a_dot), np.float64)
+          q64, r64 = np.asarray(q, np.float64), np.asarray(r, np.float64)
+          x = q64.T @ a_dot @ np.linalg.inv(r64)
+          below = np.tril(x, -1)
+          omega = below - below.T
+          q_dot = q64 @ (omega - x) + a_dot @ np.linalg.inv(r64)
+          r_dot = (x - omega) @ r64
+          return [q, r], [q_dot.astype(np.float32), r_dot.astype(np.float32)]
+          """, reason="from jnp operations and triangular_solve"),
+]
