@@ -16,6 +16,10 @@ words = jnp.concatenate([x1, x2])
 return jnp.reshape(words[:words.shape[0] - odd], np.shape(counts))
 """
 
+_SPLIT = """
+return jnp.reshape(hash_counts(key, lax.iota(np.uint32, 2 * num)), (num, 2))
+"""
+
 WRONG = [
     Wrong(E1, "the counter in column-major order, the first index fastest",
           """
@@ -117,4 +121,54 @@ WRONG = [
           """
           return jax.random.bits(key, shape, dtype)
           """, reason="partitionable layout"),
+    Wrong(E1, "the counter computed with NumPy's ravel_multi_index",
+          """
+counter = np.uint32(np.ravel_multi_index(index, shape))
+high, low = threefry2x32(key[0], key[1], np.uint32(0), counter)
+return lax.bitwise_xor(high, low)
+""", reason='NumPy functions cannot see inside a traced function'),
+    Wrong(E1, "the counter made a Python int first",
+          """
+counter = 0
+for i, n in zip(index, shape):
+    counter = counter * n + int(i)
+high, low = threefry2x32(key[0], key[1], np.uint32(0), np.uint32(counter))
+return lax.bitwise_xor(high, low)
+""", reason='needs a concrete value'),
+    Wrong(E2, "the parity taken from the leading dimension, not the number of counters",
+          (_HASH.replace("odd = flat.shape[0] % 2", "odd = len(counts) % 2"), _SPLIT),
+          reason='the number of counters is that of the flattened array'),
+    Wrong(E2, "the pad dropped from the first half's words, not from the end",
+          ("""
+flat = jnp.ravel(counts)
+odd = flat.shape[0] % 2
+if odd:
+    flat = jnp.concatenate([flat, jnp.zeros(1, np.uint32)])
+half = flat.shape[0] // 2
+x1, x2 = threefry2x32(key[0], key[1], flat[:half], flat[half:])
+words = jnp.concatenate([x1[:half - odd], x2])
+return jnp.reshape(words, np.shape(counts))
+""", _SPLIT), reason='hash_counts\\(key, \\[5, 0, 9\\]\\) should be'),
+    Wrong(E3, "the number of words rounded down, at least one",
+          """
+width = np.dtype(dtype).itemsize * 8
+size = int(np.prod(shape))
+words = hash_counts(key, lax.iota(np.uint32, max(1, size * width // 32)))
+if width < 32:
+    shifts = jnp.arange(0, 32, width, dtype=np.uint32)
+    pieces = lax.shift_right_logical(words[:, None], shifts[None, :])
+    words = jnp.ravel(pieces)[:size].astype(dtype)
+return jnp.reshape(words, shape)
+""", reason='\\(2, 5\\), uint8\\) failed.*it is the 3 words of hash_counts'),
+    Wrong(E3, "pieces cut 8 bits at a time, whatever the width",
+          """
+width = np.dtype(dtype).itemsize * 8
+size = int(np.prod(shape))
+words = hash_counts(key, lax.iota(np.uint32, -(-size * width // 32)))
+if width < 32:
+    shifts = jnp.arange(0, 32, 8, dtype=np.uint32)
+    pieces = lax.shift_right_logical(words[:, None], shifts[None, :])
+    words = jnp.ravel(pieces)[:size].astype(dtype)
+return jnp.reshape(words, shape)
+""", reason='\\(3,\\), uint16\\) should be.*pieces of 16 bits'),
 ]

@@ -111,4 +111,68 @@ WRONG = [
           """
           return jax.checkpoint(f)
           """, reason="should be a custom_vjp function"),
+    Wrong(E1, "the matrix's zero tangent made into an array, the vectors' skipped",
+          """
+if type(A_dot) is SymbolicZero:
+    A_dot = jnp.zeros(A.shape, A.dtype)
+terms = [x @ A_dot @ y]
+if type(x_dot) is not SymbolicZero:
+    terms.append(x_dot @ (A @ y))
+if type(y_dot) is not SymbolicZero:
+    terms.append((x @ A) @ y_dot)
+return bilinear(x, A, y), sum(terms[1:], terms[0])
+""", reason='no array of zeros'),
+    Wrong(E1, "a second-order term dx A dy added when both vectors vary",
+          """
+terms = []
+if type(x_dot) is not SymbolicZero:
+    terms.append(x_dot @ (A @ y))
+if type(A_dot) is not SymbolicZero:
+    terms.append(x @ A_dot @ y)
+if type(y_dot) is not SymbolicZero:
+    terms.append((x @ A) @ y_dot)
+if type(x_dot) is not SymbolicZero and type(y_dot) is not SymbolicZero:
+    terms.append(x_dot @ A @ y_dot)
+return bilinear(x, A, y), sum(terms[1:], terms[0])
+""", reason='with tangents for x and A and y, the tangent should be'),
+    Wrong(E2, "the cotangent of W transposed: outer(x, g)",
+          (None, """
+slope, x, W = residuals
+g = ct * slope
+return (None if W is None else g @ W, None if x is None else jnp.outer(x, g))
+"""), reason='float32\\[3,2\\] corresponding to an input of type float32\\[2,3\\]'),
+    Wrong(E2, "x saved always, W only when x is perturbed",
+          ("""
+y = jnp.tanh(W.value @ x.value)
+saved_W = W.value if x.perturbed else None
+return y, (1 - y ** 2, x.value, saved_W)
+""", _BWD), reason='with x perturbed, fwd saved 11 numbers'),
+    Wrong(E3, "fwd and bwd written for two arguments",
+          """
+g = jax.custom_vjp(f)
+
+def fwd(a, b):
+    return f(a, b), (a, b)
+
+def bwd(args, ct):
+    a, b = args
+    return jax.vjp(f, a, b)[1](ct)
+
+g.defvjp(fwd, bwd)
+return g
+""", reason='for an f of one argument'),
+    Wrong(E3, "cotangents for the first argument only, None for the others",
+          """
+g = jax.custom_vjp(f)
+
+def fwd(*args):
+    return f(*args), args
+
+def bwd(args, ct):
+    first = jax.vjp(lambda a: f(a, *args[1:]), args[0])[1](ct)[0]
+    return (first,) + (None,) * (len(args) - 1)
+
+g.defvjp(fwd, bwd)
+return g
+""", reason='the cotangent of x for the output cotangent'),
 ]

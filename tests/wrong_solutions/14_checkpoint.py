@@ -4,6 +4,39 @@ from book.wrong import Wrong
 E1, E2, E3 = ("1. A policy that weighs the cost", "2. What the backward pass recomputes",
               "3. A loop checkpointed in blocks")
 
+_POL = """
+def policy(prim, *avals, **params):
+    if prim is not lax.dot_general_p:
+        return False
+    lhs, rhs = avals
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    b = BBB
+    k = KKK
+    m = int(np.prod([d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]))
+    n = int(np.prod([d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]))
+    return 2 * b * m * n * k >= min_flops
+return policy
+"""
+_B = "int(np.prod([lhs.shape[i] for i in lb]))"
+_K = "int(np.prod([lhs.shape[i] for i in lc]))"
+
+_REC = """
+found = []
+for eqn in jax.make_jaxpr(jax.grad(f))(*args).jaxpr.eqns:
+    if eqn.primitive.name != "remat2" or not eqn.params["differentiated"]:
+        continue
+    inner = eqn.params["jaxpr"]
+    tainted, names = {inner.invars[-1]}, []
+    for e in inner.eqns:
+        if any(type(v) is Var and v in tainted for v in e.invars):
+            tainted.update(e.outvars)
+        else:
+            names.append(e.primitive.name)
+    found.append(names)
+return found
+"""
+
+
 WRONG = [
     Wrong(E1, "the batch dimensions left out of the count",
           """
@@ -130,4 +163,32 @@ WRONG = [
           block = jax.checkpoint(lambda c, xb: lax.scan(body, c, xb))
           return lax.scan(block, carry, blocks)
           """, reason="ys should have shape"),
+    Wrong(E1, "only the first contracted dimension counted",
+          _POL.replace("BBB", _B).replace("KKK", "lhs.shape[lc[0]]"),
+          reason='with two contracted dimensions.*min_flops=120'),
+    Wrong(E1, "only the first batch dimension counted",
+          _POL.replace("BBB", "lhs.shape[lb[0]] if lb else 1").replace("KKK", _K),
+          reason='with two contracted dimensions.*min_flops=120'),
+    Wrong(E2, "every remat2, the forward ones too",
+          _REC.replace('if eqn.primitive.name != "remat2" or not eqn.params["differentiated"]:',
+                       'if eqn.primitive.name != "remat2":'),
+          reason='for a block applied to a constant too'),
+    Wrong(E3, "a Python loop over the blocks, each a checkpointed scan",
+          """
+n = xs.shape[0]
+block = jax.checkpoint(lambda c, xb: lax.scan(body, c, xb))
+ys = []
+for j in range(n // k):
+    carry, y = block(carry, xs[j * k:(j + 1) * k])
+    ys.append(y)
+return carry, jnp.concatenate(ys)
+""", reason='should save the carry at the start of each block'),
+    Wrong(E3, "the outputs flattened to (n, -1)",
+          """
+n = xs.shape[0]
+blocks = xs.reshape((n // k, k) + xs.shape[1:])
+block = jax.checkpoint(lambda c, xb: lax.scan(body, c, xb))
+carry, ys = lax.scan(block, carry, blocks)
+return carry, ys.reshape(n, -1)
+""", reason='ys should have shape \\(12, 4, 8\\)'),
 ]

@@ -88,4 +88,25 @@ WRONG = [
            """), reason="called f 0 times, not 4"),
     Wrong(E3, "no tap in the JVP rule: an effect has no derivative",
           (None, "return [], []", None, None), reason="under grad f should run once"),
+    Wrong(E2, "a finite difference in the rule, not Jacobi's formula",
+          (None, """
+           d = det(m)
+           eps = 1e-3
+           return d, (det(m + eps * dm) - d) / eps
+           """), reason="the tangent along da should be"),
+    Wrong(E3, "moveaxis with its axes swapped: right only for batch axes 0 and 1",
+          (None, None, """
+           tap_p.bind(moveaxis(x, 0, d), callback=callback)
+           return [], []
+           """, None), reason="vmap over axis 2 .* f got shapes \\[\\(3, 4, 2\\)\\]"),
+    Wrong(E3, "swapaxes, not moveaxis: right only for batch axes 0 and 1",
+          (None, None, """
+           tap_p.bind(jnp.swapaxes(x, 0, d), callback=callback)
+           return [], []
+           """, None), reason="vmap over axis 2 .* f got shapes \\[\\(4, 3, 2\\)\\]"),
+    Wrong(E3, "the callback given the package's array eagerly, a NumPy one under jit",
+          ("""
+           callback(jnp.asarray(x))
+           return []
+           """, None, None, None), reason="eagerly f was given a .*: give it a NumPy array"),
 ]

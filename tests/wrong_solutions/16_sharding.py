@@ -89,4 +89,16 @@ WRONG = [
           gathered = jax.lax.all_gather(part, axis_name)      # device j has chunk (j + 1) % n
           return jnp.roll(gathered, 1, axis=0).reshape(x.shape)
           """), reason="uses \\['all_gather'\\]"),
+    Wrong(E2, "the exponentials psummed whole, the blocks summed after: the matrix moves",
+          """
+          top = jax.lax.pmax(block.max(axis=-1), axis_name)
+          total = jax.lax.psum(jnp.exp(block - top[:, None]), axis_name).sum(axis=-1)
+          return top + jnp.log(total)
+          """, reason="applies psum to an array of shape \\(4, 4\\)"),
+    Wrong(E2, "the block pmaxed whole, its row maxima taken after: the matrix moves",
+          """
+          top = jax.lax.pmax(block, axis_name).max(axis=-1)
+          total = jax.lax.psum(jnp.exp(block - top[:, None]).sum(axis=-1), axis_name)
+          return top + jnp.log(total)
+          """, reason="applies pmax to an array of shape \\(4, 4\\)"),
 ]

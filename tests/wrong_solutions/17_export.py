@@ -166,4 +166,22 @@ WRONG = [
 if not avals:
     avals = [deref(data, p) for p in items(root, 3)]"""),
           reason="`newer` has 3 flat inputs.*read slot 22's indices into slot 19"),
+    Wrong("1. Who can read this module?", "versions compared by major and minor only",
+          (None, """
+           def number(v):
+               return tuple(int(p) for p in v.split(".")[:2])
+           return number(minimum) <= number(producer(module)[1]) <= number(current)
+           """), reason="1.14.9 that reads back to 1.4.1 cannot read a module written for 1.4.0"),
+    Wrong("2. An artifact's fields, by hand", "the vtable's last entry taken as past its end",
+          ("""
+           vtable = table - i32(data, table)
+           entry = 4 + 2 * slot
+           if entry + 2 >= u16(data, vtable):
+               return None
+           offset = u16(data, vtable + entry)
+           return table + offset if offset else None
+           """, None, BOTH), reason="slots 0 to 3 should be .*slot 2 is the vtable's last entry"),
+    Wrong("2. An artifact's fields, by hand", "nr_devices read as a uint16, not a uint32",
+          (None, None, READ_FIELDS.replace("NR_DEVICES", "scalar(18, u16) or scalar(6, i16)")),
+          reason="nr_devices of the edited `exported` should be 70000.*a uint32 in slot 18"),
 ]

@@ -100,4 +100,41 @@ WRONG = [
           """
           return {k: NamedSharding(mesh, P()) for k in ("w0", "b0", "w1", "b1", "w2", "b2")}
           """, reason="of w0, of shape .* should hold an eighth"),
+    Wrong("1. Momentum", "a dict comprehension: right for the chapter's dict, not for a pytree",
+          """
+          value, grads = jax.value_and_grad(loss)(params, x, y)
+          velocity = {k: BETA * velocity[k] + grads[k] for k in grads}
+          params = {k: params[k] - LR * velocity[k] for k in grads}
+          return value, params, velocity
+          """, reason="on nested parameters .*momentum_step raised TypeError.*any pytree"),
+    Wrong("2. Stopping inside the program", "the steps counted in a float",
+          """
+          def going(carry):
+              _, value, steps = carry
+              return (value >= target) & (steps < max_steps)
+
+          def one_step(carry):
+              params, _, steps = carry
+              _, params = sgd_step(params, x, y)
+              return params, loss(params, x, y), steps + 1
+
+          start = (params, loss(params, x, y), jnp.float32(0))
+          params, _, steps = lax.while_loop(going, one_step, start)
+          return params, steps
+          """, reason="should be an integer array, got one of float32"),
+    Wrong("2. Stopping inside the program", "one step taken before the first test",
+          """
+          def going(carry):
+              _, value, steps = carry
+              return (value >= target) & (steps < max_steps)
+
+          def one_step(carry):
+              params, _, steps = carry
+              _, params = sgd_step(params, x, y)
+              return params, loss(params, x, y), steps + 1
+
+          first = one_step((params, None, jnp.int32(0)))
+          params, _, steps = lax.while_loop(going, one_step, first)
+          return params, steps
+          """, reason="takes 0 steps, you took 1: .*test it before the first step"),
 ]

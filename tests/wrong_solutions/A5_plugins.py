@@ -119,4 +119,25 @@ WRONG = [
           """, reason="more than once"),
     Wrong("2. The order to load them in", "a library marked seen on entry, so a cycle goes unseen",
           WALK, reason="need each other: no order loads them"),
+    Wrong("1. Starting the backends, as JAX does", "the backends tried by priority, highest first",
+          start().replace("started, errors, default, best = {}, {}, None, None",
+                          "plan = sorted(plan, key=lambda p: -p[1])\n"
+                          "started, errors, default, best = {}, {}, None, None"),
+          reason="in the order registered, .*you tried \\['cuda', 'rocm', 'tpu', 'cpu'\\]"),
+    Wrong("2. The order to load them in",
+          "Kahn's algorithm, naming all that is left, the cycle and what needs it",
+          """
+          remaining = {lib: {n for n in deps if n in needs} for lib, deps in needs.items()}
+          order = []
+          while remaining:
+              ready = [lib for lib, deps in remaining.items() if not deps]
+              if not ready:
+                  raise ValueError(f"these libraries need each other: {sorted(remaining)}")
+              for lib in ready:
+                  order.append(lib)
+                  del remaining[lib]
+              for deps in remaining.values():
+                  deps.difference_update(ready)
+          return order
+          """, reason="libz.so needs liba.so but is not in the cycle"),
 ]
