@@ -91,3 +91,22 @@ WRONG = [
     Wrong("3. A body in a region: fold", "the init value replaced by a zero",
           _fold(init="ir_constant(0, aval_out.dtype)"), reason="maximum over axes .* should be"),
 ]
+
+WRONG += [
+    Wrong("1. A lowering rule from smaller operations",
+          "jnp.logaddexp(0, x), the package's softplus by another name, traced and lowered",
+          """
+          aval, = ctx.avals_in
+          closed = make_jaxpr(lambda v: jnp.logaddexp(0.0, v))(np.zeros(aval.shape, aval.dtype))
+          return jaxpr_subcomp(ctx.module_context, closed.jaxpr, closed.consts, [x])
+          """, reason="called logaddexp, the package's"),
+    Wrong("1. A lowering rule from smaller operations",
+          "lax's max, exp and log1p traced and lowered, not StableHLO operations",
+          """
+          aval, = ctx.avals_in
+          f = lambda v: lax.add(lax.max(v, lax.full((), 0, aval.dtype)),
+                                lax.log1p(lax.exp(lax.neg(lax.abs(v)))))
+          closed = make_jaxpr(f)(np.zeros(aval.shape, aval.dtype))
+          return jaxpr_subcomp(ctx.module_context, closed.jaxpr, closed.consts, [x])
+          """, reason="called .*, the package's"),
+]

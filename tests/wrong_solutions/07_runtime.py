@@ -133,3 +133,47 @@ WRONG = [
           return exe
           """, reason="is not compiled again"),
 ]
+
+_TIERED = """
+key = (primitive, tuple(sorted(params.items())), {types})
+self.seen[key] = n = self.seen.get(key, 0) + 1
+if n <= self.warmup:
+    return _numpy_eval_trace.process_primitive(primitive, args, params)
+return super().process_primitive(primitive, args, params)
+"""
+
+WRONG += [
+    Wrong(E1, "the sizes of all the arguments added up, not each argument's",
+          """
+          if any(type(x) is Array for x in args) or \\
+                  sum(get_aval(x).size for x in args) >= self.threshold:
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="99 host numbers plus 99 host numbers .* should run with NumPy"),
+    Wrong(E2, "where the arguments are (host or device) made part of the kind of call",
+          (None, _TIERED.format(types="tuple((type(x), get_aval(x)) for x in args)")),
+          reason="sin on a device array of type f32\\[3\\].* should run with XLA"),
+    Wrong(E2, "the primitive left out of the kind of call: sin and cos counted together",
+          (None, """
+          key = (tuple(sorted(params.items())), tuple(map(get_aval, args)))
+          self.seen[key] = n = self.seen.get(key, 0) + 1
+          if n <= self.warmup:
+              return _numpy_eval_trace.process_primitive(primitive, args, params)
+          return super().process_primitive(primitive, args, params)
+          """), reason="another primitive"),
+    Wrong(E3, "a program of exactly max_bytes counted as too large to keep",
+          """
+          exe = self.entries.pop(text, None)
+          if exe is None:
+              exe = self.compile_fn(text)
+              if len(text) >= self.max_bytes:
+                  return exe
+              total = sum(map(len, self.entries)) + len(text)
+              while total > self.max_bytes:
+                  oldest = next(iter(self.entries))
+                  del self.entries[oldest]
+                  total -= len(oldest)
+          self.entries[text] = exe
+          return exe
+          """, reason="characters exactly, fits: it should be kept"),
+]

@@ -104,7 +104,7 @@ WRONG = [
           new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.eqns,
                       jaxpr.outvars)
           return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
-          """, None), reason="64 bytes \\(max_bytes itself\\) should stay"),
+          """, None), reason="64 bytes \\(32 float16s: max_bytes itself\\) should stay"),
     Wrong(E3, "the size counted in elements, not bytes",
           ("""
           jaxpr = closed.jaxpr
@@ -138,4 +138,64 @@ WRONG = [
               return exe(*args, *values)[0]
           return call
           """), reason="hoisting_jit\\(closing, 64\\)\\(v\\) raised .*Mismatch"),
+]
+
+_BUCKETED = """
+jitted = jit(f)
+
+def call(x):
+    x = jnp.asarray(x)
+    n = x.shape[0]
+    size = 1 << max(n - 1, 0).bit_length()
+    padded = jnp.concatenate([x, {zeros}])
+    return jitted(padded)[:n]
+return call
+"""
+
+WRONG += [
+    Wrong(E1, "the globals' values keyed by id: an equal value, another object, traces again",
+          """
+          jitted = jit(lambda values, *args: f(*args), static_argnums=0)
+          return lambda *args: jitted(tuple(id(f.__globals__[n]) for n in names), *args)
+          """, reason="with gain back to 2.0, .* should have been traced 2 times in all, was "
+                      "traced 3"),
+    Wrong(E2, "the zeros made float32, whatever x's dtype",
+          _BUCKETED.format(zeros="jnp.zeros((size - n,) + x.shape[1:])"),
+          reason="should give an int32 vector of shape \\(3,\\), got float32"),
+    Wrong(E2, "the padding made for a matrix: two dimensions only",
+          _BUCKETED.format(zeros="jnp.zeros((size - n, x.shape[1]), x.dtype)"),
+          reason="on an int32 vector of length 3 raised IndexError"),
+    Wrong(E3, "the bytes counted as four per element, as if every constant were float32",
+          ("""
+          jaxpr = closed.jaxpr
+          large = [np.size(c) * 4 > max_bytes for c in closed.consts]
+          kept = [(v, c) for v, c, big in zip(jaxpr.constvars, closed.consts, large) if not big]
+          moved = [(v, c) for v, c, big in zip(jaxpr.constvars, closed.consts, large) if big]
+          new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.eqns,
+                      jaxpr.outvars)
+          return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
+          """, None), reason="32 float16s: max_bytes itself\\) should stay"),
+    Wrong(E3, "hoisting_jit traces f once, at the types of its first call",
+          (None, """
+          cache = []
+
+          def call(*args):
+              if not cache:
+                  closed, values = hoist_constants(jit(f).trace(*args).jaxpr, max_bytes)
+                  text = lower_to_text(closed, f.__name__)
+                  cache.append((compile_or_get_cached(text, default_device(), closed.out_avals),
+                                values))
+              exe, values = cache[0]
+              return exe(*values, *args)[0]
+          return call
+          """), reason="should trace f again at the new type"),
+    Wrong(E3, "the program named main, not after f",
+          (None, """
+          def call(*args):
+              closed, values = hoist_constants(jit(f).trace(*args).jaxpr, max_bytes)
+              text = lower_to_text(closed, "main")
+              exe = compile_or_get_cached(text, default_device(), closed.out_avals)
+              return exe(*values, *args)[0]
+          return call
+          """), reason="should be named after it"),
 ]

@@ -61,3 +61,27 @@ WRONG = [
           return [jnp.zeros(x.aval.shape, x.aval.dtype).at[idx].add(ct), None]
           """, reason="scatter-add"),
 ]
+
+_ONEHOT = """
+n, k = x.aval.shape[0], get_aval(idx).shape[0]
+rows = lax.broadcast_in_dim(idx, (k, n), [0])
+cols = lax.broadcast_in_dim(lax.iota(get_aval(idx).dtype, n), (k, n), [1])
+onehot = lax.convert_element_type(lax.eq(rows, cols), {dtype})    # [k, n]
+return [{out}, None]
+"""
+
+WRONG += [
+    Wrong("3. The transpose of a gather", "the one-hot matrix made float32, whatever ct's dtype",
+          _ONEHOT.format(dtype="np.float32",
+                         out="lax.dot_general(onehot, ct, (([0], [0]), ([], [])))"),
+          reason=r"on f16\[5,2,3\] raised .*same dtype"),
+    Wrong("3. The transpose of a gather", "the one-hot matrix transposed and multiplied with @",
+          _ONEHOT.format(dtype="get_aval(ct).dtype", out="jnp.transpose(onehot) @ ct"),
+          reason=r"the vjp of take_rows on f16\[5,2,3\] raised"),
+    Wrong("3. The transpose of a gather", "the one-hot rows gathered from an identity matrix",
+          """
+          n = x.aval.shape[0]
+          onehot = take_rows(jnp.eye(n, dtype=get_aval(ct).dtype), idx)
+          return [lax.dot_general(onehot, ct, (([0], [0]), ([], []))), None]
+          """, reason=r"the rule binds \['take_rows'\]"),
+]

@@ -183,3 +183,23 @@ WRONG = [
           return keep, new_eqn
           """, reason="effect"),
 ]
+
+WRONG += [
+    Wrong("2. Dead code in a cond", "the operands read by the last branch, taken for all",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          pruned = []
+          for branch in eqn.params["branches"]:
+              j, used_ops = dce_jaxpr(branch.jaxpr, used_outputs, prune_inputs=False)
+              pruned.append((j, branch.consts))
+          branches = tuple(ClosedJaxpr(Jaxpr(j.constvars,
+                                             [v for v, u in zip(j.invars, used_ops) if u],
+                                             j.eqns, j.outvars), consts) for j, consts in pruned)
+          new_eqn = eqn._replace(
+              invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+              outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+              params=dict(eqn.params, branches=branches))
+          return [True] + used_ops, new_eqn
+          """, reason="whichever branch reads y .* it takes 1"),
+]
