@@ -34,7 +34,7 @@ WRONG = [
           _CANONICAL + dedent("""
           weak = isinstance(x, (int, float)) or bool(getattr(x, "weak_type", False))
           return np.shape(x), dtype, weak
-          """), reason=r"False_?\) did not trace"),
+          """), reason=r"False_?\) did not trace|float64\(3\.0\)\) traced"),
     Wrong("1. When jit traces again", "no canonicalization: a float64 array keyed as float64",
           """
           weak = type(x) in (int, float) or bool(getattr(x, "weak_type", False))
@@ -81,4 +81,58 @@ WRONG = [
                   [value(a) for a in args], [tangent(a) for a in args])
           return values[out.name], tangents[out.name]
           """,), reason="look each rule up in the table|the rules, not the values"),
+    Wrong('1. When jit traces again',
+          'the size for the shape',
+          """
+          dtype = np.asarray(x).dtype
+          dtype = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32"),
+                   np.dtype("uint64"): np.dtype("uint32")}.get(dtype, dtype)
+
+          weak = type(x) in (int, float) or bool(getattr(x, "weak_type", False))
+          return np.size(x), dtype, weak
+          """,
+          reason='array\\(\\[1\\.\\], dtype=float32\\)\\) traced, but'),
+    Wrong('1. When jit traces again',
+          'a NumPy float64 scalar counted weak (it subclasses float)',
+          """
+          dtype = np.asarray(x).dtype
+          dtype = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32"),
+                   np.dtype("uint64"): np.dtype("uint32")}.get(dtype, dtype)
+
+          weak = isinstance(x, float) or type(x) is int or bool(getattr(x, "weak_type", False))
+          return np.shape(x), dtype, weak
+          """,
+          reason='float64\\(3\\.0\\)\\) traced, but'),
+    Wrong('2. A second interpreter',
+          "a constant's tangent a float64 zero: the tangent promoted",
+          ("""
+          (x,), (t,) = primals, tangents
+          return np.sin(x), np.cos(x) * t
+          """, """
+          (a, b), (a_dot, b_dot) = primals, tangents
+          return a * b, a_dot * b + a * b_dot
+          """, """
+          (a, b), (a_dot, b_dot) = primals, tangents
+          return a + b, a_dot + b_dot
+          """, """
+          x_var, eqns, out = program
+          values, tangents = {x_var.name: x}, {x_var.name: t}
+          value = lambda a: values[a.name] if isinstance(a, Var) else a
+          tangent = lambda a: tangents[a.name] if isinstance(a, Var) else np.zeros(np.shape(a))
+          for var, op, args in eqns:
+              values[var.name], tangents[var.name] = toy_jvp_rules[op](
+                  [value(a) for a in args], [tangent(a) for a in args])
+          return values[out.name], tangents[out.name]
+          """),
+          reason='should be float32'),
+    Wrong('1. When jit traces again',
+          'every float, int and uint dtype mapped to its 32-bit one',
+          """
+          weak = type(x) in (int, float) or bool(getattr(x, "weak_type", False))
+          dtype = np.asarray(x).dtype
+          dtype = {"f": np.dtype("float32"), "i": np.dtype("int32"),
+                   "u": np.dtype("uint32")}.get(dtype.kind, dtype)
+          return np.shape(x), dtype, weak
+          """,
+          reason='float16\\)\\) traced, but'),
 ]

@@ -105,4 +105,80 @@ WRONG = [
           return (tuple(o.value if mine(o) else o for o in outs),
                   tuple(set(o.deps) if mine(o) else set() for o in outs))
           """), reason="invalidate the trace"),
+    Wrong('1. A primitive with parameters',
+          'zero repeats rejected',
+          ("""
+          return np.repeat(x, repeats, axis)
+          """, """
+          if type(axis) is not int or not 0 <= axis < x.ndim:
+              raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
+          if type(repeats) is not int or repeats < 1:
+              raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
+          shape = list(x.shape)
+          shape[axis] *= repeats
+          return x.update(shape=tuple(shape))
+          """),
+          reason='are valid'),
+    Wrong('2. A trace that stops at the first NaN',
+          'only the first of several results checked',
+          """
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*args, **params)
+          for o in out[:1] if primitive.multiple_results else [out]:
+              if np.isnan(np.asarray(o)).any():
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          return out
+          """,
+          reason='comes out of unstack'),
+    Wrong('3. A trace with tracers of its own',
+          'the tracers returned, not their values',
+          ("""
+          values, deps = [], set()
+          for a in args:
+              if isinstance(a, DepTracer) and a._trace is self:
+                  values.append(a.value)
+                  deps |= a.deps
+              else:
+                  values.append(a)
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*values, **params)
+          if primitive.multiple_results:
+              return [DepTracer(self, o, deps) for o in out]
+          return DepTracer(self, out, deps)
+          """, """
+          trace = DepTrace()
+          tracers = [DepTracer(trace, jnp.asarray(a), {i}) for i, a in enumerate(args)]
+          with set_current_trace(trace):
+              outs = f(*tracers)
+          trace.invalidate()
+          mine = lambda o: isinstance(o, DepTracer) and o._trace is trace
+          return (tuple(outs), tuple(set(o.deps) if mine(o) else set() for o in outs))
+          """),
+          reason='not the tracers'),
+    Wrong('3. A trace with tracers of its own',
+          'a constant output taken to depend on every argument',
+          ("""
+          values, deps = [], set()
+          for a in args:
+              if isinstance(a, DepTracer) and a._trace is self:
+                  values.append(a.value)
+                  deps |= a.deps
+              else:
+                  values.append(a)
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*values, **params)
+          if primitive.multiple_results:
+              return [DepTracer(self, o, deps) for o in out]
+          return DepTracer(self, out, deps)
+          """, """
+          trace = DepTrace()
+          tracers = [DepTracer(trace, jnp.asarray(a), {i}) for i, a in enumerate(args)]
+          with set_current_trace(trace):
+              outs = f(*tracers)
+          trace.invalidate()
+          mine = lambda o: isinstance(o, DepTracer) and o._trace is trace
+          return (tuple(o.value if mine(o) else o for o in outs),
+                  tuple(set(o.deps) if mine(o) else set(range(len(args))) for o in outs))
+          """),
+          reason='made outside f depends on'),
 ]

@@ -122,4 +122,19 @@ WRONG = [
               stack.append(PyTreeDef(node_type, node_data, children))
           return tree_unflatten(stack[-1], leaves)
           """, reason="called tree_unflatten"),
+    Wrong('3. Unflattening with a stack',
+          "the caller's list of leaves consumed",
+          """
+          stack = []
+          for node_type, arity, node_data in nodes:
+              if node_type is None:
+                  stack.append(leaves.pop(0))
+                  continue
+              children = tuple(stack[len(stack) - arity:])
+              del stack[len(stack) - arity:]
+              stack.append(node_type.unflatten(node_data, children))
+          (tree,) = stack
+          return tree
+          """,
+          reason='changed the list of leaves'),
 ]

@@ -49,4 +49,24 @@ WRONG = [
           """
           return jvp(f, (x,), (v,))[1] * v
           """, reason="Hv should be"),
+    Wrong('1. The JVP rule of a new primitive',
+          'e^x / (1 + e^x): inf / inf for a large x',
+          """
+          e = jnp.exp(x)
+          return softplus(x), t * (e / (1 + e))
+          """,
+          reason='overflows float32'),
+    Wrong('2. Two inputs, and a tangent that is Zero',
+          'both partials computed, then the Zero skipped',
+          """
+          h = hypot(x, y)
+          dx, dy = x / h, y / h
+          t = Zero.from_primal_value(h)
+          if type(tx) is not Zero:
+              t = add_tangents(t, tx * dx)
+          if type(ty) is not Zero:
+              t = add_tangents(t, ty * dy)
+          return h, t
+          """,
+          reason='read y: a Zero tangent'),
 ]

@@ -117,4 +117,15 @@ WRONG = [
           config[d] = (k, -k, 0)
           return lax.pad(x, np.zeros((), x.dtype), config), d
           """, reason="along the axis of 'i'"),
+    Wrong('2. Jacobians a few columns at a time',
+          "the basis in float64, x's dtype dropped",
+          """
+          x = jnp.asarray(x)
+          n = x.size
+          basis = np.eye(n).reshape((n,) + x.shape)
+          pushfwd = vmap(lambda t: jvp(f, (x,), (t,))[1], out_axes=-1)
+          jac = jnp.concatenate([pushfwd(basis[i:i + chunk]) for i in range(0, n, chunk)], axis=-1)
+          return jnp.reshape(jac, jac.shape[:-1] + x.shape)
+          """,
+          reason='its tangent must be f16'),
 ]

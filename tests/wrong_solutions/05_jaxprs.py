@@ -99,7 +99,7 @@ WRONG = [
           consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in needed]
           return ClosedJaxpr(Jaxpr([v for v, _ in consts], jaxpr.invars, kept, jaxpr.outvars),
                              [c for _, c in consts])
-          """, reason=r"expected the equations \['sin', 'mul', 'stack', 'unstack', 'add'\]"),
+          """, reason=r"expected the equations \['mul', 'sin', 'stack', 'unstack', 'add'\]"),
     Wrong("2. Dead code elimination", "an equation kept only if all its outputs are needed",
           """
           jaxpr = closed.jaxpr
@@ -117,7 +117,7 @@ WRONG = [
           _DCE_KEEP + """
           return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], jaxpr.outvars),
                              closed.consts)
-          """.replace("\n          ", "\n"), reason=r"the constants should be \[v\]"),
+          """.replace("\n          ", "\n"), reason=r"the constants should be v and u"),
     Wrong("2. Dead code elimination", "the constant variables pruned, but not their values",
           _DCE_KEEP + """
           constvars = [v for v in jaxpr.constvars if v in needed]
@@ -160,4 +160,52 @@ WRONG = [
           reason="output 3 of twice"),
     Wrong("3. Common subexpressions", "only the first output of an equation replaced",
           _cse(replace="replaced[eqn.outvars[0]] = earlier[0]"), reason="not well formed"),
+    Wrong('2. Dead code elimination',
+          'kept if its first output is needed',
+          """
+          jaxpr = closed.jaxpr
+          needed = {v for v in jaxpr.outvars if isinstance(v, Var)}
+          kept = []
+          for eqn in reversed(jaxpr.eqns):
+              if eqn.outvars[0] in needed:
+                  kept.append(eqn)
+                  needed.update(v for v in eqn.invars if isinstance(v, Var))
+          consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in needed]
+          jaxpr = Jaxpr([v for v, _ in consts], jaxpr.invars, kept[::-1], jaxpr.outvars)
+          return ClosedJaxpr(jaxpr, [c for _, c in consts])
+          """,
+          reason='not well formed'),
+    Wrong('2. Dead code elimination',
+          'constants kept if a kept equation reads them, not an output',
+          """
+          jaxpr = closed.jaxpr
+          needed = {v for v in jaxpr.outvars if isinstance(v, Var)}
+          kept = []
+          for eqn in reversed(jaxpr.eqns):
+              if any(v in needed for v in eqn.outvars):
+                  kept.append(eqn)
+                  needed.update(v for v in eqn.invars if isinstance(v, Var))
+          read = {v for e in kept for v in e.invars}
+          consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in read]
+          jaxpr = Jaxpr([v for v, _ in consts], jaxpr.invars, kept[::-1], jaxpr.outvars)
+          return ClosedJaxpr(jaxpr, [c for _, c in consts])
+          """,
+          reason='not well formed'),
+    Wrong('3. Common subexpressions',
+          'literals compared by value, not dtype',
+          """
+          replaced, seen, eqns = {}, {}, []
+          key = lambda v: ("literal", float(np.asarray(v.val))) if isinstance(v, Literal) else v
+          for eqn in jaxpr.eqns:
+              invars = [replaced.get(v, v) for v in eqn.invars]
+              k = (eqn.primitive, tuple(map(key, invars)))
+              earlier = next((outs for params, outs in seen.get(k, []) if params == eqn.params), None)
+              if earlier is None:
+                  seen.setdefault(k, []).append((eqn.params, eqn.outvars))
+                  eqns.append(eqn._replace(invars=invars))
+              else:
+                  replaced.update(zip(eqn.outvars, earlier))
+          return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [replaced.get(v, v) for v in jaxpr.outvars])
+          """,
+          reason='should keep the equations'),
 ]
