@@ -22,6 +22,15 @@ dtype, weak = floats.get(top, np.dtype("float32")), top in ("i*", "f*")
 return [lax.convert_element_type(a, dtype, weak_type=weak) for a in arrays]
 """
 
+_HYPOT = """
+x, y = (jnp.abs(v) for v in promote_inexact(x, y))
+infinite = jnp.logical_or(jnp.isinf(x), jnp.isinf(y))
+big, small = jnp.maximum(x, y), jnp.minimum(x, y)
+ratio = small / jnp.where(big == 0, 1, big)
+out = jnp.where(big == 0, 0, big * jnp.sqrt(1 + ratio * ratio))
+return jnp.where(infinite, np.inf, out)
+"""
+
 WRONG = [
     Wrong("1. The lattice as a graph", "JAX's edges with the 64-bit types cut off: u32 to f*",
           ("""
@@ -89,4 +98,37 @@ WRONG = [
           ratio = small / jnp.where(big == 0, 1, big)
           return jnp.where(big == 0, 0, big * jnp.sqrt(1 + ratio * ratio))
           """), reason="should be inf"),
+    Wrong("1. The lattice as a graph", "the common bound with fewest bounds above: the greatest",
+          (None, _JOIN.replace("return next(c for c in common if common <= above(c))",
+                               "return builtins.min(common, key=lambda c: len(above(c)))")),
+          reason='the join is the least common one'),
+    Wrong("1. The lattice as a graph", "f* above i* and below f32, not above i32",
+          ("""
+          return {"bool": ["i*"], "i*": ["u8", "i8", "f*"], "u8": ["u16", "i16"],
+                  "u16": ["u32", "i32"], "u32": ["i32"], "i8": ["i16"], "i16": ["i32"],
+                  "i32": ["f32"], "f*": ["f16"], "f16": ["f32"], "f32": []}
+          """, None), reason=r"join\('u8', 'f16'\) should be 'f16'"),
+    Wrong("1. The lattice as a graph", "the argument lattice ignored: always ours",
+          (None, "lattice = our_lattice()\n" + _JOIN), reason="KeyError: 'a'"),
+    Wrong("2. Inexact promotion, and hypot", "weak only when the join is f*",
+          (_PROMOTE.replace('top in ("i*", "f*")', 'top == "f*"'), None),
+          reason=r'promote_inexact\(2, 2\) should be weakly typed'),
+    Wrong("2. Inexact promotion, and hypot", "an array's label read without its weak type",
+          (_PROMOTE.replace("label(a.dtype, get_aval(a).weak_type) for a in arrays",
+                            "label(a.dtype, isinstance(b, (bool, int, float))) "
+                            "for a, b in zip(arrays, args)"), None),
+          reason=r'promote_inexact\(2, weak f32\[\]\) should be weakly'),
+    Wrong("2. Inexact promotion, and hypot", "converted with astype, which drops the weak type",
+          (_PROMOTE.replace("lax.convert_element_type(a, dtype, weak_type=weak)",
+                            "a.astype(dtype)"), None),
+          reason=r'promote_inexact\(2, 2\) should be weakly typed'),
+    Wrong("2. Inexact promotion, and hypot", "no abs: the legs' signs kept",
+          (None, _HYPOT.replace("(jnp.abs(v) for v in promote_inexact(x, y))",
+                                "promote_inexact(x, y)")), reason='only their magnitudes'),
+    Wrong("2. Inexact promotion, and hypot", "inf for an infinite x only",
+          (None, _HYPOT.replace("jnp.logical_or(jnp.isinf(x), jnp.isinf(y))", "jnp.isinf(x)")),
+          reason='should be inf'),
+    Wrong("2. Inexact promotion, and hypot", "inf as a float32 array, which is strong",
+          (None, _HYPOT.replace("np.inf, out", "jnp.float32(np.inf), out")),
+          reason='float16 and a Python float gave float32'),
 ]

@@ -6,6 +6,16 @@ shape = x.shape[:-1] + (k,)
 return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype("int32"))]
 """
 
+_LCSE = """
+x = jnp.moveaxis(jnp.asarray(x), axis, 0)
+
+def step(total, xi):
+    total = jnp.logaddexp(total, xi)
+    return total, total
+_, out = lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
+return jnp.moveaxis(out, 0, axis)
+"""
+
 WRONG = [
     Wrong("1. log(1 - exp(-x)), stable on both sides", "the formula as written",
           """
@@ -70,4 +80,58 @@ WRONG = [
           (None, None, """
           return top_k_p.bind(moveaxis(x, d, 0), k=k), [0, not_mapped]
           """), reason="vmap over axis 0"),
+    Wrong("1. log(1 - exp(-x)), stable on both sides", "only the near branch guarded",
+          """
+          small = x < np.log(2.0)
+          near_zero = jnp.log(-jnp.expm1(-jnp.where(small, x, 1.0)))
+          far = jnp.log1p(-jnp.exp(-x))
+          return jnp.where(small, near_zero, far)
+          """, reason='the gradient at x'),
+    Wrong("1. log(1 - exp(-x)), stable on both sides", "the branches swapped at log 2",
+          """
+          small = x < np.log(2.0)
+          near_zero = jnp.log(-jnp.expm1(-jnp.where(small, 1.0, x)))
+          far = jnp.log1p(-jnp.exp(-jnp.where(small, x, 1.0)))
+          return jnp.where(small, far, near_zero)
+          """, reason=r'log1mexp\(1e-30\) should be'),
+    Wrong("2. A cumulative logsumexp", "the carry started at 0, not at log 0",
+          _LCSE.replace("jnp.full(x.shape[1:], -np.inf, x.dtype)",
+                        "jnp.zeros(x.shape[1:], x.dtype)"),
+          reason='x_0 alone'),
+    Wrong("2. A cumulative logsumexp", "moved back to the last axis, whatever axis was",
+          _LCSE.replace("jnp.moveaxis(out, 0, axis)", "jnp.moveaxis(out, 0, -1)"),
+          reason='move the axis back'),
+    Wrong("2. A cumulative logsumexp", "the first entry left out of its own prefix",
+          """
+          x = jnp.moveaxis(jnp.asarray(x), axis, 0)
+
+          def step(total, xi):
+              return jnp.logaddexp(total, xi), total
+          _, out = lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
+          return jnp.moveaxis(out, 0, axis)
+          """, reason='x_0 alone'),
+    Wrong("3. A new primitive: top_k", "the shape with k at the front",
+          ("""
+          shape = (k,) + x.shape[:-1]
+          return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype("int32"))]
+          """, None, None), reason=r'should give f32\[2,5,3\]'),
+    Wrong("3. A new primitive: top_k", "the shape of a matrix: rows and k",
+          ("""
+          shape = (x.shape[0], k)
+          return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype("int32"))]
+          """, None, None), reason=r'should give f32\[2,5,3\]'),
+    Wrong("3. A new primitive: top_k", "the indices in x's dtype",
+          ("""
+          shape = x.shape[:-1] + (k,)
+          return [ShapedArray(shape, x.dtype), ShapedArray(shape, x.dtype)]
+          """, None, None), reason=r'i32\[2,2\]'),
+    Wrong("3. A new primitive: top_k", "the batch axis moved to the end",
+          (None, None, "return top_k_p.bind(moveaxis(x, d, x.ndim - 1), k=k), [x.ndim - 1] * 2"),
+          reason='vmap over axis 0'),
+    Wrong("3. A new primitive: top_k", "the indices' tangent as int32 zeros, not a Zero",
+          (None, """
+          values, indices = top_k_p.bind(x, k=k)
+          t_values = jnp.take_along_axis(t, indices, axis=-1)
+          return [values, indices], [t_values, jnp.zeros_like(indices)]
+          """, None), reason="float0"),
 ]

@@ -24,6 +24,15 @@ r_dot = jnp.matmul(x - omega, r)
 return [q, r], [q_dot, r_dot]
 """
 
+_MVN = """
+L = cholesky(cov)
+d = jnp.asarray(x) - mean
+y = triangular_solve(L, d, left_side=False, lower=True, transpose_a=True)
+logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+n = cov.shape[-1]
+return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(y * y, axis=-1))
+"""
+
 WRONG = [
     Wrong("1. A normal log density from one factor", "solve and slogdet, which factor with lu",
           """
@@ -102,4 +111,34 @@ WRONG = [
           r_dot = (x - omega) @ r64
           return [q, r], [q_dot.astype(np.float32), r_dot.astype(np.float32)]
           """, reason="from jnp operations and triangular_solve"),
+    Wrong("1. A normal log density from one factor", "log det as the sum of the logs, not twice",
+          _MVN.replace("2 * jnp.sum", "jnp.sum"), reason='twice the sum'),
+    Wrong("1. A normal log density from one factor", "n read off x, the number of rows for [k, n]",
+          _MVN.replace("n = cov.shape[-1]", "n = len(x)"), reason='mvn_logpdf should be'),
+    Wrong("1. A normal log density from one factor", "the quadratic form summed over everything",
+          _MVN.replace("jnp.sum(y * y, axis=-1)", "jnp.sum(y * y)"), reason='expected 3 densities'),
+    Wrong("2. Batching a solve without copying the matrix",
+          "the folding axis of a 2-D a, hard-coded",
+          _BATCH.replace("r = a.ndim", "r = 2"), reason='a stack of matrices'),
+    Wrong("2. Batching a solve without copying the matrix", "the examples folded after the columns",
+          _BATCH.replace("fold = r - 1 if params[\"left_side\"] else r - 2",
+                         "fold = r - 2 if params[\"left_side\"] else r - 1")
+                 .replace("b = moveaxis(b, db, fold)", "b = moveaxis(b, db, fold + 1)")
+                 .replace("(shape[fold] * shape[fold + 1],)", "(shape[fold] * shape[fold + 1],)"),
+          reason='vmap over axis 0 of b'),
+    Wrong("2. Batching a solve without copying the matrix", "a batched only when b is too",
+          _BATCH.replace("if da is not not_mapped:",
+                         "if da is not not_mapped and db is not not_mapped:"),
+          reason=r'in_axes=\(0, None\), a batched'),
+    Wrong("3. The derivative of QR", "transposes with .T, which reverses a stack's axes too",
+          _QR.replace("jnp.swapaxes(q, -1, -2)", "q.T")
+             .replace("jnp.swapaxes(below, -1, -2)", "below.T"),
+          reason='jnp.swapaxes'),
+    Wrong("3. The derivative of QR", "omega as X - X^T",
+          _QR.replace("omega = below - jnp.swapaxes(below, -1, -2)",
+                      "omega = x - jnp.swapaxes(x, -1, -2)"),
+          reason='antisymmetric'),
+    Wrong("3. The derivative of QR", "R^-1 applied on the left",
+          _QR.replace("left_side=False, lower=False", "left_side=True, lower=False"),
+          reason='r_dot should be'),
 ]

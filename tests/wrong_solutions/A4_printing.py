@@ -55,4 +55,29 @@ WRONG = [
     Wrong("2. A jaxpr as a Python function", "the inputs only, the constants left out",
           _PY.replace("[*jaxpr.constvars, *jaxpr.invars]", "jaxpr.invars"),
           reason="the constants are the first parameters"),
+    Wrong("1. A call, on one line or many", "the ')' left out of the group, so not measured",
+          """
+          return Text(f"{name}(") + Group(Nest(4, Brk("") + join(Text(",") + Brk(), args))
+                                          + Brk("")) + Text(")")
+          """, reason='does not fit, and should break'),
+    Wrong("1. A call, on one line or many", "the arguments two columns in",
+          """
+          return Group(Nest(2, Text(f"{name}(") + Brk("") + join(Text(",") + Brk(), args))
+                       + Brk("") + Text(")"))
+          """, reason='four columns deeper'),
+    Wrong("2. A jaxpr as a Python function", "the parameters in the equation's order, unsorted",
+          _PY.replace("for k in sorted(shown)", "for k in shown"), reason='sort them by key'),
+    Wrong("2. A jaxpr as a Python function", "the def line as one text, never broken",
+          _PY.replace('head = pp_call("def f", [atom(v) for v in '
+                      '[*jaxpr.constvars, *jaxpr.invars]]) + Text(":")',
+                      'head = Text("def f(" + ", ".join(names[v] for v in [*jaxpr.constvars, '
+                      '*jaxpr.invars]) + "):")'),
+          reason='the def line'),
+    Wrong("2. A jaxpr as a Python function", "literals as Python floats",
+          _PY.replace('Text(f"{np.asarray(v.val)[()]}")', 'Text(f"{float(v.val)}")'),
+          reason=r"mul\(a, 2\)'"),
+    Wrong("2. A jaxpr as a Python function", "the outputs returned as a tuple in parentheses",
+          _PY.replace('Text("return ") + join(Text(", "), [atom(v) for v in jaxpr.outvars])',
+                      'Text("return ") + pp_call("", [atom(v) for v in jaxpr.outvars])'),
+          reason="return e'"),
 ]
