@@ -54,13 +54,19 @@ def _why(e: BaseException) -> str:
     if type(e) is NotImplementedError and not e.args:   # the stub's; the package's say what
         return "not done yet (the solution still raises NotImplementedError)"
     if isinstance(e, AssertionError):
-        return f"{e or 'an assertion failed'}"
+        return _one_line(e) or "an assertion failed"
     if not isinstance(e, Exception):
         return f"{type(e).__name__} raised: a check must run to its end"
     # a student's bug is a failed check, not a stopped notebook
     frames = [f for f in traceback.extract_tb(e.__traceback__)
               if f"{os.sep}autodidax{os.sep}" not in f.filename] or [None]
-    return f"{type(e).__name__}: {e}" + (f" (line {frames[-1].lineno})" if frames[-1] else "")
+    where = f" (line {frames[-1].lineno})" if frames[-1] else ""
+    return f"{type(e).__name__}: {_one_line(e)}{where}"
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception's message on one line (NumPy's assert_allclose starts with a newline)."""
+    return " ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
 @contextmanager

@@ -392,3 +392,12 @@ def test_the_student_site_holds_no_solution(tmp_path):
         leaks += [f"{path.relative_to(out)}: {region[:60]!r}..." for region in regions if region in flat]
     assert files > len(WRITTEN), "the site has the chapters' pages and their sources"
     assert not leaks, leaks
+
+
+def test_a_message_of_several_lines_is_reported_on_one(capsys):
+    from book.exercises import exercise
+    with exercise("1. Close"):
+        np = __import__("numpy")
+        np.testing.assert_allclose([1.0], [2.0], err_msg="x should be 2")
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1 and "Not equal to tolerance" in line and "x should be 2" in line, line
