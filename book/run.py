@@ -45,9 +45,17 @@ def _scrub_addresses(nb):
                 data["text/plain"] = _ADDRESS.sub("0xADDRESS", data["text/plain"])
 
 
+def _write(nb, path) -> None:
+    """Write the notebook whole or not at all: the exporter reads every chapter's notebook, and
+    another chapter's run may be reading this one now."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    nbformat.write(nb, tmp)
+    os.replace(tmp, path)
+
+
 def run(ch: Chapter) -> bool:
     nb = notebook_from_markdown(ch)
-    nbformat.write(nb, ch.notebook)
+    _write(nb, ch.notebook)
     export.main([], only=ch.modules)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     client = NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
@@ -61,7 +69,7 @@ def run(ch: Chapter) -> bool:
         ok = False
     nb.metadata = nbformat.from_dict(KERNEL)
     _scrub_addresses(nb)
-    nbformat.write(nb, ch.notebook)
+    _write(nb, ch.notebook)
     print(f"{'ran' if ok else 'FAILED'} {ch.notebook.relative_to(ROOT)}")
     return ok
 
