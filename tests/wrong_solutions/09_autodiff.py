@@ -27,6 +27,16 @@ WRONG = [
           J = jacfwd(f)(x)
           return lambda ct: jnp.tensordot(ct, J, np.ndim(ct))
           """, reason="not linear"),
+    Wrong("1. A value known from its type", "the zeros made eagerly, not on the parent trace",
+          """
+          (x,) = args
+          return lax.full(x.aval.shape, 0, x.aval.dtype)
+          """, reason="constant of the known jaxpr"),
+    Wrong("1. A value known from its type", "the zeros made with NumPy, a constant of the jaxpr",
+          """
+          (x,) = args
+          return np.zeros(x.aval.shape, x.aval.dtype)
+          """, reason="constant of the known jaxpr"),
     Wrong("2. linear_transpose", "backward_pass's symbolic Zero returned as it is",
           """
           aval = get_aval(x)

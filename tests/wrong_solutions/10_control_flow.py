@@ -129,7 +129,7 @@ WRONG = [
               params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc]),
                           num_carry=sum(used_carry)))
           return keep, new_eqn
-          """, reason=r"only a used.*should be \(3, 4, 3\)"),
+          """, reason=r"only a used.*should be \(4, 5, 4\)"),
     Wrong("3. Dead code in a scan", "carry inputs pruned by what the body reads, apart from outputs",
           """
           if not any(used_outputs) and not has_effects(eqn):
@@ -202,4 +202,87 @@ WRONG += [
               params=dict(eqn.params, branches=branches))
           return [True] + used_ops, new_eqn
           """, reason="whichever branch reads y .* it takes 1"),
+]
+
+E2, E3 = "2. Dead code in a cond", "3. Dead code in a scan"
+_S =  """
+if not any(used_outputs) and not has_effects(eqn):
+    return [False] * len(eqn.invars), None
+p = eqn.params
+body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+while True:
+    j, used_in = dce_jaxpr(body.jaxpr, used_carry + used_ys, prune_inputs=False)
+    needed = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk])]
+    if needed == used_carry:
+        break
+    used_carry = needed
+keep = used_in[:nc] + used_carry + used_in[nc + nk:]
+j = Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns, j.outvars)
+new_eqn = eqn._replace(
+    invars=[v for v, k in zip(eqn.invars, keep) if k],
+    outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys) if u],
+    params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts={nconsts},
+                num_carry=sum(used_carry)))
+return keep, new_eqn
+"""
+
+_C = """
+if not any(used_outputs) and not has_effects(eqn):
+    return [False] * len(eqn.invars), None
+{loop}
+branches = tuple(ClosedJaxpr(Jaxpr(j.constvars, [v for v, u in zip(j.invars, used_ops) if u],
+                                   j.eqns, j.outvars), consts) for j, consts in pruned)
+{params}
+new_eqn = eqn._replace(
+    invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u],
+    outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+    params=params)
+return [True] + used_ops, new_eqn
+"""
+_LOOP = """
+pruned, used_ops = [], [False] * (len(eqn.invars) - 1)
+for branch in eqn.params["branches"]:
+    j, used = dce_jaxpr(branch.jaxpr, used_outputs, prune_inputs=False)
+    pruned.append((j, branch.consts))
+    used_ops = [a or b for a, b in zip(used_ops, used)]
+"""
+_TWO = """
+true_b, false_b = eqn.params["branches"]
+jt, ut = dce_jaxpr(true_b.jaxpr, used_outputs, prune_inputs=False)
+jf, uf = dce_jaxpr(false_b.jaxpr, used_outputs, prune_inputs=False)
+pruned = [(jt, true_b.consts), (jf, false_b.consts)]
+used_ops = [a or b for a, b in zip(ut, uf)]
+"""
+WRONG += [
+    Wrong(E2, "the branches unpacked as two, true and false: a switch has more",
+          _C.format(loop=_TWO, params="params = dict(eqn.params, branches=branches)"),
+          reason="switch of three branches"),
+    Wrong(E2, "the equation's params updated in place",
+          _C.format(loop=_LOOP, params='params = eqn.params\nparams["branches"] = branches'),
+          reason="changed the params of the cond"),
+    Wrong(E3, "the equation's params updated in place", _S.format(nconsts="sum(used_in[:nc])")
+          .replace("params=dict(p, jaxpr=", "params=p.update(jaxpr=").replace(
+              "num_carry=sum(used_carry)))", "num_carry=sum(used_carry)) or p)"),
+          reason="changed the params of the scan"),
+    Wrong(E3, "two rounds of propagation, then the body pruned once more",
+          """
+          if not any(used_outputs) and not has_effects(eqn):
+              return [False] * len(eqn.invars), None
+          p = eqn.params
+          body, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+          used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+          for _ in range(2):      # a carry read by one read by a used one
+              j, used_in = dce_jaxpr(body.jaxpr, used_carry + used_ys, prune_inputs=False)
+              used_carry = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk])]
+          j, used_in = dce_jaxpr(body.jaxpr, used_carry + used_ys, prune_inputs=False)
+          keep = used_in[:nc] + used_carry + used_in[nc + nk:]
+          j = Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep) if k], j.eqns, j.outvars)
+          new_eqn = eqn._replace(
+              invars=[v for v, k in zip(eqn.invars, keep) if k],
+              outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys) if u],
+              params=dict(p, jaxpr=ClosedJaxpr(j, body.consts), num_consts=sum(used_in[:nc]),
+                          num_carry=sum(used_carry)))
+          return keep, new_eqn
+          """, reason=r"d' = d \* x.*should be \(4, 5, 4\)"),
 ]

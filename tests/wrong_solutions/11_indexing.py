@@ -173,3 +173,17 @@ return [jnp.asarray(out), None]
           _BATCH.replace("(size * n,) + np.shape(table)[2:]", "(size * n, np.shape(table)[-1])"),
           reason='both batched, the table along axis 1.*failed'),
 ]
+
+WRONG += [
+    Wrong(E2, "the transpose delegated to the vjp of the package's own gather",
+          (None, """
+          n = table.aval.shape[0]
+          zeros = jnp.zeros(table.aval.shape, table.aval.dtype)
+          _, f_vjp = jax.vjp(lambda t: t[jnp.clip(ids, 0, n - 1)], zeros)
+          return [f_vjp(ct)[0], None]
+          """), reason="transpose rule of the package's gather"),
+    Wrong(E3, "the table's batch dimension left where it is, among the window's",
+          _BATCH.replace("return rows(moveaxis(table, b_table, 1), ids), np.ndim(ids)",
+                         "return rows(table, ids), np.ndim(ids) + b_table - 1"),
+          reason=r"batched along axis 0, the output should have shape \(3, 2, 3\)"),
+]
