@@ -176,3 +176,41 @@ g.defvjp(fwd, bwd)
 return g
 """, reason='the cotangent of x for the output cotangent'),
 ]
+WRONG += [
+    Wrong(E2, "np.outer in bwd: right eagerly, not under jit",
+          (None, """
+          slope, x, W = residuals
+          g = ct * slope
+          return (None if W is None else g @ W, None if x is None else np.outer(g, x))
+          """), reason="TracerArrayConversionError"),
+    Wrong(E3, "fwd written for one or two arguments, the ones the check first tries",
+          """
+          g = jax.custom_vjp(f)
+
+          def fwd(a, b=None):
+              args = (a,) if b is None else (a, b)
+              return f(*args), args
+
+          def bwd(args, ct):
+              return jax.vjp(f, *args)[1](ct)
+
+          g.defvjp(fwd, bwd)
+          return g
+          """, reason="for an f of three arguments"),
+    Wrong(E3, "the VJP function memoized across calls",
+          """
+          g = jax.custom_vjp(f)
+          cache = {}
+
+          def fwd(*args):
+              return f(*args), args
+
+          def bwd(args, ct):
+              if "vjp" not in cache:
+                  cache["vjp"] = jax.vjp(f, *args)[1]
+              return cache["vjp"](ct)
+
+          g.defvjp(fwd, bwd)
+          return g
+          """, reason="jit of vmap of grad disagrees"),
+]

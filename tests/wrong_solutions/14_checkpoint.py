@@ -192,3 +192,15 @@ carry, ys = lax.scan(block, carry, blocks)
 return carry, ys.reshape(n, -1)
 """, reason='ys should have shape \\(12, 4, 8\\)'),
 ]
+WRONG += [
+    Wrong(E1, "the rhs's batch dimensions taken to be at lhs_batch's positions",
+          _POL.replace("BBB", _B).replace("KKK", _K).replace(
+              "i not in rc and i not in rb", "i not in rc and i not in lb"),
+          reason="a batch dimension at 0 in lhs but 2 in rhs.*min_flops=241"),
+    Wrong(E1, "a strict comparison: at least min_flops read as more than",
+          _POL.replace("BBB", _B).replace("KKK", _K).replace(">= min_flops", "> min_flops"),
+          reason="with min_flops=24 "),
+    Wrong(E2, "only the first output of an equation that reads the cotangent followed",
+          _REC.replace("tainted.update(e.outvars)", "tainted.add(e.outvars[0])"),
+          reason="for a block calling a jitted function of two arguments"),
+]

@@ -110,3 +110,21 @@ WRONG = [
            return []
            """, None, None, None), reason="eagerly f was given a .*: give it a NumPy array"),
 ]
+WRONG += [
+    Wrong(E3, "the JVP rule taps the primal and the tangent",
+          (None, """
+           tap_p.bind(primals[0], callback=callback)
+           tap_p.bind(tangents[0], callback=callback)
+           return [], []
+           """, None, None), reason="under jvp f should run once, with the primal x"),
+    Wrong(E3, "the batching rule calls f itself rather than binding tap_p: right eagerly only",
+          (None, None, """
+           callback(np.asarray(moveaxis(x, d, 0)))
+           return [], []
+           """, None), reason="TracerArrayConversionError"),
+    Wrong(E2, "the package's determinant in the rule, NumPy's in the value",
+          (None, """
+           d = jnp.linalg.det(m)
+           return d, d * jnp.trace(jnp.linalg.solve(m, dm))
+           """), reason="det called the package's"),
+]
