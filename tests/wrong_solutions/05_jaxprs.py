@@ -99,7 +99,7 @@ WRONG = [
           consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in needed]
           return ClosedJaxpr(Jaxpr([v for v, _ in consts], jaxpr.invars, kept, jaxpr.outvars),
                              [c for _, c in consts])
-          """, reason=r"expected the equations \['mul', 'sin', 'stack', 'unstack', 'add'\]"),
+          """, reason=r"expected the equations \['mul', 'sin', 'stack', 'unstack', 'cos'"),
     Wrong("2. Dead code elimination", "an equation kept only if all its outputs are needed",
           """
           jaxpr = closed.jaxpr
@@ -208,4 +208,44 @@ WRONG = [
           return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [replaced.get(v, v) for v in jaxpr.outvars])
           """,
           reason='should keep the equations'),
+]
+
+# found by the third round of adversarial review
+WRONG += [
+    Wrong("1. Counting FLOPs", "only the first contracted dimension multiplied in",
+          """
+          total = 0
+          for eqn in jaxpr.eqns:
+              name = eqn.primitive.name
+              if name in ELEMENTWISE:
+                  total += eqn.outvars[0].aval.size
+              elif name == "reduce_sum":
+                  total += eqn.invars[0].aval.size
+              elif name == "dot_general":
+                  (x_contract, _), _ = eqn.params["dimension_numbers"]
+                  total += 2 * eqn.outvars[0].aval.size * eqn.invars[0].aval.shape[x_contract[0]]
+          return total
+          """, reason="contracting two axes: expected 240 FLOPs"),
+    Wrong("2. Dead code elimination", "kept if its last output is needed",
+          _DCE_KEEP.replace("any(v in needed for v in eqn.outvars)", "eqn.outvars[-1] in needed")
+          + """
+          consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in needed]
+          jaxpr = Jaxpr([v for v, _ in consts], jaxpr.invars, kept[::-1], jaxpr.outvars)
+          return ClosedJaxpr(jaxpr, [c for _, c in consts])
+          """.replace("\n          ", "\n"), reason="not well formed"),
+    Wrong("3. Common subexpressions", "literals compared by their bytes, not their dtype",
+          """
+          replaced, seen, eqns = {}, {}, []
+          key = lambda v: ("literal", np.asarray(v.val).tobytes()) if isinstance(v, Literal) else v
+          for eqn in jaxpr.eqns:
+              invars = [replaced.get(v, v) for v in eqn.invars]
+              k = (eqn.primitive, tuple(map(key, invars)))
+              earlier = next((outs for params, outs in seen.get(k, []) if params == eqn.params), None)
+              if earlier is None:
+                  seen.setdefault(k, []).append((eqn.params, eqn.outvars))
+                  eqns.append(eqn._replace(invars=invars))
+              else:
+                  replaced.update(zip(eqn.outvars, earlier))
+          return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [replaced.get(v, v) for v in jaxpr.outvars])
+          """, reason="should keep the equations"),
 ]

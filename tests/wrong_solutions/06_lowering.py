@@ -110,3 +110,18 @@ WRONG += [
           return jaxpr_subcomp(ctx.module_context, closed.jaxpr, closed.consts, [x])
           """, reason="called .*, the package's"),
 ]
+
+# found by the third round of adversarial review
+WRONG += [
+    Wrong("3. A body in a region: fold", "the body's constants made of the folded array's dtype",
+          """
+          aval_out, = ctx.avals_out
+          scalar = aval_to_ir_type(aval_out.update(shape=()))
+          reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init], _dense(axes))
+          region = reduce.regions[0].blocks.append(scalar, scalar)
+          with ir.InsertionPoint(region):
+              consts = [ir_constant(c, aval_out.dtype) for c in body.consts]
+              hlo.return_(jaxpr_subcomp(ctx.module_context, body.jaxpr, consts, list(region.arguments)))
+          return [reduce.result]
+          """, reason=r"its own dtype, bool\) failed"),
+]

@@ -177,3 +177,16 @@ WRONG += [
           return exe
           """, reason="characters exactly, fits: it should be kept"),
 ]
+
+# found by the third round of adversarial review
+WRONG += [
+    Wrong(E1, "decided by the size of the result, not of the arguments",
+          """
+          from autodidax.core import abstract_eval_rules
+          out = abstract_eval_rules[primitive](*map(get_aval, args), **params)
+          outs = out if isinstance(out, (list, tuple)) else [out]
+          if any(type(x) is Array for x in args) or max(o.size for o in outs) >= self.threshold:
+              return super().process_primitive(primitive, args, params)
+          return _numpy_eval_trace.process_primitive(primitive, args, params)
+          """, reason="the sum of 1000 host numbers.*should run with XLA"),
+]

@@ -199,3 +199,28 @@ WRONG += [
           return call
           """), reason="should be named after it"),
 ]
+
+# found by the third round of adversarial review
+WRONG += [
+    Wrong(E2, "a jit made at every call",
+          """
+          def call(x):
+              x = jnp.asarray(x)
+              n = x.shape[0]
+              size = 1 << max(n - 1, 0).bit_length()
+              padded = jnp.concatenate([x, jnp.zeros((size - n,) + x.shape[1:], x.dtype)])
+              return jit(f)(padded)[:n]
+          return call
+          """, reason="made a new jit"),
+    Wrong(E3, "values returned in the order of their sizes, largest first",
+          ("""
+          jaxpr = closed.jaxpr
+          pairs = list(zip(jaxpr.constvars, closed.consts))
+          moved = sorted([p for p in pairs if np.asarray(p[1]).nbytes > max_bytes],
+                         key=lambda p: -np.asarray(p[1]).nbytes)
+          kept = [p for p in pairs if np.asarray(p[1]).nbytes <= max_bytes]
+          new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.eqns,
+                      jaxpr.outvars)
+          return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
+          """, None), reason="in the order of closed.jaxpr.constvars"),
+]
