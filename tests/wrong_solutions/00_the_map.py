@@ -136,3 +136,24 @@ WRONG = [
           """,
           reason='float16\\)\\) traced, but'),
 ]
+# --- round 3: escapes closed by 2-D shapes and an unused equation
+WRONG += [
+    Wrong("1. When jit traces again", "the rank and the number of elements for the shape",
+          _CANONICAL + dedent("""
+          weak = type(x) in (int, float) or bool(getattr(x, "weak_type", False))
+          return (np.ndim(x), np.size(x)), dtype, weak
+          """), reason=r"\[\[1\., 1\.\], \[1\., 1\.\], \[1\., 1\.\]\].*traced, but"),
+    Wrong("2. A second interpreter",
+          "the last equation's value and tangent returned, not the output's",
+          _RULES + ("""
+          x_var, eqns, out = program
+          values, tangents = {x_var.name: x}, {x_var.name: t}
+          value = lambda a: values[a.name] if isinstance(a, Var) else a
+          tangent = lambda a: tangents[a.name] if isinstance(a, Var) else 0 * a
+          y, y_dot = x, t
+          for var, op, args in eqns:
+              y, y_dot = toy_jvp_rules[op]([value(a) for a in args], [tangent(a) for a in args])
+              values[var.name], tangents[var.name] = y, y_dot
+          return y, y_dot
+          """,), reason=r"unused"),
+]

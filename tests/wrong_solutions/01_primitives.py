@@ -182,3 +182,34 @@ WRONG = [
           """),
           reason='made outside f depends on'),
 ]
+# --- round 3
+WRONG += [
+    Wrong("1. A primitive with parameters", "the result always weakly typed",
+          (None, """
+          if type(axis) is not int or not 0 <= axis < x.ndim:
+              raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
+          if type(repeats) is not int or repeats < 0:
+              raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
+          shape = list(x.shape)
+          shape[axis] *= repeats
+          return ShapedArray(tuple(shape), x.dtype, weak_type=True)
+          """), reason=r"weak"),
+    Wrong("2. A trace that stops at the first NaN", "the NaN test by the sum: +inf + -inf is NaN",
+          """
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*args, **params)
+          for o in out if primitive.multiple_results else [out]:
+              if np.isnan(np.sum(np.asarray(o))):
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          return out
+          """, reason=r"inf"),
+    Wrong("2. A trace that stops at the first NaN", "the operands checked as well as the outputs",
+          """
+          with set_current_trace(eval_trace):
+              out = primitive.bind(*args, **params)
+          for o in list(args) + list(out if primitive.multiple_results else [out]):
+              if np.isnan(np.asarray(o)).any():
+                  raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
+          return out
+          """, reason=r"operand|input"),
+]

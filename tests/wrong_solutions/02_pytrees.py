@@ -138,3 +138,19 @@ WRONG = [
           """,
           reason='changed the list of leaves'),
 ]
+# --- round 3
+WRONG += [
+    Wrong("3. Unflattening with a stack", "a node of arity 0 (None, ()) taken for a leaf",
+          """
+          stack, leaves = [], iter(leaves)
+          for node_type, arity, node_data in nodes:
+              if arity == 0:
+                  stack.append(next(leaves))
+                  continue
+              children = tuple(stack[len(stack) - arity:])
+              del stack[len(stack) - arity:]
+              stack.append(node_type.unflatten(node_data, children))
+          (tree,) = stack
+          return tree
+          """, reason=r"ran out of leaves.*node type is None"),
+]

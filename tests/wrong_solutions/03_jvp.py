@@ -70,3 +70,18 @@ WRONG = [
           """,
           reason='read y: a Zero tangent'),
 ]
+# --- round 3
+WRONG += [
+    Wrong("1. The JVP rule of a new primitive", "the primal as log(1 + e^x), which overflows",
+          """
+          logistic = 1 / (1 + jnp.exp(-x))
+          return jnp.log(1 + jnp.exp(x)), t * logistic
+          """, reason=r"primal.*100"),
+    Wrong("3. Hessian-vector products", "one jvp per row of x: an x of one axis assumed",
+          """
+          g = lambda x: jvp(f, (x,), (v,))[1]
+          n = x.shape[0]
+          basis = jnp.eye(n, dtype=x.dtype)
+          return jnp.stack([jvp(g, (x,), (basis[i],))[1] for i in range(n)])
+          """, reason=r"2, 3|\(2, 3\)"),
+]

@@ -129,3 +129,31 @@ WRONG = [
           """,
           reason='its tangent must be f16'),
 ]
+# --- round 3
+from textwrap import dedent
+_PSHIFT_OWN = """
+n = axis_data.size
+if d is None:
+    x, d = broadcast(x, n, 0), 0
+k = max(-n, min(n, shift))
+config = [(0, 0, 0)] * len(x.shape)
+config[d] = (k, -k, 0)
+return lax.pad(x, np.zeros((), x.dtype), config), d
+"""
+WRONG += [
+    Wrong("2. Jacobians a few columns at a time", "the number of columns taken from x.shape[0]",
+          """
+          x = jnp.asarray(x)
+          n = x.shape[0]
+          basis = np.eye(n, dtype=x.dtype).reshape((n,) + x.shape)
+          pushfwd = vmap(lambda t: jvp(f, (x,), (t,))[1], out_axes=-1)
+          jac = jnp.concatenate([pushfwd(basis[i:i + chunk]) for i in range(0, n, chunk)], axis=-1)
+          return jnp.reshape(jac, jac.shape[:-1] + x.shape)
+          """, reason=r"\(1, 7\)"),
+    Wrong("3. A collective of your own: shifting along the batch",
+          "another axis's pshift bound again, its batch said to be on axis 0",
+          dedent("""
+          if axis_name != axis_data.name:
+              return pshift_p.bind(x, axis_name=axis_name, shift=shift), 0
+          """) + _PSHIFT_OWN, reason=r"in_axes=1"),
+]

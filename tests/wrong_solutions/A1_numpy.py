@@ -131,4 +131,18 @@ WRONG = [
     Wrong("2. Inexact promotion, and hypot", "inf as a float32 array, which is strong",
           (None, _HYPOT.replace("np.inf, out", "jnp.float32(np.inf), out")),
           reason='float16 and a Python float gave float32'),
+    Wrong("2. Inexact promotion, and hypot", "two arguments only: the join of the first two",
+          (_PROMOTE.replace("functools.reduce(join, [label(a.dtype, get_aval(a).weak_type) "
+                            "for a in arrays])",
+                            "functools.reduce(join, [label(a.dtype, get_aval(a).weak_type) "
+                            "for a in arrays][:2])"),
+           None), reason="however many"),
+    Wrong("2. Inexact promotion, and hypot", "divided by x, not by the larger leg",
+          (None, """
+          x, y = (jnp.abs(v) for v in promote_inexact(x, y))
+          infinite = jnp.logical_or(jnp.isinf(x), jnp.isinf(y))
+          ratio = y / jnp.where(x == 0, 1, x)
+          out = jnp.where(x == 0, y, x * jnp.sqrt(1 + ratio * ratio))
+          return jnp.where(infinite, np.inf, out)
+          """), reason="whichever of x and y"),
 ]

@@ -134,4 +134,30 @@ WRONG = [
           t_values = jnp.take_along_axis(t, indices, axis=-1)
           return [values, indices], [t_values, jnp.zeros_like(indices)]
           """, None), reason="float0"),
+    Wrong("3. A new primitive: top_k", "the values' dtype written as float32, not x's",
+          ("""
+          shape = x.shape[:-1] + (k,)
+          return [ShapedArray(shape, np.dtype("float32")), ShapedArray(shape, np.dtype("int32"))]
+          """, None, None), reason="the values have x's dtype"),
+    Wrong("3. A new primitive: top_k", "the rules delegated to chapter 11's lax.top_k",
+          (None, """
+          values, indices = lax.top_k(x, k)
+          t_values = (Zero.from_primal_value(values) if type(t) is Zero
+                      else jnp.take_along_axis(t, indices, axis=-1))
+          return [values, indices], [t_values, Zero.from_primal_value(indices)]
+          """, """
+          return lax.top_k(x, k, axis=-1 if d < x.ndim - 1 else -2), [d, d]
+          """), reason="chapter 11's"),
+    Wrong("2. A cumulative logsumexp", "the axis moved with a transpose, right for matrices only",
+          """
+          x = jnp.asarray(x)
+          x = x.T if axis in (0, -2) else x
+          def step(total, xi):
+              total = jnp.logaddexp(total, xi)
+              return total, total
+          xs = jnp.moveaxis(x, -1, 0)
+          _, out = lax.scan(step, jnp.full(xs.shape[1:], -np.inf, x.dtype), xs)
+          out = jnp.moveaxis(out, 0, -1)
+          return out.T if axis in (0, -2) else out
+          """, reason="any axis of any rank"),
 ]

@@ -80,4 +80,9 @@ WRONG = [
           _PY.replace('Text("return ") + join(Text(", "), [atom(v) for v in jaxpr.outvars])',
                       'Text("return ") + pp_call("", [atom(v) for v in jaxpr.outvars])'),
           reason="return e'"),
+    Wrong("1. A call, on one line or many", "the first argument kept on the line of 'f('",
+          """
+          return Group(Nest(4, Text(f"{name}(") + join(Text(",") + Brk(), args))
+                       + Brk("") + Text(")"))
+          """, reason="from the line after 'f\\('"),
 ]
