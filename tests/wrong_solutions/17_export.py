@@ -184,4 +184,28 @@ if not avals:
     Wrong("2. An artifact's fields, by hand", "nr_devices read as a uint16, not a uint32",
           (None, None, READ_FIELDS.replace("NR_DEVICES", "scalar(18, u16) or scalar(6, i16)")),
           reason="nr_devices of the edited `exported` should be 70000.*a uint32 in slot 18"),
+    Wrong("2. An artifact's fields, by hand", "the offset to the vtable read unsigned", ("""
+           vtable = table - u32(data, table)
+           entry = 4 + 2 * slot
+           if entry + 2 > u16(data, vtable):
+               return None
+           offset = u16(data, vtable + entry)
+           return table + offset if offset else None
+           """, None, BOTH), reason="field raised .*vtable comes after it.*signed"),
+    Wrong("3. The inputs, by name and type", "None children dropped before numbering the rest",
+          input_types().replace(
+              "children = [deref(data, p) for p in items(node, 1)]",
+              "children = [c for c in (deref(data, p) for p in items(node, 1)) if kind(c) != 1]"),
+          reason="you named one 'args\\[1\\]\\[0\\]'.*None is no input"),
+    Wrong("1. Who can read this module?", "the newest version compared by major.minor only",
+          (None, """
+           def number(v):
+               return tuple(int(p) for p in v.split("."))
+           v = number(producer(module)[1])
+           return number(minimum) <= v and v[:2] <= number(current)[:2]
+           """), reason="1.12.3 .* cannot read a module written for 1.12.10; you said True"),
+    Wrong("1. Who can read this module?", "the target version read as 6 characters at most",
+          ("""
+           return module[4] >> 1, module[16:22].decode().rstrip("\\0")
+           """, None), reason="written for StableHLO 1.12.10: you read '1.12.1'"),
 ]

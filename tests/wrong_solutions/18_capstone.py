@@ -137,4 +137,41 @@ WRONG = [
           params, _, steps = lax.while_loop(going, one_step, first)
           return params, steps
           """, reason="takes 0 steps, you took 1: .*test it before the first step"),
+    Wrong("1. Momentum", "tree.map under a top-level dict comprehension: a dict at the top only",
+          """
+          value, grads = jax.value_and_grad(loss)(params, x, y)
+          velocity = {k: jax.tree.map(lambda v, g: BETA * v + g, velocity[k], grads[k])
+                      for k in grads}
+          params = {k: jax.tree.map(lambda p, v: p - LR * v, params[k], velocity[k])
+                    for k in grads}
+          return value, params, velocity
+          """, reason="on nested parameters .*momentum_step raised TypeError.*any pytree"),
+    Wrong("2. Stopping inside the program", "fori_loop to max_steps, the updates masked",
+          """
+          def body(i, carry):
+              params, steps = carry
+              going = loss(params, x, y) >= target
+              _, new = sgd_step(params, x, y)
+              params = jax.tree.map(lambda a, b: jnp.where(going, a, b), new, params)
+              return params, steps + going.astype(jnp.int32)
+          return lax.fori_loop(0, max_steps, body, (params, jnp.int32(0)))
+          """, reason="tests only its count, and runs max_steps times"),
+    Wrong("2. Stopping inside the program", "a while_loop on a counter, a cond to stop updating",
+          """
+          def body(carry):
+              params, i, steps = carry
+              going = loss(params, x, y) >= target
+              params = lax.cond(going, lambda p: sgd_step(p, x, y)[1], lambda p: p, params)
+              return params, i + 1, steps + going.astype(jnp.int32)
+          params, _, steps = lax.while_loop(lambda c: c[1] < max_steps, body,
+                                            (params, jnp.int32(0), jnp.int32(0)))
+          return params, steps
+          """, reason="tests only its count, and runs max_steps times"),
+    Wrong("3. The model split over eight devices", "w0 split by rows, of which it has 2",
+          """
+          split = lambda *spec: NamedSharding(mesh, P(*spec))
+          return {"w0": split("model", None), "b0": split(),
+                  "w1": split("model", None), "b1": split(),
+                  "w2": split(), "b2": split()}
+          """, reason="placing the parameters so raised.*must be divisible by 8"),
 ]

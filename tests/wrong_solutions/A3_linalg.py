@@ -141,4 +141,29 @@ WRONG = [
     Wrong("3. The derivative of QR", "R^-1 applied on the left",
           _QR.replace("left_side=False, lower=False", "left_side=True, lower=False"),
           reason='r_dot should be'),
+    Wrong("1. A normal log density from one factor", "one x made a row: a density of shape (1,)",
+          """
+          L = cholesky(cov)
+          d = jnp.atleast_2d(jnp.asarray(x) - mean)
+          y = triangular_solve(L, jnp.swapaxes(d, -1, -2), left_side=True, lower=True)
+          logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(y * y, axis=0))
+          """, reason=r"for one x of shape \(4,\), expected one density.*got shape \(1,\)"),
+    Wrong("1. A normal log density from one factor", "the quadratic form with two solves",
+          """
+          L = cholesky(cov)
+          d = jnp.asarray(x) - mean
+          z = triangular_solve(L, d, left_side=False, lower=True, transpose_a=True)
+          w = triangular_solve(L, z, left_side=False, lower=True)
+          logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+          n = cov.shape[-1]
+          return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(d * w, axis=-1))
+          """, reason="should make one triangular solve.*its program has 2"),
+    Wrong("3. The derivative of QR", "R^-1 made by solving against the identity",
+          _QR.replace("a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)",
+                      "eye = jnp.broadcast_to(jnp.eye(r.shape[-1], dtype=r.dtype), r.shape)\n"
+                      "rinv = triangular_solve(r, eye, left_side=False, lower=False)\n"
+                      "a_dot_rinv = jnp.matmul(a_dot, rinv)"),
+          reason="does not depend on a_dot .*inverting R"),
 ]

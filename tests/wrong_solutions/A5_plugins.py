@@ -140,4 +140,33 @@ WRONG = [
                   deps.difference_update(ready)
           return order
           """, reason="libz.so needs liba.so but is not in the cycle"),
+    Wrong("1. Starting the backends, as JAX does", "only a RuntimeError caught",
+          start().replace("except Exception as e:", "except RuntimeError as e:"),
+          reason="raised OSError.*let it through: a factory that raises any exception"),
+    Wrong("1. Starting the backends, as JAX does", "a factory's None always taken quietly",
+          start().replace("""        if client is None:
+            raise RuntimeError(f"Could not initialize backend '{name}'")
+""", """        if client is None:
+            errors[name] = f"Could not initialize backend '{name}'"
+            continue
+"""), reason="does not fail quietly and whose factory returns None should raise"),
+    Wrong("2. The order to load them in", "the whole path named, not only the cycle", """
+          order, state = [], {}
+
+          def visit(lib, path):
+              if state.get(lib) == "done":
+                  return
+              if state.get(lib) == "visiting":
+                  raise ValueError(f"these libraries need each other: {path + [lib]}")
+              state[lib] = "visiting"
+              for other in needs[lib]:
+                  if other in needs:
+                      visit(other, path + [lib])
+              state[lib] = "done"
+              order.append(lib)
+
+          for lib in needs:
+              visit(lib, [])
+          return order
+          """, reason="libz.so needs liba.so but is not in the cycle"),
 ]
