@@ -174,8 +174,8 @@ def names_for(jaxprs, taken=()) -> Names:
 
 
 def literal_str(lit) -> str:
-    # A NumPy scalar prints the shortest digits that give back its value in its own precision:
-    # a float32 0.1 prints as 0.1, not as the float64 0.10000000149011612.
+    # An f-string formats a NumPy float32 through Python's float: a float32 0.1 prints as
+    # 0.10000000149011612, its value's float64 digits, as JAX's printer prints it too.
     return f"{np.asarray(lit.val)[()]}:{lit.aval.str_short()}"
 
 
