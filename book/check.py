@@ -156,6 +156,22 @@ def errors(nb) -> list[str]:
             if out.get("output_type") == "error"]
 
 
+def report(cell, name: str) -> tuple[bool | None, str]:
+    """What a check cell printed for exercise `name`, the last report winning: (True, ""),
+    (False, why), or (None, "") when it printed nothing for it."""
+    found = (None, "")
+    for line in _printed(cell):
+        mark, _, rest = line.partition(" ")
+        if mark in (PASSED, FAILED) and rest.startswith(name + ": "):
+            found = (mark == PASSED, rest[len(name) + 2:])
+    return found
+
+
+def stopped(cell) -> dict | None:
+    """The error output of a cell that stopped with one."""
+    return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
+
+
 def results(nb, names: list[str], missing: list[str] = ()) -> list[Result]:
     """The result of each named exercise, read only from what its own check cell printed (the
     last report wins): lines printed by any other cell do not count, and nor does a pass
@@ -173,14 +189,13 @@ def results(nb, names: list[str], missing: list[str] = ()) -> list[Result]:
         if name in missing or cell is None:
             out.append(Result(name, False, "its check cell is missing from the notebook"))
             continue
-        found = Result(name, False, never)
-        for line in _printed(cell):
-            mark, _, rest = line.partition(" ")
-            if mark in (PASSED, FAILED) and rest.startswith(name + ": "):
-                found = Result(name, mark == PASSED, rest[len(name) + 2:])
-        if found.passed and any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
-            found = Result(name, False, "its check cell stopped with an error")
-        out.append(found)
+        passed, why = report(cell, name)
+        if passed is None:
+            out.append(Result(name, False, never))
+        elif passed and stopped(cell):
+            out.append(Result(name, False, "its check cell stopped with an error"))
+        else:
+            out.append(Result(name, passed, why))
     return out
 
 

@@ -171,34 +171,23 @@ class Finding:
     says: str           # what the check printed, or what went wrong
 
 
-def _report(cell, name) -> tuple[bool | None, str]:
-    found = (None, "its check printed nothing")
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return False, f"the check cell stopped with {out.get('ename')}: {out.get('evalue')}"
-        if out.get("output_type") == "stream" and out.get("name") == "stdout":
-            for line in out.get("text", "").splitlines():
-                mark, _, rest = line.partition(" ")
-                if mark in (PASSED, FAILED) and rest.startswith(name + ": "):
-                    found = (mark == PASSED, rest[len(name) + 2:])
-    return found
-
-
 def findings(ran, wrongs: list[Wrong]) -> list[Finding]:
     """What each variant of each exercise did, judged: see the module's docstring."""
     out, broken = [], {}
     for i, cell in enumerate(ran.cells):
         mark = cell.metadata.get("book_variant")
-        if mark:
-            for o in cell.get("outputs", []):
-                if o.get("output_type") == "error":
-                    broken.setdefault((mark["exercise"], mark["variant"]),
-                                      f"its cell {i} raised {o.get('ename')}: {o.get('evalue')}")
+        if mark and (o := check.stopped(cell)):
+            broken.setdefault((mark["exercise"], mark["variant"]),
+                              f"its cell {i} raised {o.get('ename')}: {o.get('evalue')}")
         mark = cell.metadata.get("book_wrong")
         if not mark:
             continue
         name, variant = mark["exercise"], mark["variant"]
-        passed, says = _report(cell, name)
+        passed, says = check.report(cell, name)
+        if (o := check.stopped(cell)):
+            passed, says = False, f"the check cell stopped with {o.get('ename')}: {o.get('evalue')}"
+        elif passed is None:
+            says = "its check printed nothing"
         if (name, variant) in broken:
             out.append(Finding(name, variant, False, broken[(name, variant)]))
         elif variant == "reference":
