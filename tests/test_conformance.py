@@ -1581,3 +1581,31 @@ def test_no_runtime_warnings(lib):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             np.asarray(program(*LIBS[lib]))
+
+
+def test_jit_retraces_on_the_same_calls_as_jax():
+    """Chapter 0's exercise 1 states JAX's rules for what jit's cache keys on (shape, dtype
+    canonicalized to 32 bits, weak type: Python scalars and arrays computed from them weak, bools
+    and NumPy scalars not): the same sequence of calls retraces at the same places under both."""
+    def retraces(lib):
+        jnp_ = lib.numpy
+        calls = [np.ones(3, np.float32), jnp_.ones(3), np.ones(3), np.ones(4, np.float32),
+                 np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), np.ones(1, np.float32),
+                 np.ones(3, np.float16), np.ones(3, np.int32), np.ones(3, np.int64),
+                 jnp_.arange(3) * 2.5, jnp_.ones(3) * 2.0, np.float64(3.0), np.float32(2.0),
+                 jnp_.sin(2.0), 2.0, np.int8(1), np.int32(5), 5, jnp_.asarray(7), np.int64(7),
+                 True, np.bool_(False), np.uint64(3), np.uint32(4)]
+        traced = []
+
+        @lib.jit
+        def double(x):
+            traced.append(1)
+            return x * 2
+
+        out = []
+        for x in calls:
+            before = len(traced)
+            double(x)
+            out.append(len(traced) > before)
+        return out
+    assert retraces(autodidax) == retraces(jax)
