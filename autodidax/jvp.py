@@ -10,10 +10,11 @@ import numpy as np
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
-                            abstract_eval_rules, api_boundary, get_aval, impl_rules, is_literal,
-                            set_current_trace, take_current_trace, to_numpy)
-from autodidax.tree_util import flatten_fun, tree_flatten, tree_structure, tree_unflatten
+from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray, Trace,
+                            Tracer, abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            is_literal, set_current_trace, take_current_trace, to_numpy, trace_ctx)
+from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
+                                 tree_unflatten)
 
 float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and bool values
 
@@ -361,6 +362,16 @@ for _piecewise_constant in (lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_
                             lax.reduce_or_p, lax.reduce_and_p):
     defjvp_zero(_piecewise_constant)
 defjvp_zero(lax.stop_gradient_p)        # the identity, declared not to move (JAX's rule too)
+
+
+def stop_gradient(x):
+    """`x`, each leaf of the pytree `x`, with a zero derivative."""
+    if isinstance(trace_ctx.trace, EvalTrace):
+        return x
+    return tree_map(lax.stop_gradient_p.bind, x)
+
+
+lax.later_names["stop_gradient"] = stop_gradient
 defjvp2(lax.exp2_p, lambda t, ans, x: lax.mul(lax.log(_const(x, 2)), lax.mul(t, ans)))
 defjvp2(lax.expm1_p, lambda t, ans, x: lax.mul(t, lax.add(ans, _one(ans))))
 defjvp2(lax.log1p_p, lambda t, ans, x: lax.div(t, lax.add(x, _one(x))))

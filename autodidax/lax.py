@@ -669,15 +669,6 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
 
 
-def stop_gradient(x):
-    """`x`, each leaf of the pytree `x`, with a zero derivative. (Pytrees are chapter 2's,
-    imported when called.) Evaluated eagerly, as in JAX, it returns `x` itself."""
-    from autodidax.tree_util import tree_map
-    if isinstance(trace_ctx.trace, EvalTrace):
-        return x
-    return tree_map(stop_gradient_p.bind, x)
-
-
 def add(x, y): return add_p.bind(*_lift_scalars(x, y))
 def sub(x, y): return sub_p.bind(*_lift_scalars(x, y))
 def mul(x, y): return mul_p.bind(*_lift_scalars(x, y))

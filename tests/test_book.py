@@ -69,13 +69,48 @@ def test_autodidax_never_imports_jax():
                 f"{path.name} imports jax: {line.strip()}"
 
 
-def _foreign_assignments(path):
-    """`(line, target)` for each statement of a module that assigns an attribute of a name it
-    imported from another autodidax module (`core.eval_trace = ...`, `Array.device = ...`,
-    `setattr(core, ...)`): the one thing a later chapter must not do to an earlier one."""
+def _module_path(module: str):
+    path = ROOT / (module.replace(".", "/") + ".py")
+    return path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
+
+
+def _autodidax_imports(path):
+    """`(line, module)` for each autodidax module a file imports, anywhere in it (inside functions
+    too), naming both `from autodidax.a import b` forms: the module `a`, and `a.b` if it is one."""
     import ast
-    tree = ast.parse(path.read_text())
-    own = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autodidax"):
+            found += [(node.lineno, node.module)]
+            found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("autodidax")]
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+              in ("import_module", "__import__") and node.args
+              and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith(
+                  "autodidax")):
+            found += [(node.lineno, node.args[0].value)]
+    return found
+
+
+def test_modules_import_only_earlier_entries():
+    """book.toml's order is the dependency order: walking it, no chapter's module imports a module
+    that a later entry owns. (The hand-written public API, autodidax/__init__.py, imports all.)"""
+    owner = {f"autodidax.{m}": i for i, ch in enumerate(CHAPTERS) for m in ch.modules}
+    late = [f"{CHAPTERS[i].notebook.stem}: {module}:{line} imports {name}, which "
+            f"{CHAPTERS[owner[name]].notebook.stem} owns"
+            for module, i in owner.items() for line, name in _autodidax_imports(_module_path(module))
+            if owner.get(name, -1) > i]
+    assert not late, "modules import what a later chapter builds: " + "; ".join(late)
+
+
+def _foreign_assignments(source: str, own: str = ""):
+    """`(line, statement)` for each place in a module's source that changes an attribute of a name
+    it imported from another autodidax module: assigns it (`core.eval_trace = ...`, in a tuple
+    too), deletes it, `setattr`s or `delattr`s it, or writes its `__dict__` or `vars()`. That is
+    the one thing a later chapter must not do to an earlier one."""
+    import ast
+    tree = ast.parse(source)
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autodidax"):
@@ -90,27 +125,104 @@ def _foreign_assignments(path):
             target = target.value
         return target.id if isinstance(target, ast.Name) else None
 
+    def namespace(e):
+        """Whether `e` is an imported name's namespace: `m.__dict__` or `vars(m)`."""
+        if isinstance(e, ast.Attribute) and e.attr == "__dict__":
+            return root(e.value) in imported
+        return (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "vars"
+                and len(e.args) == 1 and root(e.args[0]) in imported)
+
+    def flat(targets):
+        for t in targets:
+            if isinstance(t, (ast.Tuple, ast.List)):
+                yield from flat(t.elts)
+            elif isinstance(t, ast.Starred):
+                yield from flat([t.value])
+            else:
+                yield t
+
     found = []
     for node in ast.walk(tree):
-        targets = (node.targets if isinstance(node, ast.Assign) else
-                   [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
-        for t in targets:
-            if isinstance(t, ast.Attribute) and root(t) in imported:
+        targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else
+                   [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For,
+                                                       ast.NamedExpr)) else
+                   [i.optional_vars for i in node.items if i.optional_vars]
+                   if isinstance(node, ast.With) else [])
+        for t in flat(targets):
+            if ((isinstance(t, ast.Attribute) and root(t) in imported)
+                    or (isinstance(t, ast.Subscript) and namespace(t.value))):
                 found.append((node.lineno, ast.unparse(t)))
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("setattr", "delattr") and node.args
-                and root(node.args[0]) in imported):
-            found.append((node.lineno, ast.unparse(node)))
+        if isinstance(node, ast.Call):
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id in ("setattr", "delattr") and node.args
+                    and root(node.args[0]) in imported):
+                found.append((node.lineno, ast.unparse(node)))
+            elif (isinstance(f, ast.Attribute) and f.attr in ("update", "setdefault", "pop",
+                                                              "__setitem__", "__delitem__",
+                                                              "clear", "popitem")
+                    and namespace(f.value)):
+                found.append((node.lineno, ast.unparse(node)))
+            elif (isinstance(f, ast.Attribute) and f.attr in ("__setattr__", "__delattr__")
+                    and node.args and root(node.args[0]) in imported):
+                found.append((node.lineno, ast.unparse(node)))   # object.__setattr__(core, ...)
     return found
+
+
+def test_the_patching_check_catches_each_way_of_patching():
+    ways = ["core.x = 1", "core.x, y = 1, 2", "[y, *core.x] = 1, 2", "del core.x",
+            "core.x += 1", "setattr(core, 'x', 1)", "delattr(Array, 'x')", "vars(core)['x'] = 1",
+            "core.__dict__['x'] = 1", "vars(core).update(x=1)", "core.__dict__.setdefault('x', 1)",
+            "del vars(core)['x']", "object.__setattr__(Array, 'x', 1)", "for core.x in []: pass",
+            "Array.device = property(lambda self: 0)"]
+    head = "from autodidax import core\nfrom autodidax.core import Array\n"
+    missed = [w for w in ways if not _foreign_assignments(head + w)]
+    assert not missed, f"the patching check misses: {missed}"
+    allowed = ["core.impl_rules[p] = f", "later = dict(vars(core))", "x = core.x",
+               "d = {}; d['x'] = core", "self.x = 1"]
+    flagged = [w for w in allowed if _foreign_assignments(head + w)]
+    assert not flagged, f"the patching check flags what is not patching: {flagged}"
 
 
 def test_no_module_assigns_attributes_of_another():
     package = ROOT / "autodidax"
-    offenders = {str(p.relative_to(ROOT)): found for p in sorted(package.rglob("*.py"))
-                 if p.name != "__init__.py" or p.parent != package
-                 for found in [_foreign_assignments(p)] if found}
+    offenders = {}
+    for p in sorted(package.rglob("*.py")):
+        if p.name == "__init__.py" and p.parent == package:
+            continue
+        own = p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+        if found := _foreign_assignments(p.read_text(), own.removesuffix(".__init__")):
+            offenders[str(p.relative_to(ROOT))] = found
     assert not offenders, ("modules that change another module's attributes; register into a "
                            f"table or call a function that module provides instead: {offenders}")
+
+
+# The reading path is the chapters (00-18) a reader reads through; the appendices are reference.
+# Issue 32's goal: the chapters hold at most 20,000 lines of source, none over 1,500, chapter 1 at
+# most 1,100. Until each is there, its line count may not grow past what it was when its limit was
+# last lowered (CEILING): lower the ceiling as a chapter shrinks, never raise it.
+READING_PATH_LINES, CHAPTER_LINES, LINES_OF = 20_000, 1_500, {"01": 1_100}
+CEILING = {"total": 30_623, "01": 2_301, "03": 1_551, "04": 1_984, "07": 1_766, "08": 1_607,
+           "09": 1_636, "10": 2_511, "11": 2_294, "12": 1_534, "16": 2_113, "17": 2_274}
+
+
+def reading_path() -> dict[str, int]:
+    """Lines of source (the .md) of each chapter of the reading path."""
+    return {ch.number: len(ch.markdown.read_text().splitlines()) for ch in CHAPTERS
+            if ch.number.isdigit()}
+
+
+def test_the_reading_path_fits_its_budget():
+    lines = reading_path()
+    total = sum(lines.values())
+    report = (f"the reading path: {total:,} lines (goal {READING_PATH_LINES:,}); over "
+              f"their goal: " + ", ".join(f"{n} {k:,} (goal {LINES_OF.get(n, CHAPTER_LINES):,})"
+                                          for n, k in lines.items()
+                                          if k > LINES_OF.get(n, CHAPTER_LINES)))
+    print(report)
+    assert total <= max(READING_PATH_LINES, CEILING["total"]), report
+    grown = {n: k for n, k in lines.items()
+             if k > max(LINES_OF.get(n, CHAPTER_LINES), CEILING.get(n, 0))}
+    assert not grown, f"chapters over their limit: {grown}; " + report
 
 
 ENDINGS = ["## Differences from JAX", "## Where this lives in JAX", "## Exercises"]
