@@ -115,13 +115,16 @@ def restore_checks(nb, book_nb) -> Restored:
 
 def _fresh_checker_cell():
     """A cell the grader runs just before each check cell: it loads `book.exercises` afresh from
-    the book's own file, so that a solution cell that replaced `exercise` (or anything in that
-    module) has no effect on the check."""
+    the book's own file, and forgets the chapters' check modules (`book.checks.chNN`, which the
+    check cell imports), so that a solution cell that replaced `exercise`, a check, or anything
+    in those modules has no effect on the check."""
     source = (Path(__file__).parent / "exercises.py").read_text()
     return nbformat.v4.new_code_cell(
         f"exec(compile({source!r}, 'book/exercises.py', 'exec'), "
         "(__book_exercises := __import__('types').ModuleType('book.exercises')).__dict__)\n"
         "__import__('sys').modules['book.exercises'] = __book_exercises\n"
+        "[__import__('sys').modules.pop(m) for m in list(__import__('sys').modules)\n"
+        " if m.startswith('book.checks.')]\n"
         "exercise = __book_exercises.exercise", metadata={"book_grader": True})
 
 

@@ -215,6 +215,25 @@ def test_replacing_the_checker_or_stopping_a_check_does_not_pass(tiny, tmp_path)
     assert not rs["2. Halve"].passed and "SystemExit" in rs["2. Halve"].why, rs
 
 
+def test_replacing_a_chapter_check_in_book_checks_does_not_pass(tiny, tmp_path):
+    """A check cell imports its check from book/checks/chNN.py; the grader forgets those modules
+    before each check cell, so a solution cell that patched one is checked by the real one."""
+    ch, nb = tiny
+    nb.cells[1].source = ("import book.checks.ch05\n"
+                          "book.checks.ch05.check_count_flops = lambda nb: None\n"
+                          "from autodidax import lax, numpy as jnp\n"
+                          "from autodidax.jaxpr import make_jaxpr\n"
+                          "count_flops = lambda jaxpr: 0")
+    nb.cells[2].source = ('from book.exercises import exercise\n\nwith exercise("1. Double"):\n'
+                          '    from book.checks.ch05 import check_count_flops\n'
+                          '    check_count_flops(globals())')
+    book_nb = nbformat.read(ch.notebook, as_version=4)
+    book_nb.cells[2].source = nb.cells[2].source
+    nbformat.write(book_nb, ch.notebook)
+    rs, _ = _grade(ch, nb, tmp_path)
+    assert not rs["1. Double"].passed and "expected 1280 FLOPs, got 0" in rs["1. Double"].why, rs
+
+
 def test_an_edited_or_deleted_check_cell_does_not_pass(tiny, tmp_path):
     ch, nb = tiny
     nb.cells[2].id = "renamed"         # a new id and a body that only claims a pass
