@@ -6,7 +6,6 @@ way to write a deep stack, and where checkpointing saves memory on the CPU); the
 same network unrolled as a Python loop.
 """
 import os
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -17,6 +16,7 @@ import numpy as np  # noqa: E402
 
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
+from turns import per_call  # noqa: E402
 
 LAYERS, WIDTH, BATCH = 32, 256, 1024
 
@@ -50,22 +50,14 @@ def setup(lib, m, put, policy, unrolled=False):
     return step, (ws, h), temp
 
 
-def timed(step, args, n=3):
-    start = time.perf_counter()
-    for _ in range(n):
-        g = step(*args)
-    g.block_until_ready()
-    return (time.perf_counter() - start) / n
-
-
 def measure(policy, unrolled):
     """(ours, JAX's) seconds per step, best of rounds taken in turn, and temporary bytes."""
     ours = setup(autodidax, jnp, autodidax.device_put, policy, unrolled)
     theirs = setup(jax, jnp_ref, jax.device_put, policy, unrolled)
     t_ours, t_jax = [], []
     for _ in range(5):                  # alternate, so that both see the same machine load
-        t_ours.append(timed(*ours[:2]))
-        t_jax.append(timed(*theirs[:2]))
+        t_ours.append(per_call(lambda: ours[0](*ours[1]), 3, warm=False))
+        t_jax.append(per_call(lambda: theirs[0](*theirs[1]), 3, warm=False))
     return min(t_ours), min(t_jax), ours[2], theirs[2]
 
 

@@ -5,7 +5,6 @@ equations.
 """
 import os
 import statistics
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -16,17 +15,7 @@ import numpy as np  # noqa: E402
 
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
-from turns import in_turns  # noqa: E402
-
-
-def best_of(f, repeats=7, inner=5):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            f()
-        times.append((time.perf_counter() - start) / inner)
-    return statistics.median(times)
+from turns import in_turns, median, per_call  # noqa: E402
 
 
 def eager_fori(lib):
@@ -36,7 +25,7 @@ def eager_fori(lib):
     def run():
         np.asarray(lib.lax.fori_loop(0, 100_000, body, 0.0))
     run()
-    return best_of(run)
+    return per_call(run, 5, repeats=7, warm=False, stat=median)
 
 
 def rnn_grad(lib, m, put):
@@ -77,7 +66,7 @@ def big_body(lib, m):
             return c, c
         lib.make_jaxpr(lambda c, xs: lib.lax.scan(body, c, xs))(np.zeros(8, np.float32), xs)
     run()
-    return best_of(run, repeats=5, inner=2)
+    return per_call(run, 2, repeats=5, warm=False, stat=median)
 
 
 def report(what, ours, theirs, target, unit=1e3, suffix="ms"):

@@ -10,7 +10,6 @@ up a compile. Each figure is the median of several runs, the libraries taking tu
 import os
 import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -21,6 +20,7 @@ import numpy as np  # noqa: E402
 
 import autodidax  # noqa: E402
 import autodidax.numpy as ajnp  # noqa: E402
+from turns import per_call  # noqa: E402
 
 
 def workloads(lib, jnp):
@@ -35,24 +35,16 @@ def workloads(lib, jnp):
     }
 
 
-def per_call(fn, calls=200):
-    start = time.perf_counter()
-    for _ in range(calls):
-        out = fn()
-    jax.block_until_ready(out) if not isinstance(out, tuple) else None
-    return (time.perf_counter() - start) / calls
-
-
 def main(repeats=7):
     ours, theirs = workloads(autodidax, ajnp), workloads(jax, jjnp)
     print(f"{'per call':28s} {'autodidax':>10s} {'JAX':>10s} {'ratio':>7s}   (target <= 1.5x)")
     for name in ours:
         for run in (ours[name], theirs[name]):
-            per_call(run, 5)                             # trace, lower, compile: not timed
+            per_call(run, 5, warm=False)                 # trace, lower, compile: not timed
         times = {"ours": [], "jax": []}
         for _ in range(repeats):
-            times["ours"].append(per_call(ours[name]))
-            times["jax"].append(per_call(theirs[name]))
+            times["ours"].append(per_call(ours[name], 200, warm=False))
+            times["jax"].append(per_call(theirs[name], 200, warm=False))
         a, j = statistics.median(times["ours"]), statistics.median(times["jax"])
         print(f"{name:28s} {a * 1e6:8.1f}us {j * 1e6:8.1f}us {a / j:6.2f}x")
 

@@ -7,7 +7,6 @@ call measures the Python path of autodidax against JAX's C++ fast path.
 """
 import itertools
 import os
-import statistics
 import sys
 import time
 
@@ -21,22 +20,9 @@ import numpy as np  # noqa: E402
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
 from autodidax import runtime  # noqa: E402
-from turns import in_turns  # noqa: E402
+from turns import in_turns, median, per_call  # noqa: E402
 
 
-def best_per_call(fn, calls, repeats=7):
-    """The median over `repeats` of the mean time per call over `calls` calls, in seconds."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            out = fn()
-        leaves = out if isinstance(out, (tuple, list)) else [out]
-        for leaf in leaves:
-            leaf.block_until_ready()
-        times.append((time.perf_counter() - start) / calls)
-    return statistics.median(times)
 
 
 def mlp_params(put):
@@ -57,7 +43,7 @@ def mlp(m):
 def forward_pass(lib, m, put):
     params, x = mlp_params(put), put(np.ones((1024, 256), np.float32))
     f = lib.jit(mlp(m))
-    return best_per_call(lambda: f(params, x), calls=50)
+    return per_call(lambda: f(params, x), 50, repeats=7, stat=median)
 
 
 def first_call(lib, m, put):

@@ -6,8 +6,6 @@
 would stand in for the standard library's `random` in every benchmark of this folder.)
 """
 import os
-import statistics
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -16,29 +14,21 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import autodidax  # noqa: E402
-
-
-def best_of(f, repeats=7, inner=10):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            f()
-        times.append((time.perf_counter() - start) / inner)
-    return statistics.median(times)
+from turns import median, per_call  # noqa: E402
 
 
 def jit_normal(lib):
     key = lib.random.PRNGKey(0)
     f = lib.jit(lambda k: lib.random.normal(k, (1000, 1000)))
     f(key).block_until_ready()
-    return best_of(lambda: f(key).block_until_ready())
+    return per_call(lambda: f(key), 10, repeats=7, warm=False, stat=median)
 
 
 def eager_split(lib):
     key = lib.random.PRNGKey(0)
     np.asarray(lib.random.split(key))
-    return best_of(lambda: np.asarray(lib.random.split(key)), inner=100)
+    return per_call(lambda: np.asarray(lib.random.split(key)), 100, repeats=7, warm=False,
+                    stat=median)
 
 
 def main():

@@ -20,21 +20,14 @@ from autodidax import core, runtime  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp_ref  # noqa: E402
-from turns import in_turns  # noqa: E402
+from turns import in_turns, per_call, seconds  # noqa: E402
 
 TARGET = 1.5
 
 
 def best(fn, number, repeats=7):
     """Seconds per call of `fn()`, the best of `repeats` runs of `number` calls."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+    return per_call(fn, number, repeats)
 
 
 def best_each(cases: dict, count, repeats=5) -> dict:
@@ -129,21 +122,21 @@ def main():
         return lowered, lowered.as_text()
 
     programs = [fresh_program() for _ in range(10)]
-    cold_ours = min(_timed(lambda: runtime.compile_or_get_cached(t)) for _, t in programs[:5])
-    cold_jax = min(_timed(lambda: low.compile()) for low, _ in programs[5:])
+    cold_ours = min(seconds(lambda: runtime.compile_or_get_cached(t)) for _, t in programs[:5])
+    cold_jax = min(seconds(lambda: low.compile()) for low, _ in programs[5:])
     rows.append(("compile, cold (and write the cache)", cold_ours, cold_jax))
 
     warm_ours, warm_jax = [], []
     for low, t in programs:
         runtime.clear_caches()
-        warm_ours.append(_timed(lambda: runtime.compile_or_get_cached(t)))
+        warm_ours.append(seconds(lambda: runtime.compile_or_get_cached(t)))
     for _, t in programs[:5]:
         jax.clear_caches()             # JAX's in-memory caches: the next compile reads the disk
         low = jax.jit(lambda x: three_ops(x)).lower(small)
         low.compile()                  # the same program again, written to JAX's cache
         jax.clear_caches()
         low = jax.jit(lambda x: three_ops(x)).lower(small)
-        warm_jax.append(_timed(lambda: low.compile()))
+        warm_jax.append(seconds(lambda: low.compile()))
     rows.append(("compile, warm (from the persistent cache)", min(warm_ours), min(warm_jax)))
 
     rows.append(("eager jnp.sin of an f32[3] array (NumPy)", *eager_sin, 0.5))
@@ -162,12 +155,6 @@ def main():
           f"({fresh['floor'] / fresh['jax']:.2f}x JAX); ours is "
           f"{fresh['ours'] / fresh['floor']:.2f}x that (target <= 1.1x)")
     return 0
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def _fmt(seconds):

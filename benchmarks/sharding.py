@@ -14,7 +14,6 @@ libraries taking turns so that both see the same load on the machine.
 import os
 import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -27,31 +26,21 @@ from jax.sharding import PartitionSpec as JP  # noqa: E402
 
 import autodidax  # noqa: E402
 from autodidax.sharding import Mesh, NamedSharding, P  # noqa: E402
+from turns import per_call  # noqa: E402
 
 # Before either library makes its CPU client.
 jax.config.update("jax_num_cpu_devices", 8)
 autodidax.config.update("jax_num_cpu_devices", 8)
 
 
-def per_call(fn, calls):
-    """Seconds per call of `fn()` over `calls` calls, waiting for the last result."""
-    start = time.perf_counter()
-    for _ in range(calls):
-        out = fn()
-    for leaf in out if isinstance(out, (tuple, list)) else [out]:
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-    return (time.perf_counter() - start) / calls
-
-
 def compare(runs: dict, calls: int, repeats=9) -> dict:
     """The median seconds per call of each of `runs`, taking turns, `repeats` times."""
     for run in runs.values():
-        per_call(run, 2)                              # compile, warm up
+        per_call(run, 2, warm=False)                            # compile, warm up
     times = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
-            times[name].append(per_call(run, calls))
+            times[name].append(per_call(run, calls, warm=False))
     return {name: statistics.median(t) for name, t in times.items()}
 
 

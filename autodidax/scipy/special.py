@@ -135,42 +135,24 @@ def promote_args_inexact(name, *args):
     return jnp._promote(name, *jnp._promote_dtypes(*args, inexact=True))
 
 
-def expit(x):
-    """The logistic sigmoid 1 / (1 + exp(-x))."""
-    x, = promote_args_inexact("expit", x)
-    return logistic(x)
+def _unary(name, compute, doc):
+    """The public function `name`: its argument promoted to an inexact array, then `compute`d."""
+    def function(x):
+        x, = promote_args_inexact(name, x)
+        return compute(x)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
 
 
-def logit(x):
-    """The inverse of `expit`: log(x / (1 - x))."""
-    x, = promote_args_inexact("logit", x)
-    return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
-
-
-def erf(x):
-    x, = promote_args_inexact("erf", x)
-    return erf_p.bind(x)
-
-
-def erfc(x):
-    x, = promote_args_inexact("erfc", x)
-    return erfc_p.bind(x)
-
-
-def erfinv(x):
-    x, = promote_args_inexact("erfinv", x)
-    return erf_inv_p.bind(x)
-
-
-def gammaln(x):
-    """log |Gamma(x)|."""
-    x, = promote_args_inexact("gammaln", x)
-    return lgamma_p.bind(x)
-
-
-def digamma(x):
-    x, = promote_args_inexact("digamma", x)
-    return digamma_p.bind(x)
+expit = _unary("expit", logistic, "The logistic sigmoid 1 / (1 + exp(-x)).")
+logit = _unary("logit", lambda x: lax.log(lax.div(x, lax.sub(_const(x, 1), x))),
+               "The inverse of `expit`: log(x / (1 - x)).")
+erf = _unary("erf", erf_p.bind, "The error function 2/sqrt(pi) * integral of exp(-t**2), 0 to x.")
+erfc = _unary("erfc", erfc_p.bind, "The complementary error function, 1 - erf(x).")
+erfinv = _unary("erfinv", erf_inv_p.bind, "The inverse of `erf`.")
+gammaln = _unary("gammaln", lgamma_p.bind, "log |Gamma(x)|.")
+digamma = _unary("digamma", digamma_p.bind, "The logarithmic derivative of Gamma, Gamma'/Gamma.")
 
 
 def polygamma(n, x):
