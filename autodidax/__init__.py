@@ -18,12 +18,13 @@ import types as _types  # noqa: E402
 _RUNNER = _sys.argv[:1] == ["-m"] and "autodidax.runner" in getattr(_sys, "orig_argv", ())
 
 if not _RUNNER:
-    from autodidax import core, lax  # noqa: F401  (chapter 01)
+    from autodidax import core, lax  # noqa: F401  (chapter 01; lax: appendix A6)
     from autodidax import numpy  # noqa: F401  (appendix A1: jax.numpy)
     from autodidax import tree_util  # (chapter 02)
     from autodidax.core import Array  # noqa: F401
     from autodidax.jvp import jvp  # noqa: F401  (chapter 03)
     from autodidax.batching import jacfwd, vmap  # noqa: F401  (chapter 04: jacfwd as vmap of jvp)
+    from autodidax import collectives  # noqa: F401  (appendix A9: lax.pmean, lax.all_gather...)
     from autodidax import jaxpr as _jaxpr  # (chapter 05)
     from autodidax.jaxpr import make_jaxpr  # noqa: F401
     from autodidax.runtime import (block_until_ready, clear_caches, config,  # noqa: F401
@@ -47,9 +48,10 @@ if not _RUNNER:
     from autodidax import debug  # noqa: F401  (chapter 15: jax.debug.print, jax.debug.callback)
     from autodidax import sharding  # noqa: F401  (chapter 16: jax.sharding)
     from autodidax import export  # noqa: F401  (chapter 17: jax.export)
-    from autodidax.sharding import (distributed, make_array_from_process_local_data,  # noqa: F401
-                                    make_array_from_single_device_arrays, make_mesh,
-                                    NamedSharding, P, set_mesh, shard_map)  # (chapter 16)
+    from autodidax.sharding import (make_mesh, NamedSharding, P, set_mesh,  # noqa: F401
+                                    shard_map)  # (chapter 16)
+    from autodidax.processes import (distributed, make_array_from_process_local_data,  # noqa: F401
+                                     make_array_from_single_device_arrays)  # (appendix A7)
 
     from autodidax import nn  # noqa: F401  (appendix A2: jax.nn)
     import autodidax.scipy.special  # noqa: F401  (appendix A2: jax.scipy.special)
@@ -70,7 +72,7 @@ if not _RUNNER:
         setattr(tree, _short, getattr(tree_util, _long))
     _sys.modules["autodidax.tree"] = tree
     _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_...`
-    _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (chapter 16)
+    _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (app. A7)
 
     # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
     errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")

@@ -16,9 +16,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
-from autodidax.autodiff import (_inner_jaxprs, backward_pass, dce_jaxpr, dce_rules,
-                                eval_jaxpr_recorded, has_effects, is_linear, linearize_flat,
-                                partial_eval_jaxpr, partial_eval_rules, transpose_rules)
+from autodidax.autodiff import (_inner_jaxprs, backward_pass, call_dce_rule, dce_jaxpr,
+                                dce_rules, eval_jaxpr_recorded, has_effects, is_linear,
+                                linearize_flat, partial_eval_jaxpr, partial_eval_rules,
+                                transpose_rules)
 from autodidax.batching import batch, batching_rules, fancy_batching_rules, moveaxis
 from autodidax.core import (ConcretizationTypeError, EvalTrace, Primitive, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace, trace_ctx)
@@ -383,17 +384,7 @@ def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
 lowering_rules[reduce_precision_p] = _reduce_precision_lowering
 
 
-def _remat_dce_rule(used_outputs, eqn):
-    if not any(used_outputs) and not has_effects(eqn):
-        return [False] * len(eqn.invars), None
-    inner, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs)
-    new_eqn = eqn._replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
-                           outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                           params=dict(eqn.params, jaxpr=inner))
-    return used_inputs, new_eqn
-
-
-dce_rules[remat_p] = _remat_dce_rule
+dce_rules[remat_p] = call_dce_rule
 
 
 remat_disallowed_effects: dict = {}     # primitive -> params -> the name of its effect

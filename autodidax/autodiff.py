@@ -12,8 +12,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.batching import (all_gather, all_gather_p, batching_rules, jacfwd, pmax_p,
-                                 pmin_p, psum_p, psum_scatter, reduce_scatter_p, vmap)
+from autodidax.batching import batching_rules, jacfwd, psum_p, vmap
+from autodidax.collectives import (all_gather, all_gather_p, pmax_p, pmin_p, psum_scatter,
+                                   reduce_scatter_p)
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
@@ -21,8 +22,9 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Litera
                              eval_jaxpr, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jit import jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
-                           cast_like, check_callable, deflinear, float0, full_like,
-                           instantiate_zeros, maybe_jvp_tracer, split_aux, tangent_aval)
+                           check_callable, deflinear, float0, full_like, instantiate_zeros,
+                           jacobian_blocks, maybe_jvp_tracer, split_aux, std_basis,
+                           tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -175,10 +177,16 @@ def dce_closed_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
                        [c for c, k in zip(closed.consts, keep) if k])
 
 
-def _jit_dce_rule(used_outputs, eqn):
+def call_dce_rule(used_outputs, eqn):
+    """The rule of a primitive that runs its parameter `jaxpr` (a Jaxpr or a ClosedJaxpr) once:
+    that jaxpr pruned to the used outputs, and the inputs it no longer reads dropped."""
     if not any(used_outputs) and not has_effects(eqn):
         return [False] * len(eqn.invars), None
-    inner, used_inputs = _dced_jaxpr(eqn.params["jaxpr"], tuple(used_outputs))
+    jaxpr = eqn.params["jaxpr"]
+    if type(jaxpr) is Jaxpr:
+        inner, used_inputs = dce_jaxpr(jaxpr, used_outputs)
+    else:
+        inner, used_inputs = _dced_jaxpr(jaxpr, tuple(used_outputs))
     new_eqn = eqn._replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
                            outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
                            params=dict(eqn.params, jaxpr=inner))
@@ -191,7 +199,7 @@ def _dced_jaxpr(closed: ClosedJaxpr, used_outputs: tuple):
     return ClosedJaxpr(inner, closed.consts), used_inputs
 
 
-dce_rules[jit_p] = _jit_dce_rule
+dce_rules[jit_p] = call_dce_rule
 
 
 class UndefinedPrimal:
@@ -611,25 +619,15 @@ def jacrev(fun, argnums=0, allow_int=False):
         out, vjp_fun = vjp(partial_fun, *dynamic)
         out_flat, out_tree = tree_flatten(out)
         _check_outputs("jacrev", out_flat)
-        sizes = [get_aval(o).size for o in out_flat]
-        total = sum(sizes)
-        eye = np.eye(total, dtype=np.float32)
-        basis, start = [], 0
-        for o, size in zip(out_flat, sizes):
-            aval = get_aval(o)
-            basis.append(Array(eye[:, start:start + size].reshape((total,) + aval.shape)
-                               .astype(aval.dtype)))
-            start += size
-        rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*basis)
+        out_avals = [get_aval(o) for o in out_flat]
+        rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*std_basis(out_avals))
         rows = rows[0] if isinstance(argnums, int) else rows
         example = dynamic[0] if isinstance(argnums, int) else dynamic
-        jac, start = [], 0
-        for o, size in zip(out_flat, sizes):
-            out_shape = get_aval(o).shape
-            jac.append(tree_map(lambda r, x: cast_like(jnp.reshape(
-                r[start:start + size], out_shape + r.shape[1:]), get_aval(x)), rows, example))
-            start += size
-        return tree_unflatten(out_tree, jac)
+        row_leaves, in_tree = tree_flatten(rows)
+        cut = [jacobian_blocks(r, 0, out_avals, get_aval(x))     # chapter 3's helpers
+               for r, x in zip(row_leaves, tree_flatten(example)[0])]
+        return tree_unflatten(out_tree, [tree_unflatten(in_tree, [c[m] for c in cut])
+                                         for m in range(len(out_avals))])
     return _named_like(fun, jacfun)
 
 
@@ -777,9 +775,6 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
     return [psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
 
 
-transpose_rules[psum_p] = _psum_transpose
-
-
 def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
                           axis_size, tiled):
     return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension, tiled=tiled)]
@@ -790,12 +785,21 @@ def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_index
     return [all_gather(ct, axis_name, axis=scatter_dimension, tiled=tiled)]
 
 
+transpose_rules[psum_p] = _psum_transpose
 transpose_rules[all_gather_p] = _all_gather_transpose
 transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
 
 
+shard_map_lowerings: dict = {}   # primitive -> chapter 16's rule, in a shard_map body
+
+
 def _allreduce_lowering(reduce_p):
     def rule(ctx, x, *, axes, axis_index_groups):
+        in_body = shard_map_lowerings.get(ctx.primitive)      # NotImplemented outside a body
+        out = NotImplemented if in_body is None else in_body(
+            ctx, x, axes=axes, axis_index_groups=axis_index_groups)
+        if out is not NotImplemented:
+            return out
         named = tuple(a for a in axes if not isinstance(a, int))
         if named:
             raise NotImplementedError(f"compiling a collective over the named axes {named}, "

@@ -15,10 +15,12 @@ from autodidax import numpy as jnp
 from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
-from autodidax.jvp import (TraceTag, add_any, add_any_p, argnums_partial, cast_like,
-                           check_callable, check_float_inputs, deflinear, jvp)
-from autodidax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
-                                 tree_structure, tree_unflatten)
+from autodidax.jvp import (TraceTag, add_any, add_any_p, argnums_partial, check_callable,
+                           check_float_inputs, deflinear, float0, jacobian_blocks, jvp,
+                           std_basis)
+from autodidax.tree_util import (broadcast_prefix, flatten_fun, keystr, tree_flatten,
+                                 tree_flatten_with_path, tree_map, tree_structure,
+                                 tree_unflatten)
 
 not_mapped = None   # the batch dimension of a value that is the same for every example
 
@@ -408,40 +410,229 @@ def _flatten_axes(what, axes, tree, whose):
     try:
         return broadcast_prefix(axes, tree, is_leaf=lambda a: a is None)
     except ValueError as e:
-        where = str(e).split("\n")[0].partition(" at ")[2]
-        where = where.replace("the structure", what).replace("the tree has", f"the {whose} have")
-        raise ValueError(f"vmap {what} must be a tree prefix of the {whose}, but at {where}"
-                         f"\n  {what}: {axes!r}\n  {whose}: {tree_structure(tree)}") from None
+        raise _prefix_error(what, axes, tree, whose, e) from None
 
 
-def _key_paths(treedef, prefix=""):
-    """A name for each leaf of `treedef`, as Python would index it: `[0]['w']`, `.x`."""
-    if treedef.node_type is None:
-        return [prefix]
-    kind, paths = treedef.node_type.type, []
-    for i, child in enumerate(treedef.child_treedefs):
-        if issubclass(kind, dict):
-            key = f"[{treedef.node_data[i]!r}]"
-        elif issubclass(kind, tuple) and hasattr(kind, "_fields"):
-            key = f".{kind._fields[i]}"
-        else:
-            key = f"[{i}]"
-        paths += _key_paths(child, prefix + key)
-    return paths
+def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """`f` vectorised: its positional arguments are batched along `in_axes` (an int, None, or
+    a tuple with one pytree prefix per argument), its keyword arguments along axis 0, its
+    outputs along `out_axes`. `axis_name` names the mapped axis, for collectives such as
+    `psum`; `axis_size` gives its size, needed when no argument is mapped. `spmd_axis_name`
+    only matters when arrays are sharded over devices, which autodidax does not do yet: it
+    is accepted and has no effect."""
+    check_callable(f)
+    in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    _check_axes_spec(in_axes, out_axes)
+    hash(axis_name)     # a name must be hashable, as in JAX: a TypeError otherwise
+
+    def batched_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes has {len(in_axes)} entries, but the function was "
+                             f"called with {len(args)} positional arguments; in_axes must be an "
+                             "int, None, or a tuple with one entry per positional argument")
+        args_flat, in_tree = tree_flatten(args)
+        kwargs_flat, kwargs_tree = tree_flatten(kwargs)
+        n = len(args_flat)
+        in_dims = _flatten_axes("in_axes", in_axes, args, "arguments") + [0] * len(kwargs_flat)
+        args_flat = args_flat + kwargs_flat
+        names = lambda: _arg_names(f, args, kwargs)
+        in_dims = [_canonical_in_axis(x, d, lambda i=i: names()[i])
+                   for i, (x, d) in enumerate(zip(args_flat, in_dims))]
+        size = _mapped_axis_size(args_flat, in_dims, names, in_axes, axis_size)
+        flat_f, out_tree = flatten_fun(
+            lambda *a: f(*tree_unflatten(in_tree, a[:n]), **tree_unflatten(kwargs_tree, a[n:])),
+            tree_structure(tuple(range(len(args_flat)))))
+        out_vals, out_dims = batch(flat_f, size, in_dims, args_flat, axis_name)
+        outs = tree_unflatten(out_tree(), out_vals)
+        out_dests = _flatten_axes("out_axes", out_axes, outs, "outputs")
+        out_names = lambda: _leaf_names("the output", outs)
+        outs = [_move_to_out_axis(x, src, dst, size, lambda i=i: out_names()[i])
+                for i, (x, src, dst) in enumerate(zip(out_vals, out_dims, out_dests))]
+        return tree_unflatten(out_tree(), outs)
+
+    batched_f.__name__ = getattr(f, "__name__", "vmap_f")    # JAX keeps the function's name
+    batched_f.__wrapped__ = f
+    return api_boundary(batched_f)
 
 
-def _arg_names(f, in_tree):
-    """A name for each leaf of the positional arguments of `f`: `argument params['w']`."""
+def jacfwd(f, argnums=0, has_aux=False):
+    """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
+    tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`. With
+    `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`. Keyword arguments are
+    passed to `f` and not differentiated."""
+    check_callable(f)
+    single = isinstance(argnums, int)
+
+    def jacfun(*args, **kwargs):
+        fun = functools.partial(f, **kwargs) if kwargs else f
+        partial_f, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
+        leaves, in_tree = tree_flatten(dyn_args)
+        check_float_inputs(leaves, "jacfwd")
+        avals = [get_aval(x) for x in leaves]
+
+        def pushfwd(*tangents):
+            y, t, *aux = jvp(lambda *xs: partial_f(*tree_unflatten(in_tree, xs)), leaves,
+                             tangents, has_aux=has_aux)
+            # an integer output has float0 tangents; its Jacobian is zeros of its dtype, as JAX's
+            t = tree_map(lambda y, t: jnp.zeros(np.shape(y), get_aval(y).dtype)
+                         if isinstance(t, np.ndarray) and t.dtype == float0 else t, y, t)
+            return (y, t, *aux)
+        y, jac, *aux = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(
+            *std_basis(avals))
+        example = tree_structure(dyn_args[0]) if single else in_tree
+        jac = tree_map(lambda out, j: tree_unflatten(
+            example, jacobian_blocks(j, -1, avals, get_aval(out))), y, jac)
+        return (jac, aux[0]) if has_aux else jac
+
+    return api_boundary(jacfun)
+
+
+def bound_axis_size(name) -> int:
+    """The size of the innermost axis bound as `name`, or JAX's NameError."""
+    for axis in reversed(axis_context.bound):
+        if axis.name is not None and axis.name == name:
+            return axis.size
+    raise NameError(f"unbound axis name: {name}")
+
+
+def _check_axis_names(axes, api_name):
+    for name in axes:
+        if not isinstance(name, int) and not any(
+                a.name is not None and a.name == name for a in axis_context.bound):
+            raise NameError(f"Found an unbound axis name: {name}. To fix this, call {api_name} "
+                            f"inside a function mapped with vmap(..., axis_name={name!r}).")
+
+
+psum_p = Primitive("psum")
+
+
+def _split_axes(axes):
+    named = tuple(a for a in axes if not isinstance(a, int))
+    return named, tuple(a for a in axes if isinstance(a, int))
+
+
+def _allreduce_abstract(name):
+    def rule(x, *, axes, axis_index_groups):
+        _check_axis_names(axes, name)
+        _, positional = _split_axes(axes)
+        if any(not 0 <= a < x.ndim for a in positional):
+            raise ValueError(f"reduction axes {positional} contains out-of-bounds indices for "
+                             f"{x.str_short(short_dtypes=False)}.")
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in positional)
+        return ShapedArray(shape, x.dtype)
+    return rule
+
+
+def _allreduce_impl(prim, reduce):
+    def impl(x, *, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        _check_axis_names(named, prim.name)
+        if named:   # bound, but met outside its vmap's trace: no other examples to reach
+            raise NotImplementedError(f"{prim} over the axes {named} outside of their vmap")
+        return np.asarray(reduce(x, axis=positional), x.dtype) if positional else x
+    return impl
+
+
+def _collective_reduction_rule(prim):
+    def rule(axis_data, vals, dims, *, axes, axis_index_groups):
+        (x,), (d,) = vals, dims
+        if axis_index_groups is not None:
+            raise NotImplementedError("axis_index_groups is not supported in vmap collectives")
+        if axis_data.name is None or axis_data.name not in axes:
+            if d is not_mapped or not any(isinstance(a, int) for a in axes):
+                return prim.bind(x, axes=axes, axis_index_groups=None), d
+            axes = tuple(a + 1 if isinstance(a, int) else a for a in axes)
+            return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), 0
+        rest = tuple(a for a in axes if a != axis_data.name)
+        if d is not_mapped:     # the same value in every example
+            if rest:
+                x = prim.bind(x, axes=rest, axis_index_groups=None)
+            if prim is psum_p:
+                x = lax.mul(np.array(axis_data.size, get_aval(x).dtype), x)
+            return x, not_mapped
+        axes = tuple(0 if a == axis_data.name else a + 1 if isinstance(a, int) else a
+                     for a in axes)
+        return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), not_mapped
+    return rule
+
+
+impl_rules[psum_p] = _allreduce_impl(psum_p, np.sum)
+abstract_eval_rules[psum_p] = _allreduce_abstract("psum")
+fancy_batching_rules[psum_p] = _collective_reduction_rule(psum_p)
+deflinear(psum_p)       # a sum is linear
+
+
+def _axis_names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _no_groups(axis_index_groups):
+    if axis_index_groups is not None:
+        raise NotImplementedError("autodidax does not support axis_index_groups")
+
+
+def _const(x, value):
+    return type(x)(value) if type(x) in (bool, int, float) else np.array(value, get_aval(x).dtype)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of `x` (a pytree) over the named axes `axis_name` (a name or a tuple of names;
+    ints are positional axes of `x`), the same for every example of those axes."""
+    _no_groups(axis_index_groups)
+    axes = _axis_names(axis_name)
+    if not axes:
+        return x
+    leaves, tree = tree_flatten(x)
+    leaves = [lax.convert_element_type(leaf, np.int32) if get_aval(leaf).dtype == np.bool_
+              else leaf for leaf in leaves]
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=None) for leaf in leaves]
+    else:       # the same value in every example: multiply by the size of the axes
+        named, positional = _split_axes(axes)
+        size = int(np.prod([bound_axis_size(name) for name in named]))
+        outs = []
+        for leaf in leaves:
+            if positional:
+                leaf = lax.reduce_sum(leaf, [a % max(np.ndim(leaf), 1) for a in positional])
+            outs.append(_const(leaf, size) * leaf)
+    return tree_unflatten(tree, outs)
+
+
+lax.later_names["psum"] = psum   # `jax.lax.psum`: where `lax` (appendix A6) looks up later names
+
+
+def _leaf_names(what, tree):
+    return [what + keystr(path) for path, _ in tree_flatten_with_path(tree)[0]]
+
+
+def _arg_names(f, args, kwargs):
+    """A name for each leaf of the arguments of `f`: `argument params['w']`."""
     try:
         params = [p.name for p in inspect.signature(f).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         params = []
-    names = []
-    for i, child in enumerate(in_tree.child_treedefs):
-        arg = f"argument {params[i]}" if i < len(params) else f"args[{i}]"
-        names += [arg + path for path in _key_paths(child)]
-    return names
+    names = [f"argument {params[i]}" if i < len(params) else f"args[{i}]" for i in range(len(args))]
+    return [name for i, arg in enumerate(args) for name in _leaf_names(names[i], arg)] + [
+        name for key, arg in sorted(kwargs.items()) for name in _leaf_names(f"argument {key}", arg)]
+
+
+def _prefix_error(what, axes, tree, whose, e):
+    where = str(e).split("\n")[0].partition(" at ")[2]
+    where = where.replace("the structure", what).replace("the tree has", f"the {whose} have")
+    return ValueError(f"vmap {what} must be a tree prefix of the {whose}, but at {where}"
+                      f"\n  {what}: {axes!r}\n  {whose}: {tree_structure(tree)}")
+
+
+def _check_axes_spec(in_axes, out_axes):
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple with one entry per "
+                        f"positional argument, but got {in_axes!r}")
+    for what, axes in [("in_axes", in_axes), ("out_axes", out_axes)]:
+        leaves = tree_flatten(axes, is_leaf=lambda a: a is None)[0]
+        if not all(a is None or type(a) is int for a in leaves):
+            raise TypeError(f"vmap {what} must be an int, None, or a (nested) tuple, list or "
+                            f"dict with those as leaves, but got {axes!r}")
 
 
 def _canonical_in_axis(x, axis, name):
@@ -490,423 +681,3 @@ def _move_to_out_axis(x, src, dst, axis_size, name):
                          f"{rank} with the mapped axis: out_axes must be in [{-rank}, {rank})")
     dst %= rank
     return broadcast(x, axis_size, dst) if src is not_mapped else moveaxis(x, src, dst)
-
-
-def _check_axes_spec(what, axes):
-    leaves = tree_flatten(axes, is_leaf=lambda a: a is None)[0]
-    if not all(a is None or type(a) is int for a in leaves):
-        raise TypeError(f"vmap {what} must be an int, None, or a (nested) tuple, list or dict "
-                        f"with those as leaves, but got {axes!r}")
-
-
-def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
-    """`f` vectorised: its positional arguments are batched along `in_axes` (an int, None, or
-    a tuple with one pytree prefix per argument), its keyword arguments along axis 0, its
-    outputs along `out_axes`. `axis_name` names the mapped axis, for collectives such as
-    `psum`; `axis_size` gives its size, needed when no argument is mapped. `spmd_axis_name`
-    only matters when arrays are sharded over devices, which autodidax does not do yet: it
-    is accepted and has no effect."""
-    check_callable(f)
-    in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
-        raise TypeError("vmap in_axes must be an int, None, or a tuple with one entry per "
-                        f"positional argument, but got {in_axes!r}")
-    _check_axes_spec("in_axes", in_axes)
-    _check_axes_spec("out_axes", out_axes)
-    hash(axis_name)     # a name must be hashable, as in JAX: a TypeError otherwise
-
-    def batched_f(*args, **kwargs):
-        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(f"vmap in_axes has {len(in_axes)} entries, but the function was "
-                             f"called with {len(args)} positional arguments; in_axes must be an "
-                             "int, None, or a tuple with one entry per positional argument")
-        args_flat, in_tree = tree_flatten(args)
-        kwargs_flat, kwargs_tree = tree_flatten(kwargs)
-        names = lambda: _arg_names(f, in_tree) + [
-            f"argument {key}{path}" for key, child in zip(kwargs_tree.node_data or (),
-                                                          kwargs_tree.child_treedefs)
-            for path in _key_paths(child)]
-        in_dims = _flatten_axes("in_axes", in_axes, args, "arguments") + [0] * len(kwargs_flat)
-        args_flat = args_flat + kwargs_flat
-        in_dims = [_canonical_in_axis(x, d, lambda i=i: names()[i])
-                   for i, (x, d) in enumerate(zip(args_flat, in_dims))]
-        size = _mapped_axis_size(args_flat, in_dims, names, in_axes, axis_size)
-        n = len(args_flat) - len(kwargs_flat)
-        flat_f, out_tree = flatten_fun(
-            lambda *a: f(*tree_unflatten(in_tree, a[:n]), **tree_unflatten(kwargs_tree, a[n:])),
-            tree_structure(tuple(range(len(args_flat)))))
-        out_vals, out_dims = batch(flat_f, size, in_dims, args_flat, axis_name)
-        outs = tree_unflatten(out_tree(), out_vals)
-        out_dests = _flatten_axes("out_axes", out_axes, outs, "outputs")
-        out_names = lambda: ["the output" + p for p in _key_paths(out_tree())]
-        outs = [_move_to_out_axis(x, src, dst, size, lambda i=i: out_names()[i])
-                for i, (x, src, dst) in enumerate(zip(out_vals, out_dims, out_dests))]
-        return tree_unflatten(out_tree(), outs)
-
-    batched_f.__name__ = getattr(f, "__name__", "vmap_f")    # JAX keeps the function's name
-    batched_f.__wrapped__ = f
-    return api_boundary(batched_f)
-
-
-def jacfwd(f, argnums=0, has_aux=False):
-    """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
-    tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`. With
-    `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`. Keyword arguments are
-    passed to `f` and not differentiated."""
-    check_callable(f)
-    single = isinstance(argnums, int)
-
-    def jacfun(*args, **kwargs):
-        fun = functools.partial(f, **kwargs) if kwargs else f
-        partial_f, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
-        leaves, in_tree = tree_flatten(dyn_args)
-        check_float_inputs(leaves, "jacfwd")
-        avals = [get_aval(x) for x in leaves]
-
-        def f_of_leaves(*dyn_leaves):
-            return partial_f(*tree_unflatten(in_tree, dyn_leaves))
-
-        n = sum(a.size for a in avals)
-        eye, basis, start = np.eye(n), [], 0
-        for a in avals:
-            slab = eye[:, start:start + a.size].reshape((n,) + a.shape)
-            basis.append(Array(slab.astype(a.dtype)))
-            start += a.size
-        pushfwd = lambda *tangents: jvp(f_of_leaves, leaves, tangents, has_aux=has_aux)
-        y, jac, *aux = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(*basis)
-        example = tree_structure(dyn_args[0]) if single else in_tree
-        jac = tree_map(lambda out, j: _unravel(j, avals, example, get_aval(out)), y, jac)
-        return (jac, aux[0]) if has_aux else jac
-
-    return api_boundary(jacfun)
-
-
-def _unravel(jac, in_avals, in_tree, out_aval):
-    """Cut the last axis of one output leaf's Jacobian into one block per input leaf, each with
-    the output leaf's dtype and weak type."""
-    out_shape, blocks, start = _shape(jac)[:-1], [], 0
-    for a in in_avals:
-        block = jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape)
-        blocks.append(cast_like(block, out_aval))
-        start += a.size
-    return tree_unflatten(in_tree, blocks)
-
-
-def bound_axis_size(name) -> int:
-    """The size of the innermost axis bound as `name`, or JAX's NameError."""
-    for axis in reversed(axis_context.bound):
-        if axis.name is not None and axis.name == name:
-            return axis.size
-    raise NameError(f"unbound axis name: {name}")
-
-
-def _check_axis_names(axes, api_name):
-    for name in axes:
-        if not isinstance(name, int) and not any(
-                a.name is not None and a.name == name for a in axis_context.bound):
-            raise NameError(f"Found an unbound axis name: {name}. To fix this, call {api_name} "
-                            f"inside a function mapped with vmap(..., axis_name={name!r}).")
-
-
-psum_p, pmax_p, pmin_p = Primitive("psum"), Primitive("pmax"), Primitive("pmin")
-_np_reducers = {psum_p: np.sum, pmax_p: np.max, pmin_p: np.min}
-
-
-def _split_axes(axes):
-    named = tuple(a for a in axes if not isinstance(a, int))
-    return named, tuple(a for a in axes if isinstance(a, int))
-
-
-def _allreduce_abstract(name):
-    def rule(x, *, axes, axis_index_groups):
-        _check_axis_names(axes, name)
-        _, positional = _split_axes(axes)
-        if any(not 0 <= a < x.ndim for a in positional):
-            raise ValueError(f"reduction axes {positional} contains out-of-bounds indices for "
-                             f"{x.str_short(short_dtypes=False)}.")
-        shape = tuple(d for i, d in enumerate(x.shape) if i not in positional)
-        return ShapedArray(shape, x.dtype)
-    return rule
-
-
-def _allreduce_impl(prim):
-    def impl(x, *, axes, axis_index_groups):
-        named, positional = _split_axes(axes)
-        _check_axis_names(named, prim.name)
-        if named:   # bound, but met outside its vmap's trace: no other examples to reach
-            raise NotImplementedError(f"{prim} over the axes {named} outside of their vmap")
-        return np.asarray(_np_reducers[prim](x, axis=positional), x.dtype) if positional else x
-    return impl
-
-
-def _collective_reduction_rule(prim):
-    def rule(axis_data, vals, dims, *, axes, axis_index_groups):
-        (x,), (d,) = vals, dims
-        if axis_index_groups is not None:
-            raise NotImplementedError("axis_index_groups is not supported in vmap collectives")
-        if axis_data.name is None or axis_data.name not in axes:
-            if d is not_mapped or not any(isinstance(a, int) for a in axes):
-                return prim.bind(x, axes=axes, axis_index_groups=None), d
-            axes = tuple(a + 1 if isinstance(a, int) else a for a in axes)
-            return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), 0
-        rest = tuple(a for a in axes if a != axis_data.name)
-        if d is not_mapped:     # the same value in every example
-            if rest:
-                x = prim.bind(x, axes=rest, axis_index_groups=None)
-            if prim is psum_p:
-                x = lax.mul(np.array(axis_data.size, get_aval(x).dtype), x)
-            return x, not_mapped
-        axes = tuple(0 if a == axis_data.name else a + 1 if isinstance(a, int) else a
-                     for a in axes)
-        return prim.bind(moveaxis(x, d, 0), axes=axes, axis_index_groups=None), not_mapped
-    return rule
-
-
-for _p in [psum_p, pmax_p, pmin_p]:
-    impl_rules[_p] = _allreduce_impl(_p)
-    abstract_eval_rules[_p] = _allreduce_abstract(_p.name)
-    fancy_batching_rules[_p] = _collective_reduction_rule(_p)
-deflinear(psum_p)       # a sum is linear; JAX gives pmax and pmin no derivative, nor do we
-
-
-def _axis_names(axis_name) -> tuple:
-    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
-
-
-def _no_groups(axis_index_groups):
-    if axis_index_groups is not None:
-        raise NotImplementedError("autodidax does not support axis_index_groups")
-
-
-def _const(x, value):
-    return type(x)(value) if type(x) in (bool, int, float) else np.array(value, get_aval(x).dtype)
-
-
-def psum(x, axis_name, *, axis_index_groups=None):
-    """The sum of `x` (a pytree) over the named axes `axis_name` (a name or a tuple of names;
-    ints are positional axes of `x`), the same for every example of those axes."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
-    if not axes:
-        return x
-    leaves, tree = tree_flatten(x)
-    leaves = [lax.convert_element_type(leaf, np.int32) if get_aval(leaf).dtype == np.bool_
-              else leaf for leaf in leaves]
-    if any(isinstance(leaf, Tracer) for leaf in leaves):
-        outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=None) for leaf in leaves]
-    else:       # the same value in every example: multiply by the size of the axes
-        named, positional = _split_axes(axes)
-        size = int(np.prod([bound_axis_size(name) for name in named]))
-        outs = []
-        for leaf in leaves:
-            if positional:
-                leaf = lax.reduce_sum(leaf, [a % max(np.ndim(leaf), 1) for a in positional])
-            outs.append(_const(leaf, size) * leaf)
-    return tree_unflatten(tree, outs)
-
-
-def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of `x` (a pytree) over the named axes `axis_name`."""
-    x = psum(x, axis_name, axis_index_groups=axis_index_groups)
-    n = psum(1, axis_name)
-    return tree_map(lambda v: v / n, x)
-
-
-def axis_size(axis_name) -> int:
-    """The number of examples along the named axis `axis_name` (or a tuple of names)."""
-    return psum(1, axis_name)
-
-
-def pmax(x, axis_name, *, axis_index_groups=None):
-    """The maximum of `x` (a pytree) over the named axes `axis_name`."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
-    return tree_map(lambda leaf: pmax_p.bind(leaf, axes=axes, axis_index_groups=None), x)
-
-
-def pmin(x, axis_name, *, axis_index_groups=None):
-    """The minimum of `x` (a pytree) over the named axes `axis_name`."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
-    return tree_map(lambda leaf: pmin_p.bind(leaf, axes=axes, axis_index_groups=None), x)
-
-
-axis_index_p = Primitive("axis_index")
-
-
-def _axis_index_impl(*, axis_name):
-    _check_axis_names((axis_name,), "axis_index")
-    raise NotImplementedError(f"axis_index of the axis {axis_name!r} outside of its vmap")
-
-
-def _axis_index_abstract(*, axis_name):
-    _check_axis_names(_axis_names(axis_name), "axis_index")
-    return ShapedArray((), np.int32)
-
-
-def _axis_index_rule(axis_data, vals, dims, *, axis_name):
-    if axis_data.name is None or axis_data.name not in _axis_names(axis_name):
-        return axis_index_p.bind(axis_name=axis_name), not_mapped
-    return lax.iota(np.int32, axis_data.size), 0
-
-
-impl_rules[axis_index_p] = _axis_index_impl
-abstract_eval_rules[axis_index_p] = _axis_index_abstract
-fancy_batching_rules[axis_index_p] = _axis_index_rule
-
-
-def axis_index(axis_name):
-    """The position of this example along the named axis `axis_name`; for a tuple of names,
-    the position in the grid they make, the last name varying fastest."""
-    if not isinstance(axis_name, (tuple, list)):
-        return axis_index_p.bind(axis_name=axis_name)
-    index, inner = 0, 1
-    for name in reversed(axis_name):
-        index = index + axis_index(name) * inner
-        inner *= psum(1, name)
-    return index
-
-
-all_gather_p = Primitive("all_gather")
-
-
-def _all_gather_abstract(x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size,
-                         tiled):
-    _check_axis_names(axis_name, "all_gather")
-    shape = list(x.shape)
-    if tiled:
-        shape[all_gather_dimension] *= axis_size
-    else:
-        shape.insert(all_gather_dimension, axis_size)
-    return x.update(shape=tuple(shape))
-
-
-def _all_gather_impl(x, *, axis_name, **params):
-    _check_axis_names(axis_name, "all_gather")
-    raise NotImplementedError(f"all_gather over the axes {axis_name} outside of their vmap")
-
-
-def _all_gather_rule(axis_data, vals, dims, *, all_gather_dimension, axis_name,
-                     axis_index_groups, axis_size, tiled):
-    (x,), (d,) = vals, dims
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
-                  axis_size=axis_size, tiled=tiled)
-    if axis_data.name is None or axis_data.name not in axis_name:
-        if d is not_mapped:
-            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
-        if d <= all_gather_dimension:
-            all_gather_dimension += 1
-        elif not tiled:
-            d += 1
-        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
-    if len(axis_name) > 1:
-        raise NotImplementedError("all_gather over several axis names under vmap")
-    if d is not_mapped:
-        y = broadcast(x, axis_size, all_gather_dimension)
-    else:
-        y = moveaxis(x, d, all_gather_dimension)
-    if tiled:       # fold the gathered axis into the one after it
-        shape = list(_shape(y))
-        shape[all_gather_dimension:all_gather_dimension + 2] = [
-            shape[all_gather_dimension] * shape[all_gather_dimension + 1]]
-        y = lax.reshape(y, shape)
-    return y, not_mapped
-
-
-impl_rules[all_gather_p] = _all_gather_impl
-abstract_eval_rules[all_gather_p] = _all_gather_abstract
-fancy_batching_rules[all_gather_p] = _all_gather_rule
-deflinear(all_gather_p)
-
-
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
-    """The values of `x` (a pytree) from every example of the named axis `axis_name`, stacked
-    along a new axis `axis`, or concatenated along the axis `axis` if `tiled`."""
-    _no_groups(axis_index_groups)
-    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not names:
-        return x
-    size = psum(1, names)
-
-    def bind(leaf):
-        ndim = np.ndim(leaf) + (not tiled)
-        if not -ndim <= axis < ndim:
-            raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-        return all_gather_p.bind(leaf, all_gather_dimension=axis % ndim, axis_name=names,
-                                 axis_index_groups=None, axis_size=size, tiled=tiled)
-    return tree_map(bind, x)
-
-
-reduce_scatter_p = Primitive("reduce_scatter")
-
-
-def _reduce_scatter_abstract(x, *, axis_name, scatter_dimension, axis_index_groups, axis_size,
-                             tiled):
-    _check_axis_names(axis_name, "reduce_scatter")
-    shape, n = list(x.shape), x.shape[scatter_dimension]
-    if tiled:
-        if n % axis_size:
-            raise ValueError(f"tiled reduce_scatter operand scatter dimension size {n} must be "
-                             f"divisible by shard_count {axis_size}")
-        shape[scatter_dimension] = n // axis_size
-    else:
-        if n != axis_size:
-            raise ValueError(f"reduce_scatter operand scatter dimension size {n} must match "
-                             f"shard count {axis_size}")
-        del shape[scatter_dimension]
-    return x.update(shape=tuple(shape))
-
-
-def _reduce_scatter_impl(x, *, axis_name, **params):
-    _check_axis_names(axis_name, "reduce_scatter")
-    raise NotImplementedError(f"psum_scatter over the axes {axis_name} outside of their vmap")
-
-
-def _reduce_scatter_rule(axis_data, vals, dims, *, scatter_dimension, axis_name,
-                         axis_index_groups, axis_size, tiled):
-    (x,), (d,) = vals, dims
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
-                  axis_size=axis_size, tiled=tiled)
-    if axis_data.name is None or axis_data.name not in axis_name:
-        if d is not not_mapped:
-            if d <= scatter_dimension:
-                scatter_dimension += 1
-            elif not tiled:
-                d += 1
-        return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), d
-    if len(axis_name) > 1:
-        raise NotImplementedError("psum_scatter over several axis names under vmap")
-    if d is not_mapped:
-        y = lax.mul(np.array(axis_size, get_aval(x).dtype), x)
-    else:
-        y = lax.reduce_sum(x, [d])
-    if tiled:       # cut the scattered axis into one block per example
-        shape = list(_shape(y))
-        shape[scatter_dimension:scatter_dimension + 1] = [
-            axis_size, shape[scatter_dimension] // axis_size]
-        y = lax.reshape(y, shape)
-    return y, scatter_dimension
-
-
-impl_rules[reduce_scatter_p] = _reduce_scatter_impl
-abstract_eval_rules[reduce_scatter_p] = _reduce_scatter_abstract
-fancy_batching_rules[reduce_scatter_p] = _reduce_scatter_rule
-deflinear(reduce_scatter_p)
-
-
-def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
-    """`psum(x, axis_name)` (for a pytree `x`), of which each example keeps its own slice (or
-    block, if `tiled`) along `scatter_dimension`."""
-    _no_groups(axis_index_groups)
-    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not names:
-        return x
-    size = psum(1, names)
-    return tree_map(lambda leaf: reduce_scatter_p.bind(
-        leaf, axis_name=names, scatter_dimension=scatter_dimension, axis_index_groups=None,
-        axis_size=size, tiled=tiled), x)
-
-
-# They are `jax.lax` functions: registered where chapter 1's `lax` looks up later names.
-lax.later_names.update(psum=psum, pmean=pmean, pmax=pmax, pmin=pmin, all_gather=all_gather,
-                       psum_scatter=psum_scatter, axis_index=axis_index, axis_size=axis_size)

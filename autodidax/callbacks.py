@@ -25,7 +25,8 @@ from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, aval_ru
                             canonicalize_dtype, get_aval, impl_rules)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
-from autodidax.runtime import device_put, local_devices
+from autodidax.runtime import (Array, Executable, _placement, device_put, executable_kinds,
+                               local_devices)
 from autodidax.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
@@ -213,6 +214,43 @@ def _pure_callback_lowering(ctx, *args, callback, result_avals, sharding, vmap_m
 
 
 lowering_rules[pure_callback_p] = _pure_callback_lowering
+
+
+_TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
+
+
+class EffectfulExecutable(Executable):
+    """A program with `num_tokens` tokens of ordered effects, or host callbacks to wait for."""
+
+    def __init__(self, loaded, device, out_avals=None, text=None, **options):
+        self.num_tokens, self.callbacks = text.num_tokens, bool(text.host_callbacks)
+        super().__init__(loaded, device, out_avals, text, **options)
+
+    @staticmethod
+    def applies(text, options) -> bool:
+        return bool(getattr(text, "num_tokens", 0) or getattr(text, "host_callbacks", ()))
+
+    def _result_handlers(self) -> list:
+        sharding = _placement(self.device)[0]
+        return [xc.array_result_handler(a, sharding, True, True)
+                for a in [_TOKEN_AVAL] * self.num_tokens + self.out_avals]
+
+    def _execute(self, bufs, args) -> list:
+        if self.num_tokens:                   # tokens of ordered effects go first
+            token = device_put(np.zeros(0, np.bool_), self.device)._buf
+            bufs = [token] * self.num_tokens + bufs
+        try:
+            results = (self.loaded.execute_sharded(bufs, with_tokens=True) if self.callbacks
+                       else self.loaded.execute_sharded(bufs))
+        except xc.XlaRuntimeError as e:
+            raise self._call_error(args, e) from None
+        outs = list(map(Array, results.consume_with_handlers(self._handlers)))
+        if self.callbacks:                    # let its callbacks finish before we return
+            results.consume_token().block_until_ready()
+        return outs[self.num_tokens:]
+
+
+executable_kinds["effectful"] = EffectfulExecutable
 
 
 def _pure_callback_jvp(primals, tangents, **params):

@@ -5,8 +5,10 @@
 the standard library only, no tracing, so that chapter 17's runner can use it alone."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,6 +37,22 @@ def hlo_shardings(op_shardings, n: int) -> list:
     """XLA's shardings of a program's `n` parameters or results, as `HloSharding`s."""
     hlos = [xc.HloSharding.from_proto(s) for s in op_shardings or ()]
     return hlos if len(hlos) == n else [xc.HloSharding.replicate()] * n
+
+
+@contextlib.contextmanager
+def jax_hidden():
+    """Hide JAX from jaxlib inside the block. Splitting an array of several devices into its
+    pieces (chapters 16 and 17), jaxlib's C++ tries `import jax` to give each piece a sharding of
+    JAX's; with the real JAX installed that would succeed, and autodidax never loads JAX. A None
+    entry makes the import fail, and jaxlib falls back to a sharding of its own."""
+    if "jax" in sys.modules:
+        yield
+        return
+    sys.modules["jax"] = None
+    try:
+        yield
+    finally:
+        del sys.modules["jax"]
 
 
 def backend_compile(text: str, device):

@@ -286,18 +286,6 @@ while_p = Primitive("while")
 while_p.multiple_results = True
 
 
-def _check_carry(in_tree, body_tree, avals, out_avals):
-    if body_tree != in_tree:
-        raise TypeError(f"body_fun must return a carry of the structure of init_val, {in_tree}, "
-                        f"but it returned {body_tree}.")
-    for i, (a, b) in enumerate(zip(avals, out_avals)):
-        if not _same_type(a, b):
-            where = "carry" if len(avals) == 1 else f"carry component {i} (flattened)"
-            raise TypeError(f"body_fun output and input must have identical types, but the input "
-                            f"{where} has type {a.str_short()} and body_fun returns "
-                            f"{b.str_short()}.")
-
-
 def _promote_weak(x, aval, out_aval):
     """The weakly typed initial carry `x`, converted (strongly typed) to the dtype that it and the
     body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
@@ -305,6 +293,25 @@ def _promote_weak(x, aval, out_aval):
     if type(x) in (bool, int, float) or isinstance(x, np.generic):
         return LiteralArray(np.asarray(x).astype(dtype))
     return lax.convert_element_type(x, dtype)
+
+
+def _trace_loop(trace, init_flat):
+    """Trace a loop's functions at the initial carry's types: `trace(avals)` returns what it
+    traced, whether the body kept the carry's structure, and the body's carry types. A weakly
+    typed initial carry whose dtype the body changes is promoted, and the functions traced
+    again (`while_loop` and `scan` share this). Returns (traced, init_flat, avals, out_avals)."""
+    avals = [get_aval(x) for x in init_flat]
+    for _ in range(2):      # twice if a weakly typed initial carry has to be promoted
+        traced, same_tree, out_avals = trace(avals)
+        if not same_tree:
+            break
+        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
+        if not any(promote):
+            break
+        init_flat = [_promote_weak(x, a, b) if p else x
+                     for x, a, b, p in zip(init_flat, avals, out_avals, promote)]
+        avals = [get_aval(x) for x in init_flat]
+    return traced, init_flat, avals, out_avals
 
 
 @api_boundary
@@ -320,24 +327,20 @@ def while_loop(cond_fun, body_fun, init_val):
             pass
     init_flat, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]
-    avals = [get_aval(x) for x in init_flat]
-    for _ in range(2):      # twice if a weakly typed initial value has to be promoted
-        cond_jaxpr, cond_consts, cond_tree = trace_to_jaxpr_with_consts(cond_fun, args_tree, avals)
-        body_jaxpr, body_consts, body_tree = trace_to_jaxpr_with_consts(body_fun, args_tree, avals)
-        out_avals = body_jaxpr.out_avals
-        if body_tree != in_tree:
-            break
-        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
-        if not any(promote):
-            break
-        init_flat = [_promote_weak(x, a, b) if p else x
-                     for x, a, b, p in zip(init_flat, avals, out_avals, promote)]
-        avals = [get_aval(x) for x in init_flat]
+
+    def trace(avals):
+        cond_traced = trace_to_jaxpr_with_consts(cond_fun, args_tree, avals)
+        body_traced = trace_to_jaxpr_with_consts(body_fun, args_tree, avals)
+        return (cond_traced, body_traced), body_traced[2] == in_tree, body_traced[0].out_avals
+
+    traced, init_flat, avals, out_avals = _trace_loop(trace, init_flat)
+    (cond_jaxpr, cond_consts, cond_tree), (body_jaxpr, body_consts, body_tree) = traced
     pred = cond_jaxpr.out_avals
     if cond_tree.num_leaves != 1 or pred[0].shape or pred[0].dtype != np.bool_:
         raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
                         + ", ".join(a.str_short() for a in pred) + ".")
-    _check_carry(in_tree, body_tree, avals, out_avals)
+    if body_tree != in_tree or not all(_same_type(a, b) for a, b in zip(avals, out_avals)):
+        _check_carry(in_tree, body_tree, avals, out_avals)
     outs = while_p.bind(*cond_consts, *body_consts, *init_flat,
                         cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
                         body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
@@ -642,49 +645,6 @@ def _scan_length(xs_flat, length):
     return sizes[0]
 
 
-def _carry_name(f):
-    try:
-        return next(iter(inspect.signature(f).parameters), None)
-    except (TypeError, ValueError):
-        return None
-
-
-def _mismatch(a, b):
-    what = ([] if a.dtype == b.dtype else ["the dtypes do not match"]) + (
-        [] if a.shape == b.shape else ["the shapes do not match"])
-    return ", so " + ", and ".join(what)
-
-
-def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
-    if in_tree == out_tree and all(_same_type(a, b) for a, b in zip(avals, out_avals)):
-        return
-    name = _carry_name(f)
-
-    def component(path):
-        if name:
-            return f"the input carry component {name}{path}" if path else f"the input carry {name}"
-        return f"the input carry at path {path}" if path else "the input carry"
-
-    if in_tree != out_tree:
-        raise TypeError("scan body function carry input and carry output must have the same "
-                        "pytree structure, but they differ:\n\nthe input tree structure is:\n"
-                        f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
-                        "function so that the carry output has the same pytree structure as the "
-                        "carry input.")
-    paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
-    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
-             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
-             for p, a, b in zip(paths, avals, out_avals) if not _same_type(a, b)]
-    if diffs:
-        if len(diffs) == 1:
-            text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
-        else:
-            text = "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
-        raise TypeError("scan body function carry input and carry output must have equal "
-                        f"types, but they differ:\n\n{text}\nRevise the function so that all "
-                        "output types match the corresponding input types.")
-
-
 def _forwarding_rewrites(jaxpr, consts, init_flat, num_carry):
     """Move carries that the body passes through unchanged to the constants. Returns the new
     jaxpr, constants, carries, and which carries were moved."""
@@ -728,19 +688,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         trees["carry"], trees["ys"] = tree_flatten(out[0])[1], tree_flatten(out[1])[1]
         return tuple(out)
 
-    avals = [get_aval(x) for x in init_flat]
-    for _ in range(2):      # twice if a weakly typed initial carry has to be promoted
+    def trace(avals):
         jaxpr, consts, _ = trace_to_jaxpr_with_consts(body, args_tree, avals + x_avals)
-        out_avals = jaxpr.out_avals[:len(avals)]
-        if trees["carry"] != init_tree:
-            break
-        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
-        if not any(promote):
-            break
-        init_flat = [_promote_weak(x, a, b) if p else x
-                     for x, a, b, p in zip(init_flat, avals, out_avals, promote)]
-        avals = [get_aval(x) for x in init_flat]
-    _check_scan_carry(f, init, init_tree, trees["carry"], avals, out_avals)
+        return (jaxpr, consts), trees["carry"] == init_tree, jaxpr.out_avals[:len(avals)]
+
+    (jaxpr, consts), init_flat, avals, out_avals = _trace_loop(trace, init_flat)
+    if trees["carry"] != init_tree or not all(_same_type(a, b) for a, b in zip(avals, out_avals)):
+        _check_scan_carry(f, init, init_tree, trees["carry"], avals, out_avals)
     num_carry = len(init_flat)
     jaxpr, consts, carry_flat, moved = _forwarding_rewrites(jaxpr, consts, init_flat, num_carry)
     # a y that is an x slice as it came in: return that input, do not stack it again
@@ -1001,6 +955,23 @@ def _eval_invariant(closed: ClosedJaxpr, consts, wanted):
     return [read(v) for v in wanted]
 
 
+def _residual_kinds(known, fwd, known_args, n_kc, n_kk, n_known_out):
+    """Where each residual of the known body comes from: "const", a known constant (the same in
+    every iteration: not stacked); "x", a known x (already stacked); "hoist", a value computed
+    from known constants alone (computed once, before the loop); "body", a carry the body reads
+    or a value it computes (stacked by the known scan, one row per iteration)."""
+    kind = ["const" if f is not None and f < n_kc else
+            "x" if f is not None and f >= n_kc + n_kk else "body" for f in fwd]
+    # JAX stacks a copy of `xs` given as a NumPy array rather than forward it; so do we, so
+    # that the programs print alike
+    kind = ["body" if k == "x" and isinstance(known_args[f], np.ndarray) else k
+            for f, k in zip(fwd, kind)]
+    invariant = _invariant_vars(known.jaxpr, n_kc)
+    computed_vars = iter(known.jaxpr.outvars[n_known_out:])
+    return ["hoist" if f is None and next(computed_vars) in invariant else k
+            for f, k in zip(fwd, kind)]
+
+
 def _scan_partial_eval(trace, args, params):
     jaxpr, length, nc, nk = (params["jaxpr"], params["length"], params["num_consts"],
                              params["num_carry"])
@@ -1014,23 +985,10 @@ def _scan_partial_eval(trace, args, params):
     uk = const_uk + carry_uk + xs_uk
     avals = jaxpr.in_avals
     n_kc, n_kk = const_uk.count(False), carry_uk.count(False)
-    # where each residual comes from: a known constant (not stacked), a known x (already
-    # stacked), or the known body (a carry read as is, or a value it computes: stacked)
     known_args = [x for x, u in zip(args, uk) if not u]
-    kind = ["const" if f is not None and f < n_kc else
-            "x" if f is not None and f >= n_kc + n_kk else "body" for f in fwd]
-    # JAX stacks a copy of `xs` given as a NumPy array rather than forward it; so do we, so
-    # that the programs print alike
-    kind = ["body" if k == "x" and isinstance(known_args[f], np.ndarray) else k
-            for f, k in zip(fwd, kind)]
-    passed = [c and not o for c, o in zip(carry_uk, out_uk[:nk])]
+    passed = [c and not o for c, o in zip(carry_uk, out_uk[:nk])]     # unknown, known inputs
     n_known_out = out_uk.count(False)
-    # a residual the body computes from known constants alone is the same in every iteration:
-    # compute it once, before the loop, rather than stacking `length` copies (JAX hoists too)
-    invariant = _invariant_vars(known.jaxpr, n_kc)
-    computed_vars = iter(known.jaxpr.outvars[n_known_out:])
-    kind = ["hoist" if f is None and next(computed_vars) in invariant else k
-            for f, k in zip(fwd, kind)]
+    kind = _residual_kinds(known, fwd, known_args, n_kc, n_kk, n_known_out)
 
     def known_body(*known_ins):
         outs = eval_jaxpr(known.jaxpr, known.consts, *known_ins)
@@ -1375,3 +1333,58 @@ impl_rules[scan_p] = _run_compiled(scan_p, _scan_impl)
 
 lax.later_names.update(cond=cond, switch=switch, while_loop=while_loop, fori_loop=fori_loop,
                        scan=scan, map=map)
+
+
+def _check_carry(in_tree, body_tree, avals, out_avals):
+    if body_tree != in_tree:
+        raise TypeError(f"body_fun must return a carry of the structure of init_val, {in_tree}, "
+                        f"but it returned {body_tree}.")
+    for i, (a, b) in enumerate(zip(avals, out_avals)):
+        if not _same_type(a, b):
+            where = "carry" if len(avals) == 1 else f"carry component {i} (flattened)"
+            raise TypeError(f"body_fun output and input must have identical types, but the input "
+                            f"{where} has type {a.str_short()} and body_fun returns "
+                            f"{b.str_short()}.")
+
+
+def _carry_name(f):
+    try:
+        return next(iter(inspect.signature(f).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _mismatch(a, b):
+    what = ([] if a.dtype == b.dtype else ["the dtypes do not match"]) + (
+        [] if a.shape == b.shape else ["the shapes do not match"])
+    return ", so " + ", and ".join(what)
+
+
+def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
+    if in_tree == out_tree and all(_same_type(a, b) for a, b in zip(avals, out_avals)):
+        return
+    name = _carry_name(f)
+
+    def component(path):
+        if name:
+            return f"the input carry component {name}{path}" if path else f"the input carry {name}"
+        return f"the input carry at path {path}" if path else "the input carry"
+
+    if in_tree != out_tree:
+        raise TypeError("scan body function carry input and carry output must have the same "
+                        "pytree structure, but they differ:\n\nthe input tree structure is:\n"
+                        f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
+                        "function so that the carry output has the same pytree structure as the "
+                        "carry input.")
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
+    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
+             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
+             for p, a, b in zip(paths, avals, out_avals) if not _same_type(a, b)]
+    if diffs:
+        if len(diffs) == 1:
+            text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
+        else:
+            text = "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+        raise TypeError("scan body function carry input and carry output must have equal "
+                        f"types, but they differ:\n\n{text}\nRevise the function so that all "
+                        "output types match the corresponding input types.")

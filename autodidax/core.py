@@ -32,7 +32,7 @@ class ShapedArray:
         self.shape = tuple(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.weak_type = weak_type
-        self._hash = None       # made on first use: caches key on avals at every call
+        self._hash = None       # made on first use (appendix A6, "How fast?")
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
@@ -183,6 +183,31 @@ def escaped_tracer_error(tracer, what: str = "") -> UnexpectedTracerError:
         "(in a global, a list, an attribute) and used after the transformation had finished.")
 
 
+def _concretization_error(tracer, conversion: str, error=ConcretizationTypeError):
+    return error(
+        f"{conversion} needs a concrete value, but this is an abstract tracer "
+        f"({tracer.aval.str_short()}) of {tracer._trace!r}: while a function is "
+        "traced, its arguments' values are not known, only their shapes and dtypes. "
+        "Python control flow such as `if x > 0:` cannot depend on them. Mark the argument "
+        "static (jit's static_argnums), or use structured control flow such as lax.cond.")
+
+
+def _float_error(tracer):
+    # JAX refuses float() of every tracer, even one whose value is known (under jvp or
+    # grad): a float taken out of a differentiated value would silently lose its tangent.
+    return ConcretizationTypeError(
+        f"float() of a traced {tracer.aval.str_short()} value: the value of a tracer cannot "
+        f"be taken out as a Python float ({tracer._trace!r}). Keep it an array; use "
+        "x.astype(...) to change its dtype.")
+
+
+def _array_conversion_error(tracer):
+    return TracerArrayConversionError(
+        f"a tracer ({tracer.aval.str_short()}) was converted to a NumPy array. NumPy functions "
+        "cannot see inside a traced function: use autodidax.numpy instead of numpy on traced "
+        "values.")
+
+
 class Tracer:
     """A value being interpreted by a trace. Subclasses hold what their trace needs."""
     __slots__ = ("_trace",)
@@ -218,12 +243,7 @@ class Tracer:
     def _concrete(self, conversion: str, error=ConcretizationTypeError):
         value = self.to_concrete_value()
         if value is None:
-            raise error(
-                f"{conversion} needs a concrete value, but this is an abstract tracer "
-                f"({self.aval.str_short()}) of {self._trace!r}: while a function is "
-                "traced, its arguments' values are not known, only their shapes and dtypes. "
-                "Python control flow such as `if x > 0:` cannot depend on them. Mark the argument "
-                "static (jit's static_argnums), or use structured control flow such as lax.cond.")
+            raise _concretization_error(self, conversion, error)
         return value
 
     def __bool__(self):
@@ -233,23 +253,15 @@ class Tracer:
     def __int__(self):
         return int(self._concrete(f"int() of a {self.aval.str_short()} value"))
 
-    def __float__(self):
-        # JAX refuses float() of every tracer, even one whose value is known (under jvp or
-        # grad): a float taken out of a differentiated value would silently lose its tangent.
-        raise ConcretizationTypeError(
-            f"float() of a traced {self.aval.str_short()} value: the value of a tracer cannot "
-            f"be taken out as a Python float ({self._trace!r}). Keep it an array; use "
-            "x.astype(...) to change its dtype.")
+    def __float__(self):      # refused even when the value is known, as in JAX
+        raise _float_error(self)
 
     def __index__(self):
         return int(self._concrete(f"using a {self.aval.str_short()} value as a Python int "
                                   "(an index, a range)", TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
-        raise TracerArrayConversionError(
-            f"a tracer ({self.aval.str_short()}) was converted to a NumPy array. NumPy functions "
-            "cannot see inside a traced function: use autodidax.numpy instead of numpy on traced "
-            "values.")
+        raise _array_conversion_error(self)
 
     def __hash__(self):
         raise TypeError(f"unhashable type: a tracer ({self.aval.str_short()}); arrays are not "
@@ -271,7 +283,7 @@ class Array(metaclass=abc.ABCMeta):
     def __init__(self, value, weak_type=False):
         if type(value) is not np.ndarray:
             value = np.asarray(value)
-        value.setflags(False)       # write=False; by keyword it costs three times as much
+        value.setflags(False)       # write=False, the fast way (appendix A6)
         self._value = value
         self.weak_type = weak_type
         self._aval = None
@@ -294,37 +306,22 @@ class Array(metaclass=abc.ABCMeta):
             return np.array(self._value, dtype=dtype)
         return self._value if dtype is None else self._value.astype(dtype)
 
-    def block_until_ready(self):
-        return self
+    def block_until_ready(self): return self
 
     # Where an array lives is the runtime's business (chapter 7), which registers the answer in
     # `array_placement_rules`; core itself knows no devices.
     device = property(lambda self: _placement_rule("device")(self))
     sharding = property(lambda self: _placement_rule("sharding")(self))
 
-    def devices(self):
-        return {self.device}
-
-    def item(self):
-        return self._value.item()
-
-    def tolist(self):
-        return self._value.tolist()
-
-    def __bool__(self):
-        return bool(self._value)
-
-    def __int__(self):
-        return int(self._value)
-
-    def __float__(self):
-        return float(self._value)
-
-    def __index__(self):
-        return self._value.__index__()
-
-    def __len__(self):
-        return len(self._value)
+    def devices(self): return {self.device}
+    def item(self): return self._value.item()
+    def tolist(self): return self._value.tolist()
+    def __bool__(self): return bool(self._value)
+    def __int__(self): return int(self._value)
+    def __float__(self): return float(self._value)
+    def __index__(self): return self._value.__index__()
+    def __len__(self): return len(self._value)
+    def __str__(self): return str(self._value)
 
     def __iter__(self):
         if not self.shape:
@@ -334,24 +331,25 @@ class Array(metaclass=abc.ABCMeta):
     def __hash__(self):
         raise TypeError("unhashable type: 'Array'")
 
-    def __str__(self):
-        return str(self._value)
-
     def __format__(self, spec):     # f"{x:.2f}": a 0-d array formats as the Python number
         value = self._value
         return format(value.item() if value.ndim == 0 else value, spec)
 
     def __repr__(self):
-        prefix = "Array("
-        suffix = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "") + ")"
-        if self.size == 0:
-            suffix = f"shape={self.shape}, {suffix}"
-        width = np.get_printoptions()["linewidth"]
-        body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
-                               max_line_width=width)
-        last_line = len(body) - body.rfind("\n") + 1
-        sep = " " * len(prefix) if last_line + len(suffix) + 1 > width else " "
-        return f"{prefix}{body},{sep}{suffix}"
+        return _array_repr(self)
+
+
+def _array_repr(x: Array) -> str:
+    prefix = "Array("
+    suffix = f"dtype={x.dtype.name}" + (", weak_type=True" if x.weak_type else "") + ")"
+    if x.size == 0:
+        suffix = f"shape={x.shape}, {suffix}"
+    width = np.get_printoptions()["linewidth"]
+    body = np.array2string(x._value, prefix=prefix, suffix=",", separator=", ",
+                           max_line_width=width)
+    last_line = len(body) - body.rfind("\n") + 1
+    sep = " " * len(prefix) if last_line + len(suffix) + 1 > width else " "
+    return f"{prefix}{body},{sep}{suffix}"
 
 
 def set_array_methods(methods: dict) -> None:
@@ -438,7 +436,7 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         avals, values = [], []
         for x in args:
-            if type(x) is Array:            # the common case, with get_aval and to_numpy inlined
+            if type(x) is Array:            # the common case: get_aval and to_numpy inlined
                 avals.append(x.aval)
                 values.append(x._value)
                 continue
@@ -449,7 +447,7 @@ class EvalTrace(Trace):
         out_avals = abstract_eval_rules[primitive](*avals, **params)
         if _numpy_errors is None:
             out = run_quietly(impl_rules[primitive], values, params)
-        else:                       # run_quietly, inlined: this is every eager operation
+        else:                       # run_quietly, inlined
             token = _numpy_errors.set(_QUIET)
             try:
                 out = impl_rules[primitive](*values, **params)
@@ -462,8 +460,7 @@ class EvalTrace(Trace):
 
 def _result(value, aval) -> Array:
     """An `Array` of an implementation's result that keeps the abstract value its abstract
-    evaluation rule gave, when that is the result's type. (Testing dtypes by identity is enough:
-    NumPy makes one object of each built-in dtype. Another object only costs the keeping.)"""
+    evaluation rule gave, when that is the result's type."""
     out = Array(value, aval.weak_type)
     value = out._value
     if value.dtype is aval.dtype and value.shape == aval.shape:
@@ -487,14 +484,14 @@ def set_eval_trace(trace: Trace) -> Trace:
     return previous
 
 
-array_placement_rules: dict = {}   # "device" | "sharding" -> function(array); chapter 7 fills it
+array_placement_rules: dict = {}   # "device" -> function(array): chapter 7; "sharding": 16
 
 
 def _placement_rule(name):
     rule = array_placement_rules.get(name)
     if rule is None:
-        raise AttributeError(f"an array's {name} is known once a runtime registers it "
-                             "(chapter 7: import autodidax.runtime)")
+        raise AttributeError(f"an array's {name} is known once a later chapter registers it "
+                             "(device: chapter 7's runtime; sharding: chapter 16's)")
     return rule
 
 

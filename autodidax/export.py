@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import runner
+from autodidax import runner, serialization
 from autodidax.autodiff import vjp
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, api_boundary,
@@ -53,7 +53,7 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple
     uses_global_constants: bool
-    _in_named_shardings: tuple     # per input: a runner.AbstractSharding, or None
+    _in_named_shardings: tuple     # per input: a serialization.AbstractSharding, or None
     _out_named_shardings: tuple
     _get_vjp: object = None        # a function of this Exported that gives its VJP's
 
@@ -90,7 +90,7 @@ class Exported:
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """JAX's serialized form: the flatbuffer `jax.export.deserialize` reads; with
         `vjp_order` = k, the VJPs of the first k orders too."""
-        return bytearray(runner.write_artifact(_to_artifact(self, vjp_order)))
+        return bytearray(serialization.write_artifact(_to_artifact(self, vjp_order)))
 
     @api_boundary
     def call(self, *args, **kwargs):
@@ -105,19 +105,13 @@ class Exported:
         return tree_unflatten(self.out_tree, _flat_call(self)(*flat))
 
 
+@dataclasses.dataclass(frozen=True)
 class DisabledSafetyCheck:
     """A safety check to skip, as JAX's: `platform()`, or `custom_call(target_name)`."""
+    _impl: str
 
-    def __init__(self, _impl: str):
-        self._impl = _impl
-
-    @classmethod
-    def platform(cls) -> DisabledSafetyCheck:
-        return cls("platform")
-
-    @classmethod
-    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
-        return cls(f"custom_call:{target_name}")
+    platform = classmethod(lambda cls: cls("platform"))
+    custom_call = classmethod(lambda cls, target_name: cls(f"custom_call:{target_name}"))
 
     def is_custom_call(self) -> str | None:
         return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
@@ -126,12 +120,6 @@ class DisabledSafetyCheck:
         return self._impl
 
     __repr__ = __str__
-
-    def __eq__(self, other):
-        return isinstance(other, DisabledSafetyCheck) and other._impl == self._impl
-
-    def __hash__(self):
-        return hash(self._impl)
 
 
 def default_export_platform() -> str:
@@ -226,30 +214,17 @@ call_exported_p = Primitive("call_exported")
 call_exported_p.multiple_results = True
 
 
-def _arg_name(exported: Exported, i: int) -> str:
-    """JAX's name for flat input `i` of `exported`: `args[0]`, `kwargs['y']`, `args[1][0]`."""
-    paths = [p for p, _ in tree_flatten_with_path(tree_unflatten(
-        exported.in_tree, range(len(exported.in_avals))))[0]]
-    text = keystr(paths[i][1:])
-    return ("args" if paths[i][0].idx == 0 else "kwargs") + text
+def _arg_names(exported: Exported) -> list:
+    """JAX's names of the flat inputs of `exported`: `args[0]`, `kwargs['y']`, `args[1][0]`."""
+    leaves = tree_unflatten(exported.in_tree, range(len(exported.in_avals)))
+    return [("args" if p[0].idx == 0 else "kwargs") + keystr(p[1:])
+            for p, _ in tree_flatten_with_path(leaves)[0]]
 
 
 def _call_exported_abstract_eval(*avals, exported: Exported):
-    if len(avals) != len(exported.in_avals):
-        raise ValueError(f"'{exported.fun_name}' takes {len(exported.in_avals)} flat inputs, "
-                         f"called with {len(avals)}")
-    for i, (got, want) in enumerate(zip(avals, exported.in_avals)):
-        if len(got.shape) != len(want.shape):
-            raise ValueError(f"Rank mismatch for {_arg_name(exported, i)}: expected "
-                             f"{want.shape} and called with {got.shape}")
-        if got.dtype != want.dtype:
-            raise ValueError(f"Dtype mismatch for {_arg_name(exported, i)}: expected "
-                             f"{want.dtype} and called with {got.dtype}")
-        for d, (g, w) in enumerate(zip(got.shape, want.shape)):
-            if g != w and not isinstance(w, str):      # a symbolic dimension takes any size
-                raise ValueError(f"Shape mismatch for {_arg_name(exported, i)}.shape[{d}] "
-                                 f"(expected same constant): expected {want.shape} and called "
-                                 f"with {got.shape}")
+    """Each input checked against the exported types (appendix A8, in JAX's words)."""
+    serialization.check_call_avals(exported.fun_name, lambda: _arg_names(exported),
+                                   exported.in_avals, avals)
     return _program(exported, tuple(a.shape for a in avals))[1]
 
 
@@ -262,14 +237,14 @@ def _program(exported: Exported, shapes: tuple) -> tuple:
     runner does the refining)."""
     programs = _programs.setdefault(exported, {})
     if shapes not in programs:
-        if runner.has_constant_shapes(exported.in_avals):
+        if serialization.has_constant_shapes(exported.in_avals):
             programs[shapes] = (exported.mlir_module(), list(exported.out_avals))
         else:
             if exported.nr_devices != 1:
                 raise NotImplementedError(f"'{exported.fun_name}' has symbolic shapes over "
                                           f"{exported.nr_devices} devices")
             artifact = _to_artifact(exported, 0)
-            runner.check_dimension_variables(artifact, shapes)
+            serialization.check_dimension_variables(artifact, shapes)
             bytecode, out_shapes = runner.program_for(
                 artifact, [()] * len(_platform_args(exported))
                 + [shapes[i] for i in exported.module_kept_var_idx])
@@ -312,8 +287,9 @@ def _executable(exported: Exported, shapes: tuple):
             ins = [NamedSharding(mesh, PartitionSpec()) if s is None else s
                    for s in exported.in_shardings_jax(mesh)]
             outs = exported.out_shardings_jax(mesh)
-            exe = compile_or_get_cached(text, mesh._device_assignment, out_avals, ins, outs,
-                                        mesh._sharding_from_hlo)
+            exe = compile_or_get_cached(text, mesh._device_assignment, out_avals,
+                                        in_shardings=ins, out_shardings=outs,
+                                        sharding_from_hlo=mesh._sharding_from_hlo)
         executables[shapes] = exe
     return exe
 
@@ -398,26 +374,27 @@ def _export_vjp(closed, exp: Exported) -> Exported:
     return export(jit(fun_vjp_jax), platforms=exp.platforms)(*specs)
 
 
-def _tree_record(tree: PyTreeDef) -> runner.TreeDef:
+def _tree_record(tree: PyTreeDef) -> serialization.TreeDef:
     """`tree` as the format's record: only None, tuples, lists and dicts with string keys."""
     leaf = object()
 
     def record(node):
         if node is leaf:
-            return runner.TreeDef("leaf")
+            return serialization.TreeDef("leaf")
         if node is None:
-            return runner.TreeDef("none")
+            return serialization.TreeDef("none")
         if type(node) in (tuple, list):
-            return runner.TreeDef(type(node).__name__, tuple(map(record, node)))
+            return serialization.TreeDef(type(node).__name__, tuple(map(record, node)))
         if type(node) is dict and all(isinstance(k, str) for k in node):
             keys = sorted(node)
-            return runner.TreeDef("dict", tuple(record(node[k]) for k in keys), tuple(keys))
+            children = tuple(record(node[k]) for k in keys)
+            return serialization.TreeDef("dict", children, tuple(keys))
         raise ValueError(f"Cannot serialize a pytree with a node of type {type(node)}: JAX's "
                          "format holds tuples, lists, dicts with string keys and None")
     return record(tree_unflatten(tree, [leaf] * tree.num_leaves))
 
 
-def _pytreedef(record: runner.TreeDef) -> PyTreeDef:
+def _pytreedef(record: serialization.TreeDef) -> PyTreeDef:
     def build(r):
         if r.kind == "leaf":
             return 0
@@ -441,17 +418,17 @@ def _saved_shardings(shardings) -> tuple:
         elif isinstance(s, NamedSharding):
             m = s.mesh
             d = m._device_assignment[0]
-            mesh = runner.AbstractMesh(tuple(m.axis_sizes), tuple(m.axis_names),
+            mesh = serialization.AbstractMesh(tuple(m.axis_sizes), tuple(m.axis_names),
                                        tuple(t.name for t in m.axis_types), d.device_kind,
                                        None, d.platform)
             spec = tuple(p if p is None or isinstance(p, str) else tuple(p) for p in s.spec)
-            out.append(runner.AbstractSharding(mesh, spec, s.memory_kind or "device"))
+            out.append(serialization.AbstractSharding(mesh, spec, s.memory_kind or "device"))
         else:
             raise TypeError(f"Cannot convert {s} into NamedSharding.")
     return tuple(out)
 
 
-def _named_sharding(saved: runner.AbstractSharding, mesh: Mesh) -> NamedSharding:
+def _named_sharding(saved: serialization.AbstractSharding, mesh: Mesh) -> NamedSharding:
     if dict(mesh.shape) != dict(zip(saved.mesh.axis_names, saved.mesh.axis_sizes)):
         raise ValueError(f"NamedSharding new mesh {mesh} does not match the mesh used for "
                          f"export {saved.mesh}.")
@@ -472,15 +449,19 @@ def _mesh_for(exported: Exported) -> Mesh:
     return Mesh(grid, saved.axis_names, types)
 
 
-def _to_artifact(exp: Exported, vjp_order: int) -> runner.Artifact:
+def _saved_aval(a) -> serialization.Aval:
+    return serialization.Aval(tuple(a.shape), np.dtype(a.dtype))
+
+
+def _to_artifact(exp: Exported, vjp_order: int) -> serialization.Artifact:
     if vjp_order > 0 and not exp.has_vjp():
         raise ValueError("serialization of an Exported that does not have vjps of high-enough "
                          "order")
-    return runner.Artifact(
-        serialization_version=runner.WRITTEN_VERSION, function_name=exp.fun_name,
+    return serialization.Artifact(
+        serialization_version=serialization.WRITTEN_VERSION, function_name=exp.fun_name,
         in_tree=_tree_record(exp.in_tree), out_tree=_tree_record(exp.out_tree),
-        in_avals=tuple(runner.Aval(tuple(a.shape), np.dtype(a.dtype)) for a in exp.in_avals),
-        out_avals=tuple(runner.Aval(tuple(a.shape), np.dtype(a.dtype)) for a in exp.out_avals),
+        in_avals=tuple(_saved_aval(a) for a in exp.in_avals),
+        out_avals=tuple(_saved_aval(a) for a in exp.out_avals),
         in_shardings=exp._in_named_shardings, out_shardings=exp._out_named_shardings,
         nr_devices=exp.nr_devices, platforms=exp.platforms,
         ordered_effects=exp.ordered_effects, unordered_effects=exp.unordered_effects,
@@ -492,7 +473,7 @@ def _to_artifact(exp: Exported, vjp_order: int) -> runner.Artifact:
         vjp=_to_artifact(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None)
 
 
-def _from_artifact(a: runner.Artifact) -> Exported:
+def _from_artifact(a: serialization.Artifact) -> Exported:
     return Exported(
         fun_name=a.function_name, in_tree=_pytreedef(a.in_tree),
         in_avals=tuple(ShapedArray(v.shape, v.dtype) for v in a.in_avals),
@@ -512,4 +493,4 @@ def _from_artifact(a: runner.Artifact) -> Exported:
 
 def deserialize(blob) -> Exported:
     """An `Exported` from the bytes `Exported.serialize` (ours or JAX's) wrote."""
-    return _from_artifact(runner.read_artifact(bytes(blob)))
+    return _from_artifact(serialization.read_artifact(bytes(blob)))

@@ -162,9 +162,8 @@ def user_source_info(depth: int = 2) -> SourceInfo | None:
     return _source_info(code.co_filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti)
 
 
-# One `SourceInfo` per place in the code: the equations a loop makes share it, which is faster
-# than making one each time and leaves Python's garbage collector fewer objects to scan. (The
-# file and function names are part of the key: code objects compare equal without them.)
+# One `SourceInfo` per place in the code, shared by the equations a loop makes. (The file and
+# function names are part of the key: code objects compare equal without them.)
 _source_info = functools.lru_cache(maxsize=4096)(SourceInfo)
 
 

@@ -15,7 +15,6 @@ import re
 import types
 import warnings
 import weakref
-from typing import NamedTuple
 
 import numpy as np
 
@@ -28,8 +27,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text, sanitize_name)
-from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
-                               default_device, devices_indices, part_shape)
+from autodidax.runtime import (Array, Executable, cache_clearers, compile_or_get_cached,
+                               config, default_device, executable_kinds)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -45,7 +44,7 @@ _executables: dict = {}
 def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
                   donated=()) -> str:
     """The StableHLO text of `closed`, its constants written into the program; a program over
-    several devices also says how its inputs and outputs are laid out (`Placement`, below), and
+    several devices also says how its inputs and outputs are laid out (its placement), and
     `donated` (one bool per input) marks the inputs whose buffers outputs may reuse."""
     _check_constants(closed)
     extra = {} if placement is None else placement.lowering_options(closed)
@@ -110,58 +109,7 @@ def _jit_pp(eqn, names):
 pp_eqn_rules[jit_p] = _jit_pp
 
 
-class Placement(NamedTuple):
-    """The devices a program runs on, in partition order, and per flat input and output a
-    sharding, or None where XLA chooses the layout."""
-    devices: tuple
-    in_shardings: tuple
-    out_shardings: tuple
-    sharding_from_hlo: object = None   # names XLA's choices: see chapter 7's Executable
-
-    def lowering_options(self, closed: ClosedJaxpr) -> dict:
-        def attrs(sharding, aval):
-            rule = getattr(sharding, "_lowering_attrs", None)
-            return None if rule is None else functools.partial(rule, ndim=aval.ndim)
-        return dict(num_partitions=len(self.devices),
-                    arg_attrs=[attrs(s, v.aval)
-                               for s, v in zip(self.in_shardings, closed.jaxpr.invars)],
-                    result_attrs=[attrs(s, a)
-                                  for s, a in zip(self.out_shardings, closed.out_avals)])
-
-    def compile(self, text: str, out_avals):
-        return compile_or_get_cached(text, self.devices, out_avals, self.in_shardings,
-                                     self.out_shardings, self.sharding_from_hlo)
-
-
-def shardings_in(jaxpr: Jaxpr) -> list:
-    """The shardings and meshes in the parameters of `jaxpr`'s equations, nested ones too."""
-    found = []
-    for eqn in jaxpr.eqns:
-        for param in eqn.params.values():
-            for v in (param if type(param) is tuple else (param,)):
-                if getattr(v, "_device_assignment", None):       # not an empty mesh
-                    found.append(v)
-                elif isinstance(v, (Jaxpr, ClosedJaxpr)):
-                    found += shardings_in(v.jaxpr if isinstance(v, ClosedJaxpr) else v)
-    return found
-
-
-def make_placement(in_shardings, out_shardings, jaxpr: Jaxpr) -> Placement | None:
-    found = [s for s in [*in_shardings, *out_shardings] if s is not None] + shardings_in(jaxpr)
-    if not found:
-        return None
-    devices = tuple(found[0]._device_assignment)
-    for s in found[1:]:
-        if set(s._device_assignment) != set(devices):
-            ids = sorted(d.id for d in s._device_assignment)
-            raise ValueError(f"Received incompatible devices for jitted computation: "
-                             f"{sorted(d.id for d in devices)} and {ids} (from {s!r})")
-    if devices == (default_device(),) and all(not hasattr(s, "_lowering_attrs")
-                                              for s in found):
-        return None                          # one-device shardings of the default device
-    from_hlo = next((s._sharding_from_hlo for s in found if hasattr(s, "_sharding_from_hlo")),
-                    None)
-    return Placement(devices, tuple(in_shardings), tuple(out_shardings), from_hlo)
+placement_rules: dict = {}    # "placement" -> chapter 16's (jitted, signature, entry) -> placement
 
 
 class JitTrace(JaxprTrace):
@@ -330,7 +278,8 @@ class Jitted:
             with set_current_trace(trace):
                 outs = flat_fun(*tracers)
             entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0], result_names,
-                                self._donated(key))
+                                donation_vector(self, key) if self.donate_argnums
+                                or self.donate_argnames else ())
         finally:
             trace.invalidate()
         self.trace_count += 1
@@ -381,43 +330,10 @@ class Jitted:
     def _cache_size(self) -> int:
         return len(self._cache)
 
-    def _donated(self, key) -> tuple:
-        """Per flat argument of a signature, whether it is donated, as JAX's `donation_vector`
-        says: the leaves of the positional arguments in `donate_argnums` and of the keyword
-        arguments in `donate_argnames`. Empty when nothing is."""
-        if not (self.donate_argnums or self.donate_argnames):
-            return ()
-        static_pos, _, in_tree, has_kwargs, avals = key[:5]
-        dynamic = tree_unflatten(in_tree, [0] * len(avals))
-        args, kwargs = dynamic if has_kwargs else (dynamic, {})
-        static = {i for i, _ in static_pos}
-        positions = [i for i in range(len(args) + len(static)) if i not in static]
-        donated = []
-        for i, arg in zip(positions, args):
-            donated += [i in self.donate_argnums] * len(tree_flatten(arg)[0])
-        for name in sorted(kwargs):              # in the order a dict flattens
-            donated += [name in self.donate_argnames] * len(tree_flatten(kwargs[name])[0])
-        return tuple(donated) if any(donated) else ()
-
-    def _placement(self, key, entry) -> Placement | None:
-        """Where the program of a signature runs, and how its inputs and outputs are laid out:
-        as `in_shardings` and `out_shardings` say, else as the arguments are."""
-        in_tree, has_kwargs, avals, arg_shardings = key[2:6]
-        ins = list(arg_shardings) or [None] * len(avals)
-        if self.in_shardings is not None:
-            if has_kwargs:
-                raise ValueError("jit does not support keyword arguments when in_shardings is "
-                                 "specified: pass the arguments by position")
-            given = _flatten_prefix("in_shardings", self.in_shardings, in_tree,
-                                    "positional arguments")
-            ins = [g if g is not None else a for g, a in zip(given, ins)]
-        outs = [None] * len(entry.jaxpr.out_avals)
-        if self.out_shardings is not None:
-            outs = _flatten_prefix("out_shardings", self.out_shardings, entry.out_tree, "outputs")
-        # A partition spec (chapter 16) is a sharding over the mesh in context at the call.
-        ins, outs = ([s._as_sharding("jit") if hasattr(s, "_as_sharding") else s for s in ss]
-                     for ss in (ins, outs))
-        return make_placement(ins, outs, entry.jaxpr.jaxpr)
+    def _placement(self, key, entry):
+        """Where the program of a signature runs (chapter 16); None: on the default device."""
+        rule = placement_rules.get("placement")
+        return None if rule is None else rule(self, key, entry)
 
     @api_boundary
     def trace(self, *args, **kwargs) -> Traced:
@@ -465,51 +381,14 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
                              donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    nums, names = _donated_params(fun, donate_argnums, donate_argnames)
+    nums, names = ((), ()) if donate_argnums is None and donate_argnames is None else \
+        _donated_params(fun, donate_argnums, donate_argnames)
     jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums,
                     names)
     if both := set(names) & jitted.static_argnames:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
     return jitted
-
-
-def _donated_params(fun, nums, names) -> tuple:
-    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
-    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
-    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
-    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
-    try:
-        params = inspect.signature(fun).parameters
-    except (TypeError, ValueError):
-        if names is not None:
-            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
-                             "donate_argnums instead of donate_argnames.") from None
-        return nums or (), ()
-    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
-                 if p.kind is p.POSITIONAL_OR_KEYWORD]
-    if names is None and nums is not None:
-        names = tuple(k for i, k in both_ways if i in nums)
-    elif nums is None and names is not None:
-        nums = tuple(i for i, k in both_ways if k in names)
-    nums, names = nums or (), names or ()
-    kinds = [p.kind for p in params.values()]
-    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
-                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
-    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
-            -min(nums) > positional or max(nums) >= positional):
-        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
-                         f"{positional} positional arguments.")   # JAX's words
-    if bad := {k for k in names if k in params and params[k].kind in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "These are positional-only")
-    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
-            k for k in names if k not in params or params[k].kind not in (
-                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "Function does not take these args.")
-    return nums, names
 
 
 def _apply_disable_jit(value):
@@ -608,6 +487,61 @@ class Compiled:
         return tree_unflatten(t.out_tree, self.executable(*flat))
 
 
+def _donated_params(fun, nums, names) -> tuple:
+    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
+    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
+    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
+    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        if names is not None:
+            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
+                             "donate_argnums instead of donate_argnames.") from None
+        return nums or (), ()
+    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
+                 if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if names is None and nums is not None:
+        names = tuple(k for i, k in both_ways if i in nums)
+    elif nums is None and names is not None:
+        nums = tuple(i for i, k in both_ways if k in names)
+    nums, names = nums or (), names or ()
+    kinds = [p.kind for p in params.values()]
+    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
+                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
+            -min(nums) > positional or max(nums) >= positional):
+        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
+                         f"{positional} positional arguments.")   # JAX's words
+    if bad := {k for k in names if k in params and params[k].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "These are positional-only")
+    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
+            k for k in names if k not in params or params[k].kind not in (
+                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "Function does not take these args.")
+    return nums, names
+
+
+def donation_vector(jitted, key) -> tuple:
+    """Per flat argument of a signature, whether it is donated, as JAX's `donation_vector`
+    says: the leaves of the positional arguments in `donate_argnums` and of the keyword
+    arguments in `donate_argnames`. Empty when nothing is."""
+    static_pos, _, in_tree, has_kwargs, avals = key[:5]
+    dynamic = tree_unflatten(in_tree, [0] * len(avals))
+    args, kwargs = dynamic if has_kwargs else (dynamic, {})
+    static = {i for i, _ in static_pos}
+    positions = [i for i in range(len(args) + len(static)) if i not in static]
+    donated = []
+    for i, arg in zip(positions, args):
+        donated += [i in jitted.donate_argnums] * len(tree_flatten(arg)[0])
+    for name in sorted(kwargs):              # in the order a dict flattens
+        donated += [name in jitted.donate_argnames] * len(tree_flatten(kwargs[name])[0])
+    return tuple(donated) if any(donated) else ()
+
+
 def donation_aliases(closed: ClosedJaxpr, donated, placement=None) -> tuple[list, list]:
     """Per input of `closed`: the output whose buffer it becomes (or None), and whether it is a
     buffer donor, for the `donated` inputs, by JAX's rule; warns of the ones of no use."""
@@ -651,8 +585,31 @@ def _part_aval(aval, sharding):
     """The type of the part of an array that one device holds under `sharding` (None: all)."""
     if sharding is None or not aval.shape:
         return aval
-    index = next(iter(devices_indices(sharding, aval.shape).values()))
-    return aval.update(shape=part_shape(index, aval.shape))
+    index = next(iter(sharding.devices_indices_map(aval.shape).values()))
+    return aval.update(shape=tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape)))
+
+
+class DonatingExecutable(Executable):
+    """A program that may take over the buffers of its `donated` arguments (chapter 7's kinds):
+    PJRT takes a buffer only if nothing else holds it, so a call first drops the NumPy view an
+    `Array` keeps of each; an array whose buffer PJRT took is deleted."""
+
+    def __init__(self, loaded, device, out_avals=None, text=None, **options):
+        self.donated = tuple(text.donated)
+        super().__init__(loaded, device, out_avals, text, **options)
+
+    @staticmethod
+    def applies(text, options) -> bool:
+        return bool(getattr(text, "donated", ()))
+
+    def __call__(self, *args):
+        for i in self.donated:
+            if i < len(args) and type(args[i]) is Array:
+                args[i]._npy = None
+        return super().__call__(*args)
+
+
+executable_kinds["donating"] = DonatingExecutable
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):

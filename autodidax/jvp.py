@@ -1,7 +1,8 @@
 # Generated from chapters/03_jvp.md by `make export`: edit the chapter, not this file.
 
 
-"""Forward-mode automatic differentiation: the JVP trace, its rules, `jvp` and `jacfwd`."""
+"""Forward-mode automatic differentiation: the JVP trace, its rules, `jvp`, and the standard
+basis and Jacobian blocks of `jacfwd` (chapter 4) and `jacrev` (chapter 9)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -348,16 +349,6 @@ defjvp2(lax.dot_general_p,
         lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, t, **params))
 
 
-def _const(x, value):
-    """A scalar constant of `x`'s dtype, strongly typed (JAX's `_const`)."""
-    return LiteralArray(np.asarray(value, get_aval(x).dtype), weak_type=False)
-
-
-def _one(x):
-    """A scalar 1 of `x`'s dtype and weak type (JAX's `_one`)."""
-    return full_like_aval(1, get_aval(x).update(shape=()))
-
-
 for _piecewise_constant in (lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p,
                             lax.reduce_or_p, lax.reduce_and_p):
     defjvp_zero(_piecewise_constant)
@@ -372,6 +363,99 @@ def stop_gradient(x):
 
 
 lax.later_names["stop_gradient"] = stop_gradient
+
+
+def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: bool = True):
+    """`fun` takes flat arrays and returns a list of arrays; tangents may be `Zero`.
+    Returns `(primals_out, tangents_out)`, two lists."""
+    with take_current_trace() as parent_trace:
+        trace = JVPTrace(parent_trace, TraceTag())
+        tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
+        try:
+            with set_current_trace(trace):
+                outs = fun(*tracers)
+            primals_out, tangents_out = [], []
+            for out in outs:
+                p, t = trace.to_primal_tangent_pair(out)
+                primals_out.append(p)
+                tangents_out.append(t)
+        finally:
+            trace.invalidate()
+    if instantiate:
+        tangents_out = [instantiate_zeros(t) for t in tangents_out]
+    return primals_out, tangents_out
+
+
+@api_boundary
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
+    """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
+    `tangents`, both in the structure of `fun`'s output. With `has_aux`, `fun` returns
+    `(output, aux)`, and so does this, as `(output, J v, aux)`: `aux` is not differentiated."""
+    check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    primals_flat, in_tree = tree_flatten(tuple(primals))
+    tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError("primal and tangent arguments to jvp must have the same tree structure; "
+                        f"primals have tree structure {in_tree} whereas tangents have tree "
+                        f"structure {tangent_tree}.")
+    tangents_flat = [_check_tangent(p, t, where) for p, t, where
+                     in zip(primals_flat, tangents_flat, _leaf_names(primals, "primals"))]
+    flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)
+    primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
+    out_tree = out_tree()
+    if not has_aux:
+        return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
+    out_tree, aux_tree = out_tree.children()
+    n = out_tree.num_leaves
+    return (tree_unflatten(out_tree, primals_out[:n]), tree_unflatten(out_tree, tangents_out[:n]),
+            tree_unflatten(aux_tree, primals_out[n:]))
+
+
+def std_basis(avals: Sequence[ShapedArray]) -> list:
+    """The standard basis of the leaves `avals`, one array per leaf: the columns of the identity
+    matrix of their total size `n` that fall on the leaf, shaped `(n,) + leaf.shape`."""
+    n = sum(a.size for a in avals)
+    eye, basis, start = np.eye(n), [], 0
+    for a in avals:
+        basis.append(Array(eye[:, start:start + a.size].reshape((n,) + a.shape).astype(a.dtype)))
+        start += a.size
+    return basis
+
+
+def jacobian_blocks(jac, axis: int, avals: Sequence[ShapedArray], like: ShapedArray) -> list:
+    """Cut the axis `axis` (0 or -1) of `jac` into one block per leaf of `avals`, each with the
+    leaf's shape in place of the axis, and the dtype and weak type of `like`."""
+    shape, blocks, start = get_aval(jac).shape, [], 0
+    axis %= len(shape)
+    for a in avals:
+        block = jac[(slice(None),) * axis + (slice(start, start + a.size),)]
+        block = jnp.reshape(block, shape[:axis] + a.shape + shape[axis + 1:])
+        blocks.append(cast_like(block, like))
+        start += a.size
+    return blocks
+
+
+def cast_like(x, aval: ShapedArray):
+    """`x` with the dtype and weak type of `aval` (JAX's `_possible_downcast`)."""
+    x_aval = get_aval(x)
+    if (x_aval.dtype, x_aval.weak_type) == (aval.dtype, aval.weak_type):
+        return x
+    return lax.convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def _const(x, value):
+    """A scalar constant of `x`'s dtype, strongly typed (JAX's `_const`)."""
+    return LiteralArray(np.asarray(value, get_aval(x).dtype), weak_type=False)
+
+
+def _one(x):
+    """A scalar 1 of `x`'s dtype and weak type (JAX's `_one`)."""
+    return full_like_aval(1, get_aval(x).update(shape=()))
+
+
 defjvp2(lax.exp2_p, lambda t, ans, x: lax.mul(lax.log(_const(x, 2)), lax.mul(t, ans)))
 defjvp2(lax.expm1_p, lambda t, ans, x: lax.mul(t, lax.add(ans, _one(ans))))
 defjvp2(lax.log1p_p, lambda t, ans, x: lax.div(t, lax.add(x, _one(x))))
@@ -460,27 +544,6 @@ def _shifted(v, axis, step, fill):
 jvp_rules[lax.cumprod_p] = _cumprod_jvp
 
 
-def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: bool = True):
-    """`fun` takes flat arrays and returns a list of arrays; tangents may be `Zero`.
-    Returns `(primals_out, tangents_out)`, two lists."""
-    with take_current_trace() as parent_trace:
-        trace = JVPTrace(parent_trace, TraceTag())
-        tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
-        try:
-            with set_current_trace(trace):
-                outs = fun(*tracers)
-            primals_out, tangents_out = [], []
-            for out in outs:
-                p, t = trace.to_primal_tangent_pair(out)
-                primals_out.append(p)
-                tangents_out.append(t)
-        finally:
-            trace.invalidate()
-    if instantiate:
-        tangents_out = [instantiate_zeros(t) for t in tangents_out]
-    return primals_out, tangents_out
-
-
 def _leaf_names(args: Sequence, what: str) -> list[str]:
     names = []
     for i, arg in enumerate(args):
@@ -533,34 +596,6 @@ def split_aux(fun: Callable) -> Callable:
     return with_aux
 
 
-@api_boundary
-def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
-    """`(fun(*primals), J v)`: the value of `fun` and its Jacobian at `primals` applied to
-    `tangents`, both in the structure of `fun`'s output. With `has_aux`, `fun` returns
-    `(output, aux)`, and so does this, as `(output, J v, aux)`: `aux` is not differentiated."""
-    check_callable(fun)
-    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
-                        f"{type(primals).__name__} and {type(tangents).__name__}.")
-    primals_flat, in_tree = tree_flatten(tuple(primals))
-    tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
-    if in_tree != tangent_tree:
-        raise TypeError("primal and tangent arguments to jvp must have the same tree structure; "
-                        f"primals have tree structure {in_tree} whereas tangents have tree "
-                        f"structure {tangent_tree}.")
-    tangents_flat = [_check_tangent(p, t, where) for p, t, where
-                     in zip(primals_flat, tangents_flat, _leaf_names(primals, "primals"))]
-    flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)
-    primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
-    out_tree = out_tree()
-    if not has_aux:
-        return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
-    out_tree, aux_tree = out_tree.children()
-    n = out_tree.num_leaves
-    return (tree_unflatten(out_tree, primals_out[:n]), tree_unflatten(out_tree, tangents_out[:n]),
-            tree_unflatten(aux_tree, primals_out[n:]))
-
-
 def argnums_partial(fun: Callable, argnums, args: Sequence, what: str):
     """`fun` as a function of its positional arguments `argnums` (an int or a tuple of ints)
     only, the others fixed to `args`; and those arguments. `what` names the caller in errors."""
@@ -586,59 +621,3 @@ def check_float_inputs(leaves, what: str, advice: str = "For differentiation of 
         if dtype.kind != "f":
             raise TypeError(f"{what} requires real-valued inputs (input dtype that is a "
                             f"sub-dtype of np.floating), but got {dtype.name}. {advice}")
-
-
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """A function computing the Jacobian of `fun` with respect to its positional arguments
-    `argnums` (an int or a tuple of ints), one `jvp` per input element."""
-    check_callable(fun)
-    single = isinstance(argnums, int)
-
-    def jacfun(*args):
-        partial_fun, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
-        leaves, in_tree = tree_flatten(dyn_args)
-        check_float_inputs(leaves, "jacfwd")
-        avals = [get_aval(x) for x in leaves]
-
-        flat_fun, out_tree = flatten_fun(partial_fun, in_tree)
-        columns, outs = [], None
-        for k, aval in enumerate(avals):
-            for j in range(aval.size):
-                basis = np.zeros(aval.size, aval.dtype)
-                basis[j] = 1
-                tangents = [Zero(tangent_aval(a)) for a in avals]
-                tangents[k] = Array(basis.reshape(aval.shape))
-                outs, column = jvp_flat(flat_fun, leaves, tangents)
-                columns.append(column)
-        if outs is None:                     # no input elements: run once for the output types
-            outs = flat_fun(*leaves)
-        example = tree_structure(dyn_args[0]) if single else in_tree
-        jac = [tree_unflatten(example, _jacobian_blocks(out, [c[m] for c in columns], avals))
-               for m, out in enumerate(outs)]
-        return tree_unflatten(out_tree(), jac)
-
-    return api_boundary(jacfun)
-
-
-def _jacobian_blocks(out, columns: list, in_avals: list) -> list:
-    """Split the columns of one output leaf's Jacobian into blocks, one per input leaf."""
-    out_shape = get_aval(out).shape
-    if get_aval(out).dtype.kind != "f" or not columns:
-        dtype = get_aval(out).dtype if get_aval(out).dtype.kind == "f" else float0
-        return [np.zeros(out_shape + a.shape, dtype) if dtype == float0 else
-                jnp.zeros(out_shape + a.shape, dtype) for a in in_avals]
-    jac = jnp.stack(columns, axis=-1)
-    blocks, start = [], 0
-    for a in in_avals:
-        block = jnp.reshape(jac[..., start:start + a.size], out_shape + a.shape)
-        blocks.append(cast_like(block, get_aval(out)))
-        start += a.size
-    return blocks
-
-
-def cast_like(x, aval: ShapedArray):
-    """`x` with the dtype and weak type of `aval` (JAX's `_possible_downcast`)."""
-    x_aval = get_aval(x)
-    if (x_aval.dtype, x_aval.weak_type) == (aval.dtype, aval.weak_type):
-        return x
-    return lax.convert_element_type(x, aval.dtype, aval.weak_type)

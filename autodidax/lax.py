@@ -1,4 +1,4 @@
-# Generated from chapters/01_primitives.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A6_lax.md by `make export`: edit the chapter, not this file.
 
 
 """The primitives, named as in `jax.lax`, with their evaluation and abstract evaluation rules."""
@@ -376,6 +376,7 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
 
 impl_rules[broadcast_in_dim_p] = _broadcast_in_dim_impl
 abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract
+
 
 reshape_p = Primitive("reshape")
 
@@ -849,8 +850,9 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
 wrap_public_functions(globals(), __name__)
 
 
-# Names that later chapters add to `jax.lax`: the collectives of chapter 4, `cond`, `scan` and
-# the rest of chapter 10's control flow. This module cannot import them, so they register here.
+# Names that later chapters add to `jax.lax`: `stop_gradient` (chapter 3), the collectives
+# (chapter 4), `cond`, `scan` and the rest of the control flow (chapter 10), and more. This
+# module cannot import them, so they register here.
 later_names: dict = {}
 
 

@@ -359,36 +359,49 @@ def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
 lowering_rules[lax.convert_element_type_p] = _convert_element_type_lowering
 
 
-def _reduce_lowering(op, identity):
-    """The rule of a reduction that combines elements with the StableHLO builder `op`."""
-    def rule(ctx, x, *, axes, out_sharding=None):
-        aval_out, = ctx.avals_out
-        init = ir_constant(identity(aval_out.dtype), aval_out.dtype)
-        reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init],
-                              ir.DenseI64ArrayAttr.get(list(axes)))
-        scalar = aval_to_ir_type(aval_out.update(shape=()))
-        body = reduce.regions[0].blocks.append(scalar, scalar)
-        with ir.InsertionPoint(body):
-            hlo.return_([op(*body.arguments)])
-        return [reduce.result]
-    return rule
+for _prim, _op in [(lax.and_p, hlo.and_), (lax.or_p, hlo.or_), (lax.xor_p, hlo.xor),
+                   (add_any_p, hlo.add)]:
+    lowering_rules[_prim] = nary_lowering(_op)
+lowering_rules[lax.not_p] = lambda ctx, x: [hlo.not_(x)]
 
 
-def _max_identity(dtype):
-    if dtype.kind == "f":
-        return -np.inf
-    return False if dtype.kind == "b" else np.iinfo(dtype).min
+def _pow_lowering(ctx, x, y):
+    x_aval, y_aval = ctx.avals_in
+    if y_aval.dtype != x_aval.dtype:        # a float to integer powers: convert the exponent
+        y_aval = y_aval.update(dtype=x_aval.dtype)
+        y = hlo.convert(aval_to_ir_type(y_aval), y)
+        ctx = ctx._replace(avals_in=(x_aval, y_aval))
+    return nary_lowering(hlo.power)(ctx, x, y)
 
 
-def _min_identity(dtype):
-    if dtype.kind == "f":
-        return np.inf
-    return True if dtype.kind == "b" else np.iinfo(dtype).max
+lowering_rules[lax.pow_p] = _pow_lowering
 
 
-lowering_rules[lax.reduce_sum_p] = _reduce_lowering(hlo.add, lambda dtype: 0)
-lowering_rules[lax.reduce_max_p] = _reduce_lowering(hlo.maximum, _max_identity)
-lowering_rules[lax.reduce_min_p] = _reduce_lowering(hlo.minimum, _min_identity)
+for _prim, _op in [
+        (lax.floor_p, hlo.floor), (lax.ceil_p, hlo.ceil), (lax.is_finite_p, hlo.is_finite),
+        (lax.expm1_p, hlo.exponential_minus_one), (lax.log1p_p, hlo.log_plus_one),
+        (lax.tan_p, hlo.tan), (lax.rsqrt_p, hlo.rsqrt), (lax.asin_p, chlo.asin),
+        (lax.acos_p, chlo.acos), (lax.atan_p, chlo.atan), (lax.sinh_p, chlo.sinh),
+        (lax.cosh_p, chlo.cosh), (lax.asinh_p, chlo.asinh), (lax.acosh_p, chlo.acosh),
+        (lax.atanh_p, chlo.atanh), (lax.atan2_p, hlo.atan2), (lax.rem_p, hlo.remainder)]:
+    lowering_rules[_prim] = nary_lowering(_op)
+
+
+def _round_lowering(ctx, x, *, rounding_method):
+    if rounding_method == lax.RoundingMethod.TO_NEAREST_EVEN:
+        return [hlo.round_nearest_even(x)]
+    return [hlo.round_nearest_afz(x)]
+
+
+def _exp2_lowering(ctx, x):
+    aval, = ctx.avals_in
+    log2 = full_like_aval(np.log(2), aval)
+    return [hlo.exponential(hlo.multiply(log2, x))]
+
+
+lowering_rules[lax.round_p] = _round_lowering
+lowering_rules[lax.exp2_p] = _exp2_lowering
+lowering_rules[lax.stop_gradient_p] = lambda ctx, x: [x]
 
 
 def _dense(xs) -> ir.DenseI64ArrayAttr:
@@ -450,24 +463,6 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_typ
 lowering_rules[lax.dot_general_p] = _dot_general_lowering
 
 
-for _prim, _op in [(lax.and_p, hlo.and_), (lax.or_p, hlo.or_), (lax.xor_p, hlo.xor),
-                   (add_any_p, hlo.add)]:
-    lowering_rules[_prim] = nary_lowering(_op)
-lowering_rules[lax.not_p] = lambda ctx, x: [hlo.not_(x)]
-
-
-def _pow_lowering(ctx, x, y):
-    x_aval, y_aval = ctx.avals_in
-    if y_aval.dtype != x_aval.dtype:        # a float to integer powers: convert the exponent
-        y_aval = y_aval.update(dtype=x_aval.dtype)
-        y = hlo.convert(aval_to_ir_type(y_aval), y)
-        ctx = ctx._replace(avals_in=(x_aval, y_aval))
-    return nary_lowering(hlo.power)(ctx, x, y)
-
-
-lowering_rules[lax.pow_p] = _pow_lowering
-
-
 def _stack_lowering(ctx, *xs, axis):
     aval = ctx.avals_in[0]
     shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
@@ -492,35 +487,49 @@ lowering_rules[lax.stack_p] = _stack_lowering
 lowering_rules[lax.unstack_p] = _unstack_lowering
 
 
-for _prim, _op in [
-        (lax.floor_p, hlo.floor), (lax.ceil_p, hlo.ceil), (lax.is_finite_p, hlo.is_finite),
-        (lax.expm1_p, hlo.exponential_minus_one), (lax.log1p_p, hlo.log_plus_one),
-        (lax.tan_p, hlo.tan), (lax.rsqrt_p, hlo.rsqrt), (lax.asin_p, chlo.asin),
-        (lax.acos_p, chlo.acos), (lax.atan_p, chlo.atan), (lax.sinh_p, chlo.sinh),
-        (lax.cosh_p, chlo.cosh), (lax.asinh_p, chlo.asinh), (lax.acosh_p, chlo.acosh),
-        (lax.atanh_p, chlo.atanh), (lax.atan2_p, hlo.atan2), (lax.rem_p, hlo.remainder)]:
-    lowering_rules[_prim] = nary_lowering(_op)
+def reducer_region(op, dtype, combine) -> None:
+    """Give `op`, an operation that reduces (`reduce`, `reduce_window`, chapter 16's
+    collectives), its region: a block of two scalars of `dtype` returning `combine` of them."""
+    scalar = aval_to_ir_type(ShapedArray((), dtype))
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.return_([combine(*block.arguments)])
 
 
-def _round_lowering(ctx, x, *, rounding_method):
-    if rounding_method == lax.RoundingMethod.TO_NEAREST_EVEN:
-        return [hlo.round_nearest_even(x)]
-    return [hlo.round_nearest_afz(x)]
+
+def _reduce_lowering(op, identity):
+    """The rule of a reduction that combines elements with the StableHLO builder `op`."""
+    def rule(ctx, x, *, axes, out_sharding=None):
+        aval_out, = ctx.avals_out
+        init = ir_constant(identity(aval_out.dtype), aval_out.dtype)
+        reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init],
+                              ir.DenseI64ArrayAttr.get(list(axes)))
+        reducer_region(reduce, aval_out.dtype, op)
+        return [reduce.result]
+    return rule
 
 
-def _exp2_lowering(ctx, x):
-    aval, = ctx.avals_in
-    log2 = full_like_aval(np.log(2), aval)
-    return [hlo.exponential(hlo.multiply(log2, x))]
+def _max_identity(dtype):
+    if dtype.kind == "f":
+        return -np.inf
+    return False if dtype.kind == "b" else np.iinfo(dtype).min
+
+
+def _min_identity(dtype):
+    if dtype.kind == "f":
+        return np.inf
+    return True if dtype.kind == "b" else np.iinfo(dtype).max
+
+
+lowering_rules[lax.reduce_sum_p] = _reduce_lowering(hlo.add, lambda dtype: 0)
+lowering_rules[lax.reduce_max_p] = _reduce_lowering(hlo.maximum, _max_identity)
+lowering_rules[lax.reduce_min_p] = _reduce_lowering(hlo.minimum, _min_identity)
 
 
 def _and_identity(dtype):
     return True if dtype.kind == "b" else np.iinfo(dtype).max if dtype.kind == "u" else -1
 
 
-lowering_rules[lax.round_p] = _round_lowering
-lowering_rules[lax.exp2_p] = _exp2_lowering
-lowering_rules[lax.stop_gradient_p] = lambda ctx, x: [x]
 lowering_rules[lax.reduce_prod_p] = _reduce_lowering(hlo.multiply, lambda dtype: 1)
 lowering_rules[lax.reduce_or_p] = _reduce_lowering(hlo.or_, lambda dtype: False)
 lowering_rules[lax.reduce_and_p] = _reduce_lowering(hlo.and_, _and_identity)
@@ -542,10 +551,7 @@ def _cumulative_lowering(op, identity):
             window_strides=_dense([1] * aval.ndim), base_dilations=_dense([1] * aval.ndim),
             window_dilations=_dense([1] * aval.ndim),
             padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64)))
-        scalar = aval_to_ir_type(aval.update(shape=()))
-        body = reduce.regions[0].blocks.append(scalar, scalar)
-        with ir.InsertionPoint(body):
-            hlo.return_([op(*body.arguments)])
+        reducer_region(reduce, aval.dtype, op)
         return [reduce.result]
     return rule
 

@@ -583,22 +583,6 @@ def key_impl(keys):
 wrap_public_functions(globals(), __name__)
 
 
-def _float_dtype(name, dtype):
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind != "f":
-        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
-    return dtype
-
-
-def _check_shape(name, shape, *param_shapes):
-    if param_shapes:
-        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
-        if shape != shape_:
-            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
-                             "argument, and the result of broadcasting the shapes must equal the "
-                             f"shape argument, but got result {shape_} for shape argument {shape}.")
-
-
 def _broadcast_to_rank(x, rank):
     ndim = get_aval(x).ndim
     return x if ndim >= rank else lax.reshape(x, (1,) * (rank - ndim) + get_aval(x).shape)
@@ -646,19 +630,6 @@ def normal(key, shape=(), dtype=None):
     return _normal(key, _canonical_shape(shape), _float_dtype("normal", dtype))
 
 
-def _next_toward(x, direction):
-    """The float next to `x` toward +inf (direction 1) or -inf (-1): one step of its bits."""
-    dtype = get_aval(x).dtype
-    ints = bitcast_convert_type(x, f"int{dtype.itemsize * 8}")
-    step = jnp.where(jnp.equal(jnp.greater(x, 0), direction > 0), 1, -1).astype(ints.dtype)
-    tiny = jnp.asarray(direction, ints.dtype)             # the smallest float of that sign
-    tiny = bitcast_convert_type(jnp.where(direction > 0, tiny, jnp.asarray(
-        np.asarray(np.nextafter(dtype.type(0), dtype.type(-1))).view(ints.dtype))), dtype)
-    moved = bitcast_convert_type(lax.add(ints, step), dtype)
-    out = jnp.where(jnp.equal(x, 0), tiny, moved)
-    return jnp.where(jnp.isinf(x) & (jnp.greater(x, 0) == (direction > 0)), x, out)
-
-
 @partial(jit, static_argnums=(3, 4))
 def _truncated_normal(key, lower, upper, shape, dtype):
     if shape is None:
@@ -683,25 +654,15 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     return _truncated_normal(key, lower, upper, shape, _float_dtype("truncated_normal", dtype))
 
 
-def _pair(u):
-    """The two halves of an array of shape (2, ...)."""
-    rest = get_aval(u).shape[1:]
-    return [lax.reshape(lax.slice(u, (i,) + (0,) * len(rest), (i + 1,) + rest), rest)
-            for i in range(2)]
-
-
 @partial(jit, static_argnums=(2, 3))
 def _bernoulli(key, p, shape, mode):
     if shape is None:
         shape = np.shape(p)
     else:
         _check_shape("bernoulli", shape, np.shape(p))
-    dtype = get_aval(p).dtype
-    if mode == "high":        # a second uniform refines the first below its resolution
-        u1, u2 = _pair(_uniform(key, 0.0, 1.0, (2, *shape), dtype))
-        u2 = jnp.multiply(u2, 2.0 ** -np.finfo(dtype).nmant)
-        return jnp.less(u2, jnp.subtract(p, u1))
-    return jnp.less(_uniform(key, 0.0, 1.0, shape, dtype), p)
+    if mode == "high":
+        return _bernoulli_high(key, p, shape)
+    return jnp.less(_uniform(key, 0.0, 1.0, shape, get_aval(p).dtype), p)
 
 
 def bernoulli(key, p=0.5, shape=None, mode="low"):
@@ -730,13 +691,10 @@ def exponential(key, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
-    info = np.finfo(dtype)
-    if mode == "high":        # more bits near 0, where -log(-log u) has its long tail
-        high, low = _pair(_uniform(key, 0.0, 1.0, (2,) + shape, dtype))
-        x = jnp.where(jnp.greater_equal(high, 0.5), high,
-                      jnp.add(jnp.add(high, jnp.multiply(2.0 ** -info.nmant, low)), info.tiny))
-        return jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x)))))
-    u = _uniform(key, np.asarray(info.tiny, dtype), np.asarray(1.0, dtype), shape, dtype)
+    if mode == "high":
+        return _gumbel_high(key, shape, dtype)
+    tiny = np.asarray(np.finfo(dtype).tiny, dtype)
+    u = _uniform(key, tiny, np.asarray(1.0, dtype), shape, dtype)
     return jnp.negative(jnp.log(jnp.negative(jnp.log(u))))
 
 
@@ -789,14 +747,6 @@ def _split2(keys):
     pair = random_unwrap_p.bind(random_split_p.bind(keys, shape=(2,)))
     return [random_wrap_p.bind(lax.reshape(lax.slice(pair, (i, 0), (i + 1, 2)), KEY_SHAPE),
                                impl=threefry_prng_impl) for i in range(2)]
-
-
-def _convert_and_clip_integer(val, dtype):
-    vinfo, info = np.iinfo(get_aval(val).dtype), np.iinfo(dtype)
-    vdtype = get_aval(val).dtype
-    lo = np.asarray(max(info.min, vinfo.min), vdtype)
-    hi = np.asarray(min(info.max, vinfo.max), vdtype)
-    return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -873,12 +823,6 @@ def permutation(key, x, axis=0, independent=False):
     return jnp.take(x, order, axis)
 
 
-def _canonical_axis(axis, ndim):
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
-
-
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Draws from `range(a)` for an integer `a`, else from the entries of `a` along `axis`:
     with or without replacement, uniformly or with probabilities `p`."""
@@ -922,3 +866,70 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+
+
+def _float_dtype(name, dtype):
+    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+    return dtype
+
+
+def _check_shape(name, shape, *param_shapes):
+    if param_shapes:
+        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
+        if shape != shape_:
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                             "argument, and the result of broadcasting the shapes must equal the "
+                             f"shape argument, but got result {shape_} for shape argument {shape}.")
+
+
+def _next_toward(x, direction):
+    """The float next to `x` toward +inf (direction 1) or -inf (-1): one step of its bits."""
+    dtype = get_aval(x).dtype
+    ints = bitcast_convert_type(x, f"int{dtype.itemsize * 8}")
+    step = jnp.where(jnp.equal(jnp.greater(x, 0), direction > 0), 1, -1).astype(ints.dtype)
+    tiny = jnp.asarray(direction, ints.dtype)             # the smallest float of that sign
+    tiny = bitcast_convert_type(jnp.where(direction > 0, tiny, jnp.asarray(
+        np.asarray(np.nextafter(dtype.type(0), dtype.type(-1))).view(ints.dtype))), dtype)
+    moved = bitcast_convert_type(lax.add(ints, step), dtype)
+    out = jnp.where(jnp.equal(x, 0), tiny, moved)
+    return jnp.where(jnp.isinf(x) & (jnp.greater(x, 0) == (direction > 0)), x, out)
+
+
+def _pair(u):
+    """The two halves of an array of shape (2, ...)."""
+    rest = get_aval(u).shape[1:]
+    return [lax.reshape(lax.slice(u, (i,) + (0,) * len(rest), (i + 1,) + rest), rest)
+            for i in range(2)]
+
+
+def _bernoulli_high(key, p, shape):
+    """Bernoulli's mode "high": a second uniform refines the first below its resolution."""
+    dtype = get_aval(p).dtype
+    u1, u2 = _pair(_uniform(key, 0.0, 1.0, (2, *shape), dtype))
+    u2 = jnp.multiply(u2, 2.0 ** -np.finfo(dtype).nmant)
+    return jnp.less(u2, jnp.subtract(p, u1))
+
+
+def _gumbel_high(key, shape, dtype):
+    """Gumbel's mode "high": more bits near 0, where -log(-log u) has its long tail."""
+    info = np.finfo(dtype)
+    high, low = _pair(_uniform(key, 0.0, 1.0, (2,) + shape, dtype))
+    x = jnp.where(jnp.greater_equal(high, 0.5), high,
+                  jnp.add(jnp.add(high, jnp.multiply(2.0 ** -info.nmant, low)), info.tiny))
+    return jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x)))))
+
+
+def _convert_and_clip_integer(val, dtype):
+    vinfo, info = np.iinfo(get_aval(val).dtype), np.iinfo(dtype)
+    vdtype = get_aval(val).dtype
+    lo = np.asarray(max(info.min, vinfo.min), vdtype)
+    hi = np.asarray(min(info.max, vinfo.max), vdtype)
+    return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
+
+
+def _canonical_axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim

@@ -5,9 +5,7 @@
 the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
-import functools
 import re
-import sys
 
 import numpy as np
 from jaxlib import xla_client as xc
@@ -15,7 +13,7 @@ from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
 from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
-    backend_compile, cache_stats, compile_options, get_cache_dir, hlo_shardings, load_or_compile,
+    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile,
     set_cache_dir, set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import clear_weakref_caches, trace_to_jaxpr
@@ -24,8 +22,8 @@ from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (
 from autodidax.tree_util import tree_leaves, tree_map
 
 
-# Keyword arguments of `make_cpu_client`: `num_devices` from `config.jax_num_cpu_devices`, and
-# what joins the CPU client to other processes (chapter 16's `jax.distributed.initialize`).
+# Keyword arguments of `make_cpu_client` that later chapters set: how many devices the CPU
+# simulates (chapter 16), what joins it to other processes (appendix A7).
 cpu_client_options: dict = {}
 
 
@@ -83,7 +81,7 @@ def backends() -> dict:
 @api_boundary
 def devices(backend=None) -> list:
     """The devices of `backend` (a platform name or a client; default: the default backend),
-    in every process of the computation (chapter 16 has several)."""
+    in every process of the computation (appendix A7 has several)."""
     return get_backend(backend).devices()
 
 
@@ -123,10 +121,12 @@ def default_device():
     return _default_device[0]
 
 
+multi_device_rules: dict = {}    # "value" | "put" | "addressable_shards" -> chapter 16's rules
+
+
 class Array(core.Array):
     """An array in a device's memory, holding a PJRT buffer. Its NumPy value is copied to the
-    host on first use, and kept. An array over several devices (chapter 16) also holds its
-    `sharding`, which says which part of it each device's buffer is."""
+    host on first use, and kept."""
     __slots__ = ("_buf", "_npy", "_sharding")
 
     def __init__(self, buf, sharding=None):
@@ -147,18 +147,11 @@ class Array(core.Array):
                 if value is None or value.dtype.kind == "O":   # (or NumPy wraps the object)
                     self._check_if_deleted()
             else:
-                value = self._gathered()
+                value = multi_device_rules["value"](self)
             self._npy = value
         if copy:
             return np.array(value, dtype=dtype)
         return value if dtype is None else value.astype(dtype)
-
-    def _gathered(self) -> np.ndarray:
-        """The value of an array over several devices, read-only (JAX's error if deleted)."""
-        self._check_if_deleted()
-        value = _gather(self)
-        value.flags.writeable = False
-        return value
 
     aval = property(lambda self: self._buf.aval)
     weak_type = property(lambda self: self._buf.aval.weak_type)
@@ -166,17 +159,18 @@ class Array(core.Array):
     dtype = property(lambda self: self._buf.aval.dtype)
     ndim = property(lambda self: len(self._buf.aval.shape))
     size = property(lambda self: self._buf.aval.size)
+    addressable_shards = property(lambda self: multi_device_rules["addressable_shards"](self))
 
     @property
     def device(self):
-        """The device the array is on; for an array over several devices, its sharding."""
+        """The device the array is on (over several devices: its sharding, chapter 16)."""
         if self._sharding is None:
             return self._buf._sharding._internal_device_list[0]
         devs = self._sharding.device_set
         return next(iter(devs)) if len(devs) == 1 else self._sharding
 
     def devices(self) -> set:
-        return set(self.sharding.device_set)
+        return {self.device} if self._sharding is None else set(self._sharding.device_set)
 
     def block_until_ready(self) -> Array:
         """Wait until the computation that makes this array has finished."""
@@ -201,125 +195,8 @@ class Array(core.Array):
             raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{shape}].")
 
 
-class SingleDeviceSharding:
-    """An array wholly on one device: JAX's `jax.sharding.SingleDeviceSharding`."""
-    __slots__ = ("_device", "memory_kind")
-    is_fully_replicated = True
-
-    def __init__(self, device, *, memory_kind="device"):
-        self._device, self.memory_kind = device, memory_kind
-
-    device_set = property(lambda self: {self._device})
-    _device_assignment = property(lambda self: (self._device,))
-
-    def devices_indices_map(self, shape) -> dict:
-        return {self._device: (slice(None),) * len(shape)}
-
-    def _hlo_sharding(self, ndim: int):
-        return xc.HloSharding.replicate()
-
-    def __eq__(self, other):
-        return (type(other) is SingleDeviceSharding and other._device == self._device
-                and other.memory_kind == self.memory_kind)
-
-    def __hash__(self):
-        return hash((self._device, self.memory_kind))
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
-
-
-class Shard:
-    """One device's part of an array: the device, where the part sits in the whole (`index`,
-    a tuple of slices), which copy of that part it is (`replica_id`), and the part itself."""
-    __slots__ = ("device", "index", "replica_id", "data")
-
-    def __init__(self, device, index, replica_id, data):
-        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
-
-    def __repr__(self):
-        return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data})")
-
-
-def _single_device_buffers(buf) -> list:
-    """The buffers, one per device of this process, that make up the PJRT array `buf`."""
-    if "jax" in sys.modules:
-        return buf._arrays
-    # jaxlib's C++ tries `import jax` here, to give each piece a sharding of JAX's; with the
-    # real JAX installed that import would succeed, and autodidax never loads JAX. A None entry
-    # makes the import fail, and jaxlib falls back to a sharding of its own.
-    sys.modules["jax"] = None
-    try:
-        return buf._arrays
-    finally:
-        del sys.modules["jax"]
-
-
-def _index_key(index) -> tuple:
-    return tuple((s.start, s.stop, s.step) for s in index)
-
-
-@functools.lru_cache(maxsize=4096)
-def devices_indices(sharding, shape: tuple) -> dict:
-    """`sharding.devices_indices_map(shape)`, worked out once per layout and shape."""
-    return sharding.devices_indices_map(shape)
-
-
-def part_shape(index, shape) -> tuple:
-    """The shape of the part `index` (a tuple of slices) of an array of shape `shape`."""
-    return tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
-
-
-def _addressable_shards(self) -> list[Shard]:
-    self._check_if_deleted()
-    if self._sharding is None:
-        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
-    index = devices_indices(self._sharding, self.shape)
-    # Copies of a part are numbered over all the devices, in the sharding's order, those of
-    # other processes (chapter 16) included.
-    copies: dict = {}
-    replica = {}
-    for device, where in index.items():
-        key = _index_key(where)
-        replica[device], copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
-    shards = []
-    for buf in _single_device_buffers(self._buf):
-        device = buf._sharding._internal_device_list[0]
-        shape = part_shape(index[device], self.shape)
-        # The pieces come without avals of ours: give each one.
-        piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
-                                                   _placement(device)[0])
-        shards.append(Shard(device, index[device], replica[device], Array(piece)))
-    return shards
-
-
-def _gather(self) -> np.ndarray:
-    """The value of an array over several devices, assembled on the host from its shards."""
-    shards = self.addressable_shards
-    needed = {_index_key(i) for i in devices_indices(self._sharding, self.shape).values()}
-    if needed - {_index_key(s.index) for s in shards}:       # JAX's words
-        raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non "
-                           "process local) devices is not possible. You can use "
-                           "`jax.experimental.multihost_utils.process_allgather` to print the "
-                           "global array or use `.addressable_shards` method of jax.Array to "
-                           "inspect the addressable (process local) shards.")
-    out = np.empty(self.shape, self.dtype)
-    done = set()
-    for shard in shards:                # one copy of each part (copy 0 may be in another process)
-        key = _index_key(shard.index)
-        if key not in done:
-            done.add(key)
-            out[shard.index] = np.asarray(shard.data._buf)
-    return out
-
-
-Array.sharding = property(lambda self: self._sharding or SingleDeviceSharding(self.device))
-Array.addressable_shards = property(_addressable_shards)
-# Arrays of chapter 1, which hold NumPy values, live on the host: this process's first CPU
-# device.
-core.array_placement_rules.update(device=lambda array: local_devices(backend="cpu")[0],
-                                  sharding=lambda array: SingleDeviceSharding(array.device))
+# Chapter 1's arrays, which hold NumPy values, live on the host: this process's first CPU device.
+core.array_placement_rules.update(device=lambda array: local_devices(backend="cpu")[0])
 
 
 _placements: dict = {}     # device -> (sharding, [device]), made once per device
@@ -381,8 +258,7 @@ def _put(x, device) -> Array:
         return x                # under a transformation, placement is not part of the program
     aval, value, owned = _host_value(x)
     sharding, devs = _placement(device)
-    # (committed, copy, host buffer semantics, enable_x64) by position: jaxlib's bindings take
-    # about 0.3 µs longer to read a keyword argument.
+    # (committed, copy, host buffer semantics, enable_x64), by position ("How fast?")
     return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
                                        _ZERO_COPY, True))
 
@@ -390,71 +266,14 @@ def _put(x, device) -> Array:
 _ZERO_COPY = xc.HostBufferSemantics.ZERO_COPY   # share host memory where PJRT can
 
 
-_xla_shardings: dict = {}      # (sharding, ndim) -> jaxlib's GSPMDSharding
-
-
-def _xla_sharding(sharding, ndim: int):
-    """jaxlib's form of `sharding` for arrays of `ndim` dimensions, made once."""
-    xs = _xla_shardings.get((sharding, ndim))
-    if xs is None:
-        xs = _xla_shardings[sharding, ndim] = xc.GSPMDSharding(
-            xc.DeviceList(tuple(sharding._device_assignment)), sharding._hlo_sharding(ndim))
-    return xs
-
-
-def _is_local(device) -> bool:
-    return device.process_index == device.client.process_index()
-
-
-@functools.lru_cache(maxsize=4096)
-def _local_parts(sharding, shape: tuple) -> tuple:
-    """(the devices of this process in `sharding`'s order, the part of an array of `shape` that
-    each holds, whether some part is held by several devices): made once per layout and shape."""
-    index = devices_indices(sharding, shape)
-    devs = tuple(d for d in sharding._device_assignment if _is_local(d))
-    replicas = len({_index_key(i) for i in index.values()}) < len(index)
-    return devs, tuple(index[d] for d in devs), replicas
-
-
-def _put_sharded(x, sharding) -> Array:
-    """`x` laid out over devices as `sharding` says: each device of this process gets its part."""
-    if type(x) is Array:
-        if x.sharding == sharding:
-            return x
-        x = core.Array(x._value, x.weak_type)   # from other devices, through the host
-    if isinstance(x, Tracer):
-        return x
-    aval, value, owned = _host_value(x)
-    devs, parts, replicas = _local_parts(sharding, aval.shape)
-    xla_sharding = _xla_sharding(sharding, aval.ndim)
-    if not replicas:          # jaxlib puts every part on its device and makes the array at once
-        return Array(xc.batched_device_put(aval, xla_sharding, [value[i] for i in parts], devs,
-                                           True, not owned, enable_x64=True), sharding)
-    # With replicas that call cannot copy (jaxlib raises `bad_function_call`), so: one buffer
-    # per device, then one array of them all.
-    bufs = []
-    for d, i in zip(devs, parts):
-        part = value[i]
-        copy = not (owned and part.flags.c_contiguous)
-        bufs.append(xc.batched_device_put(aval.update(shape=part.shape), _placement(d)[0],
-                                          [np.ascontiguousarray(part)], [d], True, copy,
-                                          enable_x64=True))
-    return Array(xc.ArrayImpl(aval, xla_sharding, bufs, True, _skip_checks=True), sharding)
-
-
 @api_boundary
 def device_put(x, device=None):
     """`x`, an array or a pytree of arrays, NumPy arrays and scalars, on `device` (default: the
-    default device), or laid out as a sharding says. The result never shares memory that
-    someone can still write."""
+    default device), or laid out as a sharding of chapter 16 says. The result never shares
+    memory that someone can still write."""
     device = default_device() if device is None else device
-    if hasattr(device, "_as_sharding"):     # a partition spec, over the mesh in context (ch. 16)
-        device = device._as_sharding("device_put")
-    if isinstance(device, SingleDeviceSharding):
-        device = device._device
-    if hasattr(device, "devices_indices_map"):          # a sharding over several devices
-        sharding = device
-        return tree_map(lambda leaf: _put_sharded(leaf, sharding), x)
+    if not isinstance(device, xc.Device):
+        return multi_device_rules["put"](x, device)      # a sharding, or a partition spec
     if isinstance(x, (np.ndarray, core.Array, int, float, bool)):
         return _put(x, device)
     return tree_map(lambda leaf: _put(leaf, device), x)
@@ -482,40 +301,23 @@ def _result_avals(loaded) -> list[ShapedArray]:
 
 class Executable:
     """A program compiled and loaded on one device: call it with arrays (or anything
-    `device_put` takes), get back the list of its results as device arrays. A program over
-    several devices (chapter 16) takes and returns arrays laid out as its shardings say;
-    where a sharding is None, XLA chose it, and `sharding_from_hlo(hlo_sharding)` names XLA's
-    choice. `donated`: the indices of the arguments whose buffers the program may take."""
-    __slots__ = ("loaded", "device", "out_avals", "_handlers", "num_tokens", "callbacks",
-                 "in_shardings", "out_shardings", "donated", "_plain")
+    `device_put` takes), get back the list of its results as device arrays."""
+    __slots__ = ("loaded", "device", "out_avals", "_handlers")
 
-    def __init__(self, loaded, device, out_avals=None, num_tokens=0, callbacks=False,
-                 in_shardings=None, out_shardings=None, sharding_from_hlo=None, donated=()):
-        self.loaded, self.device, self.donated = loaded, device, tuple(donated)
+    def __init__(self, loaded, device, out_avals=None, text=None, **options):
+        self.loaded, self.device = loaded, device
         self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
-        self.num_tokens, self.callbacks = num_tokens, callbacks    # see chapter 15
-        if in_shardings is not None and None in in_shardings:
-            chosen = hlo_shardings(loaded.get_parameter_shardings(), len(in_shardings))
-            in_shardings = [s or sharding_from_hlo(h) for s, h in zip(in_shardings, chosen)]
-        if out_shardings is not None and None in out_shardings:
-            chosen = hlo_shardings(loaded.get_output_shardings(), len(out_shardings))
-            out_shardings = [s or sharding_from_hlo(h) for s, h in zip(out_shardings, chosen)]
-        self.in_shardings, self.out_shardings = in_shardings, out_shardings
-        if out_shardings is None:
-            sharding = _placement(device)[0]
-            self._handlers = [xc.array_result_handler(a, sharding, True, True)
-                              for a in [_TOKEN_AVAL] * num_tokens + self.out_avals]
-        else:
-            self._handlers = [xc.array_result_handler(a, _xla_sharding(s, a.ndim), True, True)
-                              for a, s in zip(self.out_avals, out_shardings)]
-        # One device, no donation, no tokens, no callbacks: `run_arrays` may take a short cut.
-        self._plain = not (in_shardings or self.donated or num_tokens or callbacks)
+        self._handlers = self._result_handlers()
+
+    def _result_handlers(self) -> list:
+        sharding = _placement(self.device)[0]
+        return [xc.array_result_handler(a, sharding, True, True) for a in self.out_avals]
 
     def run_arrays(self, args, avals) -> list[Array]:
         """The call, for arguments of the program's input types `avals` (chapter 8's fast path
         checked): device arrays, or NumPy arrays to put on the device (copied: their owner may
         write them later). As `self(*args)`, shorter."""
-        if not self._plain:
+        if type(self) is not Executable:       # a kind of a later chapter: the general call
             return self(*args)
         return self._execute([x._buf if type(x) is Array else self._put_copy(x, aval)
                               for x, aval in zip(args, avals)], args)
@@ -528,41 +330,17 @@ class Executable:
         return xc.batched_device_put(aval, sharding, [value], devs, True, True, _ZERO_COPY, True)
 
     def __call__(self, *args) -> list[Array]:
-        if self.in_shardings is not None:
-            return self._call_partitioned(args)
-        if self.donated:
-            _drop_views(args, self.donated)
         device = self.device
-        bufs = [x._buf if type(x) is Array else _put(x, device)._buf for x in args]
-        if self.num_tokens:                   # tokens of ordered effects go first
-            bufs = [_put(np.zeros(0, np.bool_), device)._buf] * self.num_tokens + bufs
-        return self._execute(bufs, args)
+        return self._execute([x._buf if type(x) is Array else _put(x, device)._buf
+                              for x in args], args)
 
     def _execute(self, bufs, args) -> list[Array]:
-        """Run on `bufs`, the buffers of `args` (after any tokens); the results as arrays."""
-        try:        # (jaxlib's bindings parse a keyword argument slowly: 0.3 µs)
-            results = (self.loaded.execute_sharded(bufs, with_tokens=True) if self.callbacks
-                       else self.loaded.execute_sharded(bufs))
+        """Run on `bufs`, the buffers of `args`; the results as arrays."""
+        try:
+            results = self.loaded.execute_sharded(bufs)
         except xc.XlaRuntimeError as e:
             raise self._call_error(args, e) from None
-        outs = list(map(Array, results.consume_with_handlers(self._handlers)))
-        if self.callbacks:                    # let its callbacks finish before we return
-            results.consume_token().block_until_ready()
-        return outs[self.num_tokens:] if self.num_tokens else outs
-
-    def _call_partitioned(self, args) -> list[Array]:
-        for x in args:         # jaxlib would crash on a buffer donated away
-            if type(x) is Array and x._buf.is_deleted():
-                x._check_if_deleted()
-        if self.donated:
-            _drop_views(args, self.donated)
-        bufs = [(x if type(x) is Array and (x._sharding is s or x._sharding == s)
-                 else _put_sharded(x, s))._buf for x, s in zip(args, self.in_shardings)]
-        if self.donated:
-            _check_donated_once(bufs, self.donated)
-        results = self.loaded.execute_sharded(bufs)
-        return [Array(b, s) for b, s in zip(results.consume_with_handlers(self._handlers),
-                                            self.out_shardings)]
+        return list(map(Array, results.consume_with_handlers(self._handlers)))
 
     def _call_error(self, args, e) -> Exception:
         for x in args:
@@ -590,61 +368,45 @@ class Executable:
         return f"Executable({self.loaded.hlo_modules()[0].name} on {self.device} -> {types})"
 
 
-_TOKEN_AVAL = ShapedArray((0,), np.dtype(np.bool_))   # a token, as a buffer: no bytes
+executable_kinds: dict = {}    # name -> a later chapter's subclass, with `applies(text, options)`
+_combined_kinds: dict = {}     # a tuple of kinds -> the class made of them
 
 
-def _drop_views(args, donated) -> None:
-    """Let go of the NumPy views of the donated arrays, so that PJRT may take their buffers."""
-    for i in donated:
-        if i < len(args) and type(args[i]) is Array:
-            args[i]._npy = None
-
-
-_DONATED_TWICE = {   # (first use donated, this use donated) -> jaxlib's words for one device
-    (True, True): ("Attempt to donate the same buffer twice in Execute()",
-                   "f(donate(a), donate(a))"),
-    (True, False): ("Attempt to use a buffer that was previously donated in the same call to "
-                    "Execute()", "f(donate(a), a)"),
-    (False, True): ("Attempt to donate a buffer which is also used by the same call to Execute()",
-                    "f(a, donate(a))")}
-
-
-def _check_donated_once(bufs, donated) -> None:
-    """The error jaxlib gives on one device for a donated buffer passed twice in one call."""
-    first: dict = {}
-    for j, b in enumerate(bufs):
-        i = first.setdefault(id(b), j)
-        if i != j and (i in donated or j in donated):
-            what, toy = _DONATED_TWICE[i in donated, j in donated]
-            raise xc.XlaRuntimeError(f"INVALID_ARGUMENT: {what} (flattened argument {j}, replica "
-                                     f"0, partition 0, first use: {i}). Toy example for this "
-                                     f"bug: `{toy}`.")
+def executable_class(text, options: dict) -> type:
+    """The class of the executable of `text` compiled with `options`: `Executable`, or the
+    kinds that apply to it, joined into one class (in `executable_kinds`' order)."""
+    kinds = tuple(k for k in executable_kinds.values() if k.applies(text, options))
+    if len(kinds) <= 1:
+        return kinds[0] if kinds else Executable
+    cls = _combined_kinds.get(kinds)
+    if cls is None:
+        cls = _combined_kinds[kinds] = type("Executable", kinds, {})
+    return cls
 
 
 _executables: dict = {}        # (text, device, out_avals, ...) -> Executable
 
 
-def compile_or_get_cached(text, device=None, out_avals=None, in_shardings=None,
-                          out_shardings=None, sharding_from_hlo=None) -> Executable:
+def compile_or_get_cached(text, device=None, out_avals=None, **options) -> Executable:
     """The executable of StableHLO `text` (or an MLIR module) on `device`: from memory, from the
     persistent cache, or compiled by XLA, in that order. `out_avals` gives the results' avals,
-    weak types included; by default they are read from the compiled program. A program over a
-    tuple of devices takes and returns arrays laid out by `in_shardings` and `out_shardings`."""
+    weak types included; by default they are read from the compiled program. `options` are
+    those of the kinds of later chapters (chapter 16's shardings)."""
     if not isinstance(text, str):
         text = module_to_text(text)
     device = default_device() if device is None else device
-    callbacks = getattr(text, "host_callbacks", ())
-    key = (text, device, None if out_avals is None else tuple(out_avals), callbacks,
-           None if in_shardings is None else tuple(in_shardings),
-           None if out_shardings is None else tuple(out_shardings))
+    # The options that are functions (chapter 16's) follow from the others: not in the key.
+    key = (text, device, None if out_avals is None else tuple(out_avals),
+           getattr(text, "host_callbacks", ()),
+           tuple((k, tuple(v) if isinstance(v, list) else v)
+                 for k, v in sorted(options.items()) if not callable(v)))
     exe = _executables.get(key)
     if exe is not None:
         cache_stats["memory_hits"] += 1
         return exe
-    exe = _executables[key] = Executable(load_or_compile(text, device), device, out_avals,
-                                         getattr(text, "num_tokens", 0), bool(callbacks),
-                                         in_shardings, out_shardings, sharding_from_hlo,
-                                         getattr(text, "donated", ()))
+    cls = executable_class(text, options)
+    exe = _executables[key] = cls(load_or_compile(text, device), device, out_avals, text,
+                                  **options)
     return exe
 
 
@@ -793,28 +555,11 @@ def _apply_cache_dir(value):
     return value
 
 
-def _apply_num_cpu_devices(value):
-    value = int(value)
-    if value == config.jax_num_cpu_devices:
-        return value
-    if _backends:                                   # JAX's words
-        raise RuntimeError(
-            "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
-            "before any JAX operation is executed. You should initialize this config "
-            "immediately after `import jax`.")
-    if value < 0:
-        cpu_client_options.pop("num_devices", None)   # XLA_FLAGS decides, as in JAX
-    else:
-        cpu_client_options["num_devices"] = value
-    return value
-
-
 config.define("jax_platforms", None, _apply_platforms)
 config.define("jax_platform_name", None, _apply_platforms)
 config.define("jax_compilation_cache_dir", None, _apply_cache_dir)
 config.define("jax_compilation_cache_max_size", 2 ** 30, _apply_cache_max_size)
 config.define("jax_enable_x64", False, _apply_x64)
-config.define("jax_num_cpu_devices", -1, _apply_num_cpu_devices)
 
 
 def block_until_ready(tree):

@@ -2,47 +2,65 @@
 
 
 """Many devices: meshes, partition specs and named shardings, arrays laid out over devices, `jit`
-partitioned by XLA's Shardy partitioner, `with_sharding_constraint`, and devices in several
-processes joined by `distributed.initialize`."""
+partitioned by XLA's Shardy partitioner, `with_sharding_constraint` and `shard_map`."""
 from __future__ import annotations
 
-import atexit
 import collections
 import contextlib
 import enum
 import functools
 import itertools
 import math
-import os
 import weakref
+from typing import NamedTuple
 
 import numpy as np
-from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import debug, lax
+from autodidax import core, debug, lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
-                                transpose_rules)
-from autodidax.batching import (_check_axis_names, _no_groups, all_gather_p, axis_index_p,
-                                batch, batching_rules, bound_axis_size, extend_axis_env,
-                                fancy_batching_rules, moveaxis, not_mapped, pmax_p, pmin_p,
-                                psum_p, reduce_scatter_p)
+                                shard_map_lowerings, transpose_rules)
+from autodidax.batching import (_check_axis_names, _no_groups, batch, batching_rules,
+                                bound_axis_size, extend_axis_env, fancy_batching_rules, moveaxis,
+                                not_mapped, psum_p)
+from autodidax.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, reduce_scatter_p
+from autodidax.compilation_cache import hlo_shardings, jax_hidden
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
-from autodidax.jaxpr import ClosedJaxpr, JaxprTrace, jaxpr_as_fun, trace_to_jaxpr
-from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts, make_placement,
-                           signature_context)
+from autodidax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, trace_to_jaxpr
+from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts,
+                           placement_rules, signature_context)
 from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules,
                            tangent_aval, zeros_like_aval)
-from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
-from autodidax.runtime import (Array, SingleDeviceSharding, _backends, _is_local,  # noqa: F401
-                               _xla_sharding, cpu_client_options, device_put, devices,
-                               process_count)
-from autodidax.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules,
+                                reducer_region)
+from autodidax.runtime import (Array, Executable, _backends, _host_value, _placement,
+                               compile_or_get_cached, config, cpu_client_options, default_device,
+                               device_put, devices, executable_kinds, multi_device_rules)
+from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
+
+
+def _apply_num_cpu_devices(value):
+    value = int(value)
+    if value == config.jax_num_cpu_devices:
+        return value
+    if _backends:                                   # JAX's words
+        raise RuntimeError(
+            "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+            "before any JAX operation is executed. You should initialize this config "
+            "immediately after `import jax`.")
+    if value < 0:
+        cpu_client_options.pop("num_devices", None)   # XLA_FLAGS decides, as in JAX
+    else:
+        cpu_client_options["num_devices"] = value
+    return value
+
+
+config.define("jax_num_cpu_devices", -1, _apply_num_cpu_devices)
 
 
 class AxisType(enum.Enum):
@@ -251,7 +269,7 @@ class NamedSharding:
         return sharding_from_hlo(self.mesh, hlo)
 
     def _lowering_attrs(self, module_context, ndim: int) -> dict:
-        """Its attributes on an argument or result of `main`: chapter 8's `Placement` asks."""
+        """Its attributes on an argument or result of `main`: a `Placement` asks (below)."""
         return {"sdy.sharding": sdy_sharding(module_context, self, ndim)}
 
     def _normalized(self) -> tuple:
@@ -269,6 +287,187 @@ class NamedSharding:
     def __repr__(self):
         return (f"NamedSharding(mesh={self.mesh}, spec={self.spec}, "
                 f"memory_kind={self.memory_kind or 'device'})")
+
+
+class SingleDeviceSharding:
+    """An array wholly on one device: JAX's `jax.sharding.SingleDeviceSharding`."""
+    __slots__ = ("_device", "memory_kind")
+    is_fully_replicated = True
+
+    def __init__(self, device, *, memory_kind="device"):
+        self._device, self.memory_kind = device, memory_kind
+
+    device_set = property(lambda self: {self._device})
+    _device_assignment = property(lambda self: (self._device,))
+
+    def devices_indices_map(self, shape) -> dict:
+        return {self._device: (slice(None),) * len(shape)}
+
+    def _hlo_sharding(self, ndim: int):
+        return xc.HloSharding.replicate()
+
+    def __eq__(self, other):
+        return (type(other) is SingleDeviceSharding and other._device == self._device
+                and other.memory_kind == self.memory_kind)
+
+    def __hash__(self):
+        return hash((self._device, self.memory_kind))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
+
+
+class Shard:
+    """One device's part of an array: the device, where the part sits in the whole (`index`,
+    a tuple of slices), which copy of that part it is (`replica_id`), and the part itself."""
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
+
+
+def _single_device_buffers(buf) -> list:
+    """The buffers, one per device of this process, that make up the PJRT array `buf`."""
+    with jax_hidden():
+        return buf._arrays
+
+
+def _index_key(index) -> tuple:
+    return tuple((s.start, s.stop, s.step) for s in index)
+
+
+@functools.lru_cache(maxsize=4096)
+def devices_indices(sharding, shape: tuple) -> dict:
+    """`sharding.devices_indices_map(shape)`, worked out once per layout and shape."""
+    return sharding.devices_indices_map(shape)
+
+
+def part_shape(index, shape) -> tuple:
+    """The shape of the part `index` (a tuple of slices) of an array of shape `shape`."""
+    return tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
+
+
+def addressable_shards(self) -> list[Shard]:
+    self._check_if_deleted()
+    if self._sharding is None:
+        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+    index = devices_indices(self._sharding, self.shape)
+    # Copies of a part are numbered over all the devices, in the sharding's order, those of
+    # other processes (appendix A7) included.
+    copies: dict = {}
+    replica = {}
+    for device, where in index.items():
+        key = _index_key(where)
+        replica[device], copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
+    shards = []
+    for buf in _single_device_buffers(self._buf):
+        device = buf._sharding._internal_device_list[0]
+        shape = part_shape(index[device], self.shape)
+        # The pieces come without avals of ours: give each one.
+        piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
+                                                   _placement(device)[0])
+        shards.append(Shard(device, index[device], replica[device], Array(piece)))
+    return shards
+
+
+def gather(self) -> np.ndarray:
+    """The value of an array over several devices, assembled on the host from its shards,
+    read-only (JAX's error if deleted)."""
+    self._check_if_deleted()
+    shards = self.addressable_shards
+    needed = {_index_key(i) for i in devices_indices(self._sharding, self.shape).values()}
+    if needed - {_index_key(s.index) for s in shards}:       # JAX's words
+        raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non "
+                           "process local) devices is not possible. You can use "
+                           "`jax.experimental.multihost_utils.process_allgather` to print the "
+                           "global array or use `.addressable_shards` method of jax.Array to "
+                           "inspect the addressable (process local) shards.")
+    out = np.empty(self.shape, self.dtype)
+    done = set()
+    for shard in shards:                # one copy of each part (copy 0 may be in another process)
+        key = _index_key(shard.index)
+        if key not in done:
+            done.add(key)
+            out[shard.index] = np.asarray(shard.data._buf)
+    out.flags.writeable = False
+    return out
+
+
+def _sharding(array):
+    return getattr(array, "_sharding", None) or SingleDeviceSharding(array.device)
+
+
+_xla_shardings: dict = {}      # (sharding, ndim) -> jaxlib's GSPMDSharding
+
+
+def _xla_sharding(sharding, ndim: int):
+    """jaxlib's form of `sharding` for arrays of `ndim` dimensions, made once."""
+    xs = _xla_shardings.get((sharding, ndim))
+    if xs is None:
+        xs = _xla_shardings[sharding, ndim] = xc.GSPMDSharding(
+            xc.DeviceList(tuple(sharding._device_assignment)), sharding._hlo_sharding(ndim))
+    return xs
+
+
+def _is_local(device) -> bool:
+    return device.process_index == device.client.process_index()
+
+
+@functools.lru_cache(maxsize=4096)
+def _local_parts(sharding, shape: tuple) -> tuple:
+    """(the devices of this process in `sharding`'s order, the part of an array of `shape` that
+    each holds, whether some part is held by several devices): made once per layout and shape."""
+    index = devices_indices(sharding, shape)
+    devs = tuple(d for d in sharding._device_assignment if _is_local(d))
+    replicas = len({_index_key(i) for i in index.values()}) < len(index)
+    return devs, tuple(index[d] for d in devs), replicas
+
+
+def _put_sharded(x, sharding) -> Array:
+    """`x` laid out over devices as `sharding` says: each device of this process gets its part."""
+    if type(x) is Array:
+        if x.sharding == sharding:
+            return x
+        x = core.Array(x._value, x.weak_type)   # from other devices, through the host
+    if isinstance(x, Tracer):
+        return x
+    aval, value, owned = _host_value(x)
+    devs, parts, replicas = _local_parts(sharding, aval.shape)
+    xla_sharding = _xla_sharding(sharding, aval.ndim)
+    if not replicas:          # jaxlib puts every part on its device and makes the array at once
+        return Array(xc.batched_device_put(aval, xla_sharding, [value[i] for i in parts], devs,
+                                           True, not owned, enable_x64=True), sharding)
+    # With replicas that call cannot copy (jaxlib raises `bad_function_call`), so: one buffer
+    # per device, then one array of them all.
+    bufs = []
+    for d, i in zip(devs, parts):
+        part = value[i]
+        copy = not (owned and part.flags.c_contiguous)
+        bufs.append(xc.batched_device_put(aval.update(shape=part.shape), _placement(d)[0],
+                                          [np.ascontiguousarray(part)], [d], True, copy,
+                                          enable_x64=True))
+    return Array(xc.ArrayImpl(aval, xla_sharding, bufs, True, _skip_checks=True), sharding)
+
+
+def device_put_sharded(x, sharding):
+    """`x` (a pytree) laid out as `sharding`, or as a partition spec says over the mesh in
+    context (`set_mesh`, below)."""
+    if hasattr(sharding, "_as_sharding"):
+        sharding = sharding._as_sharding("device_put")
+    if isinstance(sharding, SingleDeviceSharding):
+        return device_put(x, sharding._device)
+    if not hasattr(sharding, "devices_indices_map"):
+        raise TypeError(f"device_put takes a device or a sharding, got {sharding!r}")
+    return tree_map(lambda leaf: _put_sharded(leaf, sharding), x)
+
+
+multi_device_rules.update(value=gather, put=device_put_sharded,
+                          addressable_shards=addressable_shards)
+core.array_placement_rules["sharding"] = _sharding
 
 
 def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80):
@@ -349,6 +548,86 @@ def spec_to_sharding(spec: PartitionSpec, api_name: str) -> NamedSharding:
         raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed "
                          f"to {api_name}")
     return NamedSharding(mesh, spec)
+
+
+class Placement(NamedTuple):
+    """The devices a program runs on, in partition order, and per flat input and output a
+    sharding, or None where XLA chooses the layout."""
+    devices: tuple
+    in_shardings: tuple
+    out_shardings: tuple
+    sharding_from_hlo: object = None   # names XLA's choices: see PartitionedExecutable
+
+    def lowering_options(self, closed: ClosedJaxpr) -> dict:
+        def attrs(sharding, aval):
+            rule = getattr(sharding, "_lowering_attrs", None)
+            return None if rule is None else functools.partial(rule, ndim=aval.ndim)
+        return dict(num_partitions=len(self.devices),
+                    arg_attrs=[attrs(s, v.aval)
+                               for s, v in zip(self.in_shardings, closed.jaxpr.invars)],
+                    result_attrs=[attrs(s, a)
+                                  for s, a in zip(self.out_shardings, closed.out_avals)])
+
+    def compile(self, text: str, out_avals):
+        return compile_or_get_cached(text, self.devices, out_avals,
+                                     in_shardings=self.in_shardings,
+                                     out_shardings=self.out_shardings,
+                                     sharding_from_hlo=self.sharding_from_hlo)
+
+
+def shardings_in(jaxpr: Jaxpr) -> list:
+    """The shardings and meshes in the parameters of `jaxpr`'s equations, nested ones too."""
+    found = []
+    for eqn in jaxpr.eqns:
+        for param in eqn.params.values():
+            for v in (param if type(param) is tuple else (param,)):
+                if getattr(v, "_device_assignment", None):       # not an empty mesh
+                    found.append(v)
+                elif isinstance(v, (Jaxpr, ClosedJaxpr)):
+                    found += shardings_in(v.jaxpr if isinstance(v, ClosedJaxpr) else v)
+    return found
+
+
+def make_placement(in_shardings, out_shardings, jaxpr: Jaxpr) -> Placement | None:
+    found = [s for s in [*in_shardings, *out_shardings] if s is not None] + shardings_in(jaxpr)
+    if not found:
+        return None
+    devices = tuple(found[0]._device_assignment)
+    for s in found[1:]:
+        if set(s._device_assignment) != set(devices):
+            ids = sorted(d.id for d in s._device_assignment)
+            raise ValueError(f"Received incompatible devices for jitted computation: "
+                             f"{sorted(d.id for d in devices)} and {ids} (from {s!r})")
+    if devices == (default_device(),) and all(not hasattr(s, "_lowering_attrs")
+                                              for s in found):
+        return None                          # one-device shardings of the default device
+    from_hlo = next((s._sharding_from_hlo for s in found if hasattr(s, "_sharding_from_hlo")),
+                    None)
+    return Placement(devices, tuple(in_shardings), tuple(out_shardings), from_hlo)
+
+
+def jit_placement(jitted, key, entry) -> Placement | None:
+    """Where the program of a signature of `jitted` runs, and how its inputs and outputs are
+    laid out: as `in_shardings` and `out_shardings` say, else as the arguments are."""
+    in_tree, has_kwargs, avals, arg_shardings = key[2:6]
+    ins = list(arg_shardings) or [None] * len(avals)
+    if jitted.in_shardings is not None:
+        if has_kwargs:
+            raise ValueError("jit does not support keyword arguments when in_shardings is "
+                             "specified: pass the arguments by position")
+        given = _flatten_prefix("in_shardings", jitted.in_shardings, in_tree,
+                                "positional arguments")
+        ins = [g if g is not None else a for g, a in zip(given, ins)]
+    outs = [None] * len(entry.jaxpr.out_avals)
+    if jitted.out_shardings is not None:
+        outs = _flatten_prefix("out_shardings", jitted.out_shardings, entry.out_tree, "outputs")
+    # A partition spec is a sharding over the mesh in context at the call (`set_mesh`).
+    ins, outs = ([s._as_sharding("jit") if hasattr(s, "_as_sharding") else s for s in ss]
+                 for ss in (ins, outs))
+    return make_placement(ins, outs, entry.jaxpr.jaxpr)
+
+
+placement_rules["placement"] = jit_placement
 
 
 def declare_mesh(module_context, mesh: Mesh) -> str:
@@ -440,6 +719,54 @@ class GSPMDSharding:
 
     def __repr__(self):
         return f"GSPMDSharding({self._hlo})"
+
+
+class PartitionedExecutable(Executable):
+    """A program over several devices, with a sharding per flat input and output."""
+
+    def __init__(self, loaded, device, out_avals=None, text=None, *, in_shardings,
+                 out_shardings, sharding_from_hlo=None, **options):
+        if None in in_shardings:
+            chosen = hlo_shardings(loaded.get_parameter_shardings(), len(in_shardings))
+            in_shardings = [s or sharding_from_hlo(h) for s, h in zip(in_shardings, chosen)]
+        if None in out_shardings:
+            chosen = hlo_shardings(loaded.get_output_shardings(), len(out_shardings))
+            out_shardings = [s or sharding_from_hlo(h) for s, h in zip(out_shardings, chosen)]
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        super().__init__(loaded, device, out_avals, text, **options)
+
+    @staticmethod
+    def applies(text, options) -> bool:
+        return options.get("in_shardings") is not None
+
+    def _result_handlers(self) -> list:
+        return [xc.array_result_handler(a, _xla_sharding(s, a.ndim), True, True)
+                for a, s in zip(self.out_avals, self.out_shardings)]
+
+    def __call__(self, *args) -> list:
+        for x in args:         # jaxlib would crash on a buffer donated away
+            if type(x) is Array and x._buf.is_deleted():
+                x._check_if_deleted()
+        bufs = [(x if type(x) is Array and (x._sharding is s or x._sharding == s)
+                 else _put_sharded(x, s))._buf for x, s in zip(args, self.in_shardings)]
+        donated = getattr(self, "donated", ())      # chapter 8's donation
+        if donated:
+            _check_donated_once(bufs, donated)
+        results = self.loaded.execute_sharded(bufs)
+        return [Array(b, s) for b, s in zip(results.consume_with_handlers(self._handlers),
+                                            self.out_shardings)]
+
+
+executable_kinds["partitioned"] = PartitionedExecutable
+
+
+def _check_donated_once(bufs, donated) -> None:
+    """The error jaxlib gives on one device for a donated buffer passed twice in one call."""
+    first: dict = {}
+    for j, b in enumerate(bufs):
+        i = first.setdefault(id(b), j)
+        if i != j and (i in donated or j in donated):
+            raise xc.XlaRuntimeError(_donated_twice_error(i, j, i in donated, j in donated))
 
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -673,22 +1000,21 @@ def _groups_attr(mesh: Mesh, names) -> ir.Attribute:
 _CHANNEL = (1, 1)   # JAX's channel id and its kind, "device to device": the same for every op
 
 
-def _collective(previous, emit):
-    """A lowering rule: `emit(ctx, mesh, ...)` inside a shard_map body, `previous` elsewhere."""
+def _collective(emit):
+    """A lowering rule: `emit(ctx, mesh, ...)` inside a shard_map body, an error elsewhere."""
     def rule(ctx, *args, **params):
-        if _manual_meshes:
-            return emit(ctx, _manual_meshes[-1], *args, **params)
-        if previous is None:
+        if not _manual_meshes:
             raise NotImplementedError(f"{ctx.primitive} outside of shard_map or vmap")
-        return previous(ctx, *args, **params)
+        return emit(ctx, _manual_meshes[-1], *args, **params)
     return rule
 
 
-def _reducer_region(op, dtype, combine):
-    scalar = aval_to_ir_type(ShapedArray((), dtype))
-    block = op.regions[0].blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.return_([combine(*block.arguments)])
+def _in_body(emit):
+    """Chapter 9's rule for `psum`, `pmax`, `pmin` asks this one first: `emit(ctx, mesh, ...)`
+    inside a shard_map body, NotImplemented elsewhere (chapter 9 lowers it then)."""
+    def rule(ctx, *args, **params):
+        return emit(ctx, _manual_meshes[-1], *args, **params) if _manual_meshes else NotImplemented
+    return rule
 
 
 def _all_reduce(combine):
@@ -699,7 +1025,7 @@ def _all_reduce(combine):
         op = hlo.AllReduceOp([x.type], [x], _groups_attr(mesh, axes),
                              channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
                              use_global_device_ids=True)
-        _reducer_region(op, ctx.avals_in[0].dtype, combine)
+        reducer_region(op, ctx.avals_in[0].dtype, combine)
         return [op.result]
     return emit
 
@@ -727,7 +1053,7 @@ def _reduce_scatter(ctx, mesh, x, *, scatter_dimension, axis_name, axis_size, ti
                              scatter_dimension, _groups_attr(mesh, axis_name),
                              channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
                              use_global_device_ids=True)
-    _reducer_region(op, aval.dtype, hlo.add)
+    reducer_region(op, aval.dtype, hlo.add)
     out = op.result
     if not tiled:                  # drop the dimension of size 1 that each device keeps
         out = hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), out)
@@ -745,10 +1071,11 @@ def _axis_index(ctx, mesh, *, axis_name):
     return [hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)]
 
 
-for _prim, _emit in [(psum_p, _all_reduce(hlo.add)), (pmax_p, _all_reduce(hlo.maximum)),
-                     (pmin_p, _all_reduce(hlo.minimum)), (all_gather_p, _all_gather),
-                     (reduce_scatter_p, _reduce_scatter), (axis_index_p, _axis_index)]:
-    lowering_rules[_prim] = _collective(lowering_rules.get(_prim), _emit)
+for _prim, _combine in [(psum_p, hlo.add), (pmax_p, hlo.maximum), (pmin_p, hlo.minimum)]:
+    shard_map_lowerings[_prim] = _in_body(_all_reduce(_combine))     # chapter 9's rule asks
+for _prim, _emit in [(all_gather_p, _all_gather), (reduce_scatter_p, _reduce_scatter),
+                     (axis_index_p, _axis_index)]:
+    lowering_rules[_prim] = _collective(_emit)
 
 
 ppermute_p = Primitive("ppermute")
@@ -804,7 +1131,7 @@ def _collective_permute(ctx, mesh, x, *, axis_name, perm):
     return [op.result]
 
 
-lowering_rules[ppermute_p] = _collective(None, _collective_permute)
+lowering_rules[ppermute_p] = _collective(_collective_permute)
 lax.later_names["ppermute"] = ppermute
 
 
@@ -919,7 +1246,7 @@ abstract_eval_rules[all_to_all_p] = _all_to_all_abstract
 deflinear(all_to_all_p)
 transpose_rules[all_to_all_p] = _all_to_all_transpose
 fancy_batching_rules[all_to_all_p] = _all_to_all_batching
-lowering_rules[all_to_all_p] = _collective(None, _all_to_all_hlo)
+lowering_rules[all_to_all_p] = _collective(_all_to_all_hlo)
 lax.later_names["all_to_all"] = all_to_all
 
 
@@ -1085,205 +1412,16 @@ def _shard_map_batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_spe
 fancy_batching_rules[shard_map_p] = _shard_map_batching
 
 
-class _Distributed:
-    """JAX's `jax.distributed`: join this process with others into one computation over all
-    their devices, through PJRT's coordination service."""
-
-    def __init__(self):
-        self.service = self.client = None
-        self.process_id, self.num_processes = 0, 1
-        atexit.register(self.shutdown)          # as JAX does, at the end of the program
-
-    def initialize(self, coordinator_address=None, num_processes=None, process_id=None,
-                   local_device_ids=None, cluster_detection_method=None,
-                   initialization_timeout=300, heartbeat_timeout_seconds=100,
-                   shutdown_timeout_seconds=300, coordinator_bind_address=None):
-        """Start (in process 0) and connect to the coordination service at
-        `coordinator_address` ("host:port"); the CPU client made afterwards spans all the
-        processes. Waits until all `num_processes` have connected."""
-        if _backends:                                                   # JAX's words
-            raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
-                               "calls that might initialise the XLA backend. This includes "
-                               "any computation, but also calls to jax.devices, "
-                               "jax.device_put, and others.")
-        if cluster_detection_method not in (None, "deactivate"):
-            raise NotImplementedError("autodidax detects no clusters (Slurm, Open MPI, TPU): "
-                                      "give coordinator_address, num_processes and process_id")
-        coordinator_address = coordinator_address or os.environ.get("JAX_COORDINATOR_ADDRESS")
-        if coordinator_address is None:                                 # JAX's words
-            raise ValueError("coordinator_address should be defined.")
-        if num_processes is None:
-            raise ValueError("Number of processes must be defined.")
-        if process_id is None:
-            raise ValueError("The process id of the current process must be defined.")
-        if not isinstance(process_id, int):
-            raise TypeError(f"process_id must be a nonnegative int. Got "
-                            f"process_id={process_id} of type {type(process_id)}.")
-        if not isinstance(num_processes, int):
-            raise TypeError(f"num_processes must be a positive int. Got "
-                            f"num_processes={num_processes} of type {type(num_processes)}.")
-        if not 0 <= process_id < num_processes:
-            raise ValueError(f"process_id and num_processes must be nonnegative, with "
-                             f"process_id < num_processes. Got process_id={process_id}, "
-                             f"num_processes={num_processes}.")
-        # By default the service listens on every address of this machine, at the port.
-        bind = coordinator_bind_address or os.environ.get(
-            "JAX_COORDINATOR_BIND_ADDRESS", "[::]:" + coordinator_address.rsplit(":", 1)[1])
-        # `local_device_ids` chooses GPUs in JAX; the CPU client has nothing to choose.
-        if process_id == 0:
-            if self.service is not None:
-                raise RuntimeError("distributed.initialize should only be called once.")
-            self.service = _jax.get_distributed_runtime_service(
-                bind, num_processes, heartbeat_timeout=heartbeat_timeout_seconds,
-                shutdown_timeout=shutdown_timeout_seconds)
-        if self.client is not None:
-            raise RuntimeError("distributed.initialize should only be called once.")
-        self.client = _jax.get_distributed_runtime_client(
-            coordinator_address, process_id, init_timeout=initialization_timeout,
-            use_compression=True, heartbeat_timeout=heartbeat_timeout_seconds)
-        self.client.connect()                   # returns once every process has connected
-        self.process_id, self.num_processes = process_id, num_processes
-        cpu_client_options.update(
-            distributed_client=self.client, node_id=process_id, num_nodes=num_processes,
-            collectives=_jax.make_gloo_tcp_collectives(distributed_client=self.client))
-
-    def is_initialized(self) -> bool:
-        return self.client is not None
-
-    def shutdown(self) -> None:
-        """Leave the computation, once every process has come here too. Does nothing if
-        `initialize` was not called."""
-        if self.client is not None:
-            self.client.shutdown()
-            self.client = None
-        if self.service is not None:            # process 0's service goes last
-            self.service.shutdown()
-            self.service = None
-        for key in ("distributed_client", "node_id", "num_nodes", "collectives"):
-            cpu_client_options.pop(key, None)
+_DONATED_TWICE = {   # (first use donated, this use donated) -> jaxlib's words for one device
+    (True, True): ("Attempt to donate the same buffer twice in Execute()",
+                   "f(donate(a), donate(a))"),
+    (True, False): ("Attempt to use a buffer that was previously donated in the same call to "
+                    "Execute()", "f(donate(a), a)"),
+    (False, True): ("Attempt to donate a buffer which is also used by the same call to Execute()",
+                    "f(a, donate(a))")}
 
 
-distributed = _Distributed()
-
-
-def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None) -> Array:
-    """The global array of `shape`, laid out as `sharding`, made of `arrays`: one array per
-    device of this process that the sharding uses, on that device, holding its part."""
-    arrays, name = list(arrays), "make_array_from_single_device_arrays"
-    for a in arrays:
-        if type(a) is not Array or a._sharding is not None:
-            raise TypeError(f"jax.{name} takes arrays each on one device (from "
-                            f"device_put(x, device)), got {type(a).__name__} {a!r}")
-    if dtype is None:                                                   # JAX's words
-        if not arrays:
-            raise ValueError(f"If the Array has no addressable shards, `dtype` must be "
-                             f"provided via the `dtype` argument to `jax.{name}`.")
-        dtype = arrays[0].dtype
-    dtype = np.dtype(dtype)
-    if arrays and arrays[0].dtype != dtype:
-        raise ValueError(f"If `dtype` is provided to `jax.{name}`, it must match the dtype of "
-                         f"the addressable shards. Got dtype={dtype} and shard "
-                         f"dtype={arrays[0].dtype}`.")
-    local = [d for d in sharding._device_assignment if _is_local(d)]
-    by_id = {a.device.id: a for a in arrays}
-    if len(arrays) != len(local):                                       # JAX's words
-        raise ValueError(f"Expected {len(local)} per-device arrays (this is how many devices "
-                         f"are addressable by the sharding), but got {len(arrays)}")
-    if len(by_id) != len(arrays):
-        raise ValueError(f"When making an array from single-device arrays, the input arrays "
-                         f"must be from distinct devices, but got device IDs "
-                         f"{[a.device.id for a in arrays]}")
-    missing, extra = {d.id for d in local} - set(by_id), set(by_id) - {d.id for d in local}
-    if missing or extra:
-        message = "Addressable devices and per-device arrays devices do not match."
-        if missing:
-            message += (f" Sharding contains devices {missing} that are not present in "
-                        f"per-device arrays.")
-        if extra:
-            message += (f" Per-device arrays contain devices {extra} that are not present in "
-                        f"the sharding.")
-        raise ValueError(message)
-    aval = ShapedArray(tuple(shape), dtype)
-    index = sharding.devices_indices_map(aval.shape)
-    for d in local:
-        a = by_id[d.id]
-        want = tuple(len(range(*s.indices(n))) for s, n in zip(index[d], aval.shape))
-        if a.dtype != dtype:
-            raise ValueError(f"Input buffers to `Array` must have matching dtypes. Got "
-                             f"{a.dtype}, expected {dtype} for buffer: {a}")
-        if a.shape != want:
-            raise ValueError(f"Expected shard shape {want} doesn't match the single device "
-                             f"array shape {a.shape}. Shape of Array is {aval.str_short(False)} "
-                             f"with sharding {sharding}")
-    bufs = [by_id[d.id]._buf for d in local]    # in the order of the sharding's devices
-    return Array(xc.ArrayImpl(aval, _xla_sharding(sharding, aval.ndim), bufs, True,
-                              _skip_checks=True), sharding)
-
-
-def _process_blocks(sharding, dim: int, ndim: int) -> int | None:
-    """Into how many distinct blocks the processes split dimension `dim`; None if they split it
-    unevenly (processes holding different numbers of slices, or overlapping ones)."""
-    devs = sharding._device_assignment
-    if sharding.is_fully_replicated or all(_is_local(d) for d in devs):
-        return 1
-    held = collections.defaultdict(set)          # process -> the slices of `dim` it holds
-    for d, index in sharding.devices_indices_map((len(devs),) * ndim).items():
-        held[d.process_index].add((index[dim].start, index[dim].stop))
-    if len({len(s) for s in held.values()}) != 1:
-        return None
-    distinct = {frozenset(s) for s in held.values()}
-    if sum(map(len, distinct)) != len(set().union(*distinct)):
-        return None
-    return len(distinct)
-
-
-def _from_local_data(sharding, local, global_shape) -> Array:
-    local = np.asarray(local)
-    if global_shape is None:
-        blocks = [_process_blocks(sharding, i, local.ndim) for i in range(local.ndim)]
-        global_shape = tuple(None if b is None else n * b for n, b in zip(local.shape, blocks))
-        if None in global_shape:                                        # JAX's words
-            raise ValueError(f"Unable to compute global_shape due to non-uniform sharding. "
-                             f"Specify global shape directly. Partially computed "
-                             f"global_shape={global_shape}.")
-    global_shape = tuple(global_shape)
-    if None in global_shape:
-        raise ValueError(f"global_shape={global_shape} has Nones. This is not supported.")
-    mine = {d: index for d, index in sharding.devices_indices_map(global_shape).items()
-            if _is_local(d)}
-    first = next(iter(mine.values()))
-    step = [len(range(*s.indices(n))) for s, n in zip(first, global_shape)]
-    # Along each dimension, the starts of the slices this process holds, in order: the k-th
-    # of them is the k-th block of `local` along that dimension.
-    starts = [sorted({index[i].indices(n)[0] for index in mine.values()})
-              for i, n in enumerate(global_shape)]
-    for i, (n, g) in enumerate(zip(local.shape, global_shape)):
-        if n != g and len(starts[i]) * step[i] != n:                    # JAX's words
-            raise ValueError(f"Invalid host data, each dimension should match either global "
-                             f"or process shape. In dimension {i}, the process data has {n} "
-                             f"elements. Process addresses {len(starts[i]) * step[i]} "
-                             f"elements and global_shape={global_shape}.")
-    pieces = []
-    for d, index in mine.items():
-        part = tuple(s if n == g else slice(starts[i].index(s.indices(g)[0]) * step[i],
-                                            (starts[i].index(s.indices(g)[0]) + 1) * step[i])
-                     for i, (s, n, g) in enumerate(zip(index, local.shape, global_shape)))
-        pieces.append(device_put(local[part], d))
-    return make_array_from_single_device_arrays(global_shape, sharding, pieces)
-
-
-def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """A global array laid out as `sharding`, from this process's part of it, `local_data` (or
-    a pytree of parts, all laid out as `sharding`). Along each dimension, `local_data` is
-    either the whole of it or the slices this process's devices hold, in order."""
-    if not hasattr(sharding, "devices_indices_map"):
-        raise TypeError(f"make_array_from_process_local_data takes a sharding, got {sharding!r}")
-    if process_count() == 1:
-        for leaf in tree_leaves(local_data):
-            if global_shape is not None and tuple(global_shape) != np.shape(leaf):
-                raise ValueError(                                       # JAX's words
-                    f"When calling `make_array_from_process_local_data` on a single process, "
-                    f"global_shape should be None or equal to local_data.shape.Got "
-                    f"global_shape={global_shape} and local_data.shape={np.shape(leaf)}.")
-        return device_put(local_data, sharding)
-    return tree_map(lambda leaf: _from_local_data(sharding, leaf, global_shape), local_data)
+def _donated_twice_error(i: int, j: int, first_donated: bool, this_donated: bool) -> str:
+    what, toy = _DONATED_TWICE[first_donated, this_donated]
+    return (f"INVALID_ARGUMENT: {what} (flattened argument {j}, replica 0, partition 0, first "
+            f"use: {i}). Toy example for this bug: `{toy}`.")

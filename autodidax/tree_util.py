@@ -150,6 +150,16 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     return leaves, _flatten(tree, is_leaf, leaves)
 
 
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of `tree`, left to right."""
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The structure of `tree`."""
+    return tree_flatten(tree, is_leaf)[1]
+
+
 def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
     node_type = _node_type_of(x)
     if node_type is None or (is_leaf is not None and is_leaf(x)):
@@ -210,16 +220,6 @@ register_pytree_node(
     lambda aux, children: collections.defaultdict(aux[0], zip(aux[1], children)))
 
 
-def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
-    """The leaves of `tree`, left to right."""
-    return tree_flatten(tree, is_leaf)[0]
-
-
-def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
-    """The structure of `tree`."""
-    return tree_flatten(tree, is_leaf)[1]
-
-
 class _Mismatch(Exception):
     def __init__(self, ours: str, theirs: str):
         self.ours, self.theirs, self.path = ours, theirs, []
@@ -230,12 +230,7 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any, theirs: str, ours: str) -> lis
     try:
         _match(treedef, tree, leaves)
     except _Mismatch as e:
-        where = "".join(reversed(e.path)) or "the root"
-        width = max(len(ours), len(theirs)) + 1
-        raise ValueError(f"{theirs} does not match {ours} at {where}: {ours} has {e.ours} "
-                         f"there, {theirs} has {e.theirs}.\n"
-                         f"  {ours + ':':{width}} {treedef}\n"
-                         f"  {theirs + ':':{width}} {tree_structure(tree)}") from None
+        raise _mismatch_error(e, treedef, tree, theirs, ours) from None
     return leaves
 
 
@@ -256,34 +251,6 @@ def _match(treedef: PyTreeDef, x: Any, leaves: list) -> None:
         except _Mismatch as e:
             e.path.append(_key_str(treedef, i))
             raise
-
-
-def _describe_node(treedef: PyTreeDef) -> str:
-    return _describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs))
-
-
-def _describe(node_type: NodeType, node_data: Any, n: int) -> str:
-    kind = node_type.type
-    if kind is dict:
-        return f"a dict with keys {list(node_data)}"
-    if kind is type(None):
-        return "None"
-    children = f"{n} child" if n == 1 else f"{n} children"
-    if node_type is _namedtuple_node_types.get(kind):
-        return f"a namedtuple {kind.__name__} of {children}"
-    data = "" if kind in (tuple, list) else f" and aux data {node_data!r}"
-    return f"a {kind.__name__} of {children}{data}"
-
-
-def _key_str(treedef: PyTreeDef, i: int) -> str:
-    kind = treedef.node_type.type
-    if kind in (tuple, list):
-        return f"[{i}]"
-    if kind is dict:
-        return f"[{treedef.node_data[i]!r}]"
-    if treedef.node_type is _namedtuple_node_types.get(kind):
-        return f".{kind._fields[i]}"
-    return f"[<flat index {i}>]"
 
 
 @api_boundary
@@ -321,6 +288,38 @@ def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIALIZE
     if initializer is _NO_INITIALIZER:
         return functools.reduce(function, tree_leaves(tree, is_leaf))
     return functools.reduce(function, tree_leaves(tree, is_leaf), initializer)
+
+
+class Store:
+    """A box for a value known only after a function has run, like the output's structure."""
+    __slots__ = ("what", "_value")
+    _EMPTY = object()
+
+    def __init__(self, what: str):
+        self.what, self._value = what, Store._EMPTY
+
+    def store(self, value: Any) -> None:
+        self._value = value
+
+    def __call__(self) -> Any:
+        if self._value is Store._EMPTY:
+            raise RuntimeError(f"{self.what} is not known yet: it is stored when the flattened "
+                               f"function runs, so call that function first.")
+        return self._value
+
+
+def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Store]:
+    """`flat_f(*flat_args)` unflattens its arguments with `in_tree` (the structure of the tuple
+    of `f`'s positional arguments), calls `f` and returns the leaves of its output, whose
+    structure `out_tree()` gives once `flat_f` has run."""
+    out_tree = Store(f"the output structure of {getattr(f, '__name__', 'the function')}")
+
+    def flat_f(*flat_args):
+        out_leaves, tree = tree_flatten(f(*tree_unflatten(in_tree, flat_args)))
+        out_tree.store(tree)
+        return out_leaves
+
+    return flat_f, out_tree
 
 
 @dataclasses.dataclass(frozen=True)
@@ -454,29 +453,7 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
     """Register a dataclass (or a class built by keyword arguments) as a pytree node whose
     children are its `data_fields` and whose aux data are its `meta_fields`. Without the two
     lists, fields marked `metadata=dict(static=True)` are meta and the others data."""
-    if data_fields is None or meta_fields is None:
-        if (data_fields is None) != (meta_fields is None):
-            raise TypeError(f"register_dataclass needs both data_fields and meta_fields, or "
-                            f"neither; got {data_fields=} {meta_fields=}.")
-        if not dataclasses.is_dataclass(nodetype):
-            raise TypeError(f"register_dataclass needs data_fields and meta_fields when the "
-                            f"type is not a dataclass; {nodetype.__qualname__} is not one.")
-        fields = dataclasses.fields(nodetype)
-        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
-        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
-    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
-    if dataclasses.is_dataclass(nodetype):
-        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
-        named = {*data_fields, *meta_fields}
-        missing, unexpected = init - named, named - init
-        if missing or unexpected:
-            raise ValueError(f"data_fields and meta_fields must name every field of "
-                             f"{nodetype.__qualname__} that its constructor takes, and only "
-                             f"those; missing: {sorted(missing)}, unexpected: "
-                             f"{sorted(unexpected)}. "
-                             f"Name a field in drop_fields to leave it out.")
-    if overlap := set(data_fields) & set(meta_fields):
-        raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")
+    data_fields, meta_fields = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
 
     def flatten(x):
         return (tuple(getattr(x, name) for name in data_fields),
@@ -515,6 +492,73 @@ def register_pytree_with_keys_class(cls: type) -> type:
     return cls
 
 
+def _dataclass_fields(nodetype: type, data_fields, meta_fields, drop_fields) -> tuple:
+    """`register_dataclass`'s data and meta fields, read from the class if not given, checked
+    as JAX checks them: every field of the constructor named exactly once."""
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(f"register_dataclass needs both data_fields and meta_fields, or "
+                            f"neither; got {data_fields=} {meta_fields=}.")
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass needs data_fields and meta_fields when the "
+                            f"type is not a dataclass; {nodetype.__qualname__} is not one.")
+        fields = dataclasses.fields(nodetype)
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        named = {*data_fields, *meta_fields}
+        missing, unexpected = init - named, named - init
+        if missing or unexpected:
+            raise ValueError(f"data_fields and meta_fields must name every field of "
+                             f"{nodetype.__qualname__} that its constructor takes, and only "
+                             f"those; missing: {sorted(missing)}, unexpected: "
+                             f"{sorted(unexpected)}. "
+                             f"Name a field in drop_fields to leave it out.")
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")
+    return data_fields, meta_fields
+
+
+def _mismatch_error(e: _Mismatch, treedef: PyTreeDef, tree: Any, theirs: str,
+                    ours: str) -> ValueError:
+    where = "".join(reversed(e.path)) or "the root"
+    width = max(len(ours), len(theirs)) + 1
+    return ValueError(f"{theirs} does not match {ours} at {where}: {ours} has {e.ours} "
+                      f"there, {theirs} has {e.theirs}.\n"
+                      f"  {ours + ':':{width}} {treedef}\n"
+                      f"  {theirs + ':':{width}} {tree_structure(tree)}")
+
+
+def _describe_node(treedef: PyTreeDef) -> str:
+    return _describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs))
+
+
+def _describe(node_type: NodeType, node_data: Any, n: int) -> str:
+    kind = node_type.type
+    if kind is dict:
+        return f"a dict with keys {list(node_data)}"
+    if kind is type(None):
+        return "None"
+    children = f"{n} child" if n == 1 else f"{n} children"
+    if node_type is _namedtuple_node_types.get(kind):
+        return f"a namedtuple {kind.__name__} of {children}"
+    data = "" if kind in (tuple, list) else f" and aux data {node_data!r}"
+    return f"a {kind.__name__} of {children}{data}"
+
+
+def _key_str(treedef: PyTreeDef, i: int) -> str:
+    kind = treedef.node_type.type
+    if kind in (tuple, list):
+        return f"[{i}]"
+    if kind is dict:
+        return f"[{treedef.node_data[i]!r}]"
+    if treedef.node_type is _namedtuple_node_types.get(kind):
+        return f".{kind._fields[i]}"
+    return f"[<flat index {i}>]"
+
+
 def _compose(outer: PyTreeDef, inner: PyTreeDef) -> PyTreeDef:
     """The structure `outer` with every leaf replaced by the structure `inner`."""
     if outer.node_type is None:
@@ -540,33 +584,6 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
     return inner_treedef.unflatten([outer_treedef.unflatten(column) for column in zip(*rows)])
 
 
-class Store:
-    """A box for a value known only after a function has run, like the output's structure."""
-    __slots__ = ("what", "_value")
-    _EMPTY = object()
 
-    def __init__(self, what: str):
-        self.what, self._value = what, Store._EMPTY
-
-    def store(self, value: Any) -> None:
-        self._value = value
-
-    def __call__(self) -> Any:
-        if self._value is Store._EMPTY:
-            raise RuntimeError(f"{self.what} is not known yet: it is stored when the flattened "
-                               f"function runs, so call that function first.")
-        return self._value
-
-
-def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Store]:
-    """`flat_f(*flat_args)` unflattens its arguments with `in_tree` (the structure of the tuple
-    of `f`'s positional arguments), calls `f` and returns the leaves of its output, whose
-    structure `out_tree()` gives once `flat_f` has run."""
-    out_tree = Store(f"the output structure of {getattr(f, '__name__', 'the function')}")
-
-    def flat_f(*flat_args):
-        out_leaves, tree = tree_flatten(f(*tree_unflatten(in_tree, flat_args)))
-        out_tree.store(tree)
-        return out_leaves
-
-    return flat_f, out_tree
+steps = [(0.5, {"w": 1.0}), (0.25, {"w": 2.0}), (0.125, {"w": 3.0})]
+tree_transpose(tree_structure([0, 0, 0]), None, steps)

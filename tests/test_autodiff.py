@@ -24,7 +24,7 @@ def both(make):
     return make(jnp, lax), make(jnp_ref, jax.lax)
 
 
-# Scalar functions of one array, together using every differentiable primitive of chapter 1.
+# Scalar functions of one array, together using every differentiable primitive of lax.
 PROGRAMS = {
     "elementwise": lambda m, l: lambda x: m.sum(m.sin(x) * m.cos(x) + m.exp(-x) - m.tanh(x) / 3),
     "log sqrt abs sign": lambda m, l: lambda x: m.sum(m.log(m.abs(x) + 1.0) * m.sqrt(x * x + 1.0)
@@ -202,7 +202,7 @@ def test_pad_lowers_and_runs_on_xla():
 
 
 # --- JAX's bits, JAX's programs ------------------------------------------------------------------
-# Every differentiable elementwise primitive of chapter 1, alone and in a few compositions, as a
+# Every differentiable elementwise primitive of lax, alone and in a few compositions, as a
 # function of one scalar, written once against a lax module: ours or JAX's.
 C = np.float32(0.7)
 ELEMENTWISE = {
@@ -472,7 +472,8 @@ def test_transformations_check_their_arguments_in_jaxs_words():
 
 # --- pad's transpose, and collectives -----------------------------------------------------------
 
-import autodidax.batching as named  # noqa: E402
+import autodidax.collectives as named  # noqa: E402  (psum, and appendix A9's)
+from autodidax.batching import psum_p  # noqa: E402
 from autodidax.jit import jit, jit_p  # noqa: E402
 
 
@@ -550,7 +551,7 @@ def test_named_collectives_do_not_compile():
     from autodidax.lowering import lower_jaxpr_to_module
     closed = make_jaxpr(vmap(lambda y: named.psum(y, "i"), axis_name="i"))(X)
     assert "stablehlo.reduce" in str(lower_jaxpr_to_module(closed))
-    assert named.psum_p in lowering_rules
+    assert psum_p in lowering_rules
 
 
 @pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacrev", "hessian"])

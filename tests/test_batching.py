@@ -482,6 +482,15 @@ def test_jacfwd_errors():
         jacfwd(lambda x: x, argnums=2)(A)
 
 
+def test_jacfwd_of_an_integer_output_is_zeros_of_its_dtype_like_jax():
+    x = np.float32([1.0, 2.0, 3.0])
+    ours = jacfwd(lambda x: ((x * 2).astype(np.int32), jnp.sin(x)))(x)
+    theirs = jax.jacfwd(lambda x: ((x * 2).astype(np.int32), jax.numpy.sin(x)))(x)
+    for o, t in zip(ours, theirs):
+        assert (np.asarray(o).dtype, np.shape(o)) == (t.dtype, t.shape)
+        np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-6)
+
+
 # --- add_any, and matrix products folded into dot_general ----------------------------------------
 
 @pytest.mark.parametrize("dx, dy", [(0, 0), (2, 2), (None, 0), (1, None), (0, 1), (2, 0)])
@@ -531,8 +540,8 @@ def test_vmap_folds_the_batch_into_dot_general_as_jax(case):
 
 from autodidax import jit as ad_jit  # noqa: E402
 from autodidax.autodiff import grad as ad_grad  # noqa: E402
-from autodidax.batching import (AxisData, all_gather, axis_index, bound_axis_size,  # noqa: E402
-                                fancy_batching_rules, pmax, pmax_p, pmean, pmin, psum)
+from autodidax.batching import AxisData, bound_axis_size, fancy_batching_rules, psum  # noqa: E402
+from autodidax.collectives import all_gather, axis_index, pmax, pmax_p, pmean, pmin  # noqa: E402,F401
 from autodidax.jaxpr import make_jaxpr  # noqa: E402
 
 COLLECTIVES = {
@@ -544,7 +553,7 @@ COLLECTIVES = {
     "all_gather tiled": lambda m: lambda x: m.all_gather(x, "i", tiled=True),
     "axis_index": lambda m: lambda x: x * m.axis_index("i"),
 }
-OURS = __import__("autodidax.batching", fromlist=["psum"])
+OURS = __import__("autodidax.collectives", fromlist=["psum"])
 
 
 @pytest.mark.parametrize("name", COLLECTIVES)

@@ -13,7 +13,7 @@ import pytest
 
 import autodidax
 import autodidax.numpy as ajnp
-from autodidax import runner
+from autodidax import runner, serialization
 from autodidax.sharding import NamedSharding, P
 
 F32 = np.float32
@@ -258,7 +258,8 @@ def test_runner_imports_no_tracing_code(files):
     assert done.returncode == 0, done.stderr
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     ours_ = {m for m in imported if m.startswith("autodidax")}
-    assert ours_ == {"autodidax", "autodidax.compilation_cache", "autodidax.plugins"}, ours_
+    assert ours_ == {"autodidax", "autodidax.compilation_cache", "autodidax.plugins",
+                     "autodidax.serialization"}, ours_
     assert not any(m == "jax" or m.startswith("jax.") for m in imported)
 
 
@@ -284,10 +285,10 @@ def test_runner_errors_are_clear(files, tmp_path):
 
 
 def test_runner_refuses_a_newer_version_and_another_platform(tmp_path, ours):
-    art = runner.read_artifact(bytes(ours.serialize()))
+    art = serialization.read_artifact(bytes(ours.serialize()))
     import dataclasses
-    newer = dataclasses.replace(art, serialization_version=runner.NEWEST_VERSION + 1)
-    (tmp_path / "newer.bin").write_bytes(runner.write_artifact(newer))
+    newer = dataclasses.replace(art, serialization_version=serialization.NEWEST_VERSION + 1)
+    (tmp_path / "newer.bin").write_bytes(serialization.write_artifact(newer))
     done = run(tmp_path / "newer.bin")
     assert done.returncode == 2 and "version" in done.stderr and "Traceback" not in done.stderr
     cuda = autodidax.export.export(autodidax.jit(ajnp.sin), platforms=["cuda"])(np.ones(3, F32))
@@ -311,6 +312,27 @@ def test_runner_runs_eight_device_artifacts(tmp_path):
         assert "on 8 cpu device(s)" in done.stderr
         with np.load(tmp_path / f"{name}.npz") as saved:
             close(saved["result"], want)
+
+
+def test_the_runner_loads_no_jax_over_eight_devices(tmp_path):
+    """jaxlib's C++ tries `import jax` when it splits a result over devices, and would find the
+    real JAX; the runner hides it (chapter 7's `compilation_cache.jax_hidden`). JAX's 8-device
+    artifact, run through `runner.Program` in a fresh process, leaves no jax in sys.modules."""
+    _, theirs, _, (w, b), want = eight_device_pair()
+    (tmp_path / "theirs.bin").write_bytes(jax.export.export(theirs)(w, b).serialize())
+    np.save(tmp_path / "w.npy", w)
+    np.save(tmp_path / "b.npy", b)
+    code = (f"import os, sys, numpy as np\nos.chdir({str(tmp_path)!r})\n"
+            "from autodidax import runner, serialization\n"
+            "artifact = serialization.read_artifact(open('theirs.bin', 'rb').read())\n"
+            "program = runner.Program(artifact, runner.make_client('cpu', 8))\n"
+            "np.save('out.npy', program(np.load('w.npy'), np.load('b.npy'))[0])\n"
+            "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", f"running the artifact loaded {done.stdout.strip()}"
+    close(np.load(tmp_path / "out.npy"), want)
 
 
 def test_the_example_classifier_runs_in_the_runner(tmp_path):

@@ -1,4 +1,4 @@
-"""Chapter 17's reader and writer of JAX's export format (`autodidax/runner.py`), against JAX
+"""Appendix A8's reader and writer of JAX's export format (`autodidax/serialization.py`), against JAX
 0.10.2: byte-for-byte round trips of real artifacts, and clear errors for bad files."""
 
 import jax
@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from jax import export
 from jax.sharding import NamedSharding as JNamedSharding, PartitionSpec as P
 
-from autodidax import runner as ef
+from autodidax import serialization as ef
 
 f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)
 Point = collections.namedtuple("Point", "x y")

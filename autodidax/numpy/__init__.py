@@ -10,13 +10,14 @@ import functools
 import itertools
 import operator
 import string
+from typing import NamedTuple
 
 import numpy as np
 
 from autodidax import lax
-from autodidax.core import (Array, EvalTrace, LiteralArray, ShapedArray, Tracer, api_boundary,
-                            canonicalize_dtype, get_aval, set_array_methods, trace_ctx,
-                            wrap_public_functions)
+from autodidax.core import (Array, EvalTrace, LiteralArray, NonConcreteBooleanIndexError,
+                            ShapedArray, Tracer, api_boundary, canonicalize_dtype, get_aval,
+                            set_array_methods, trace_ctx, wrap_public_functions)
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -343,7 +344,8 @@ def nonzero(a, *, size=None, fill_value=None):
     on the values, so `a` must be concrete: not a traced value under `jit`, unless `size` is
     given (chapter 11)."""
     if size is not None:
-        return _advanced("nonzero")(a, size=size, fill_value=fill_value)
+        _needs_chapter_11("nonzero")
+        return _nonzero_sized(a, size, fill_value)
     a = asarray(a)
     value = a.to_concrete_value() if isinstance(a, Tracer) else np.asarray(a)
     if value is None:
@@ -1963,35 +1965,19 @@ def _nanmean(a, axis, dtype, keepdims, where):
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
-advanced_indexing: dict = {}   # chapter 11: "getitem", "at" and "nonzero" -> functions
-later_names: dict = {}         # names that later chapters add to `jnp` (`sort`, `take`, ...)
-
-
-def __getattr__(name):         # as `lax.__getattr__`: only names this module does not define
-    try:
-        return later_names[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def _advanced(what):
-    if what not in advanced_indexing:
-        raise NotImplementedError(f"{what} needs chapter 11's indexing: import autodidax.indexing")
-    return advanced_indexing[what]
-
-
 def _at(x):
-    return _advanced("at")(x)
+    _needs_chapter_11("at")
+    return _IndexUpdateHelper(x)
 
 
 def _getitem(a, index):
     original = index
     index = index if isinstance(index, tuple) else (index,)
     for i in index:
-        if "getitem" in advanced_indexing and (
+        if _indexing_with_arrays() and (
                 isinstance(i, (Tracer, list, bool, np.bool_)) or isinstance(i, (Array, np.ndarray))
                 and (np.ndim(i) or getattr(i, "dtype", None) == _BOOL)):
-            return advanced_indexing["getitem"](a, original)
+            return _rewriting_take(a, original)
         if isinstance(i, (Array, np.ndarray, list)) and (
                 np.ndim(i) or getattr(i, "dtype", None) == _BOOL):
             raise NotImplementedError(
@@ -2033,8 +2019,8 @@ def _getitem(a, index):
             out_dim += 1
         else:
             k = operator.index(i)
-            if not -n <= k < n and n and "getitem" in advanced_indexing:
-                return advanced_indexing["getitem"](a, original)    # JAX clamps
+            if not -n <= k < n and n and _indexing_with_arrays():
+                return _rewriting_take(a, original)    # JAX clamps
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
             k %= n
@@ -2051,6 +2037,629 @@ def _getitem(a, index):
     if new_axes:
         out = lax.expand_dims(out, new_axes)
     return out
+
+
+def _indexing_with_arrays():
+    """Whether chapter 11 has added its primitives (`lax.gather`, `lax.scatter`, ...) to `lax`."""
+    return hasattr(lax, "gather")
+
+
+def _needs_chapter_11(what):
+    if not _indexing_with_arrays():
+        raise NotImplementedError(f"{what} needs chapter 11's indexing: import autodidax.indexing")
+
+
+def _axis(axis, ndim):
+    """`axis` in `range(ndim)`, counted from the end if negative (0 for a 0-d array too)."""
+    if not -ndim <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % builtins.max(ndim, 1)
+
+
+def _is_int_array(i):
+    return isinstance(i, (Array, Tracer, np.ndarray)) and get_aval(i).dtype.kind in "iu"
+
+
+def _is_bool_array(i):
+    return isinstance(i, (Array, Tracer, np.ndarray)) and get_aval(i).dtype == np.bool_
+
+
+def _check_index(i):
+    if isinstance(i, list):
+        return asarray(i) if i else asarray(i, np.int32)
+    if i is None or i is Ellipsis or isinstance(i, builtins.slice):
+        return i
+    if isinstance(i, (bool, np.bool_)):
+        return i
+    if isinstance(i, (int, np.integer)):
+        return int(i)
+    if isinstance(i, (Array, Tracer, np.ndarray)):
+        if _is_bool_array(i) and not get_aval(i).shape:      # a 0-d mask is a scalar boolean
+            value = i.to_concrete_value() if isinstance(i, Tracer) else np.asarray(i)
+            return i if value is None else bool(value)
+        if get_aval(i).dtype.kind not in "iub":
+            raise TypeError(f"Indexer must have integer or boolean type, got indexer with "
+                             f"type {get_aval(i).dtype.name}")
+        return i
+    raise TypeError(f"Indexer must be an integer, a slice, None, ..., or an array of integers "
+                    f"or booleans; got {type(i).__name__}")
+
+
+def _is_scalar_bool(i):
+    return isinstance(i, (bool, np.bool_))
+
+
+def _expand_ellipsis(index, ndim):
+    real = [i for i in index if i is not None and i is not Ellipsis and not _is_scalar_bool(i)]
+    nreal = builtins.sum(get_aval(i).ndim if _is_bool_array(i) else 1 for i in real)
+    if nreal > ndim:
+        raise IndexError(f"Too many indices: {ndim}-dimensional array indexed with {nreal} "
+                         "regular indices.")
+    if builtins.sum(i is Ellipsis for i in index) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    fill = (builtins.slice(None),) * (ndim - nreal)
+    if builtins.any(i is Ellipsis for i in index):
+        at = next(k for k, i in enumerate(index) if i is Ellipsis)
+        return index[:at] + fill + index[at + 1:]
+    return index + fill
+
+
+def _expand_bool_indices(index, shape):
+    out, dim = [], 0
+    for i in index:
+        if _is_bool_array(i):
+            aval = get_aval(i)
+            if aval.shape != tuple(shape[dim:dim + aval.ndim]):
+                raise IndexError(f"boolean index did not match shape of indexed array in index "
+                                 f"{dim}: got {aval.shape}, expected "
+                                 f"{tuple(shape[dim:dim + aval.ndim])}")
+            value = i.to_concrete_value() if isinstance(i, Tracer) else np.asarray(i)
+            if value is None:
+                raise NonConcreteBooleanIndexError(
+                    f"Array boolean indices must be concrete; got {aval.str_short()}\n\nA "
+                    "boolean mask selects a number of elements that depends on its values, "
+                    "and under jit the shape of every value must be known when it is traced. "
+                    "Use jnp.where(mask, x, 0) instead, or nonzero(mask, size=...).")
+            out.extend(asarray(np.asarray(k, np.int32)) for k in np.nonzero(value))
+            dim += aval.ndim
+        else:
+            out.append(i)
+            dim += i is not None
+    return tuple(out)
+
+
+def _normalize(i, size):
+    """`i` counted from the end where negative: `select_n(i < 0, i, i + size)`."""
+    if isinstance(i, int):
+        return i + size if i < 0 else i
+    if get_aval(i).dtype.kind == "u":
+        return i
+    return lax.select_n(lax.lt(i, 0), i, lax.add(i, size))
+
+
+def _try_dynamic_slice(a, index, normalize=True):
+    """`a[index]` as one dynamic_slice, or None if the index is not of that form."""
+    for i in index:
+        if isinstance(i, builtins.slice):
+            if i.step not in (None, 1, -1):
+                return None
+        elif not (i is None or isinstance(i, int) or _is_int_array(i) and not get_aval(i).shape):
+            return None
+    starts, sizes, rev_axes, squeeze_axes, new_axes = [], [], [], [], []
+    dim = 0
+    for i in index:
+        if i is None:
+            new_axes.append(len(starts) - len(squeeze_axes) + len(new_axes))
+            continue
+        n = a.shape[dim]
+        if isinstance(i, builtins.slice):
+            start, stop, step = i.indices(n)
+            if step < 0:
+                new_start = stop + 1 + builtins.abs(start - stop - 1) % builtins.abs(step)
+                starts.append(new_start)
+                sizes.append(builtins.max(0, start + 1 - new_start))
+                rev_axes.append(dim)
+            else:
+                starts.append(start)
+                sizes.append(builtins.max(0, stop - start))
+        else:
+            if n == 0:
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+            starts.append(asarray(i))
+            sizes.append(1)
+            squeeze_axes.append(dim)
+        dim += 1
+    if len(starts) > 1:
+        starts = [lax.convert_element_type(s, np.int32) if isinstance(s, Tracer)
+                  else asarray(s, np.int32) for s in starts]
+    out = lax.dynamic_slice(a, starts, sizes, allow_negative_indices=normalize)
+    if rev_axes:
+        out = lax.rev(out, rev_axes)
+    if squeeze_axes:
+        out = lax.squeeze(out, squeeze_axes)
+    if new_axes:
+        out = lax.expand_dims(out, new_axes)
+    return out
+
+
+class _Indexer(NamedTuple):
+    """`x[index]` as a gather: its indices, dimension numbers and slice sizes, and what to do
+    to the gathered array after (reverse some dimensions, insert `None`s)."""
+    slice_shape: tuple
+    gather_slice_shape: tuple
+    gather_indices: object
+    dnums: lax.GatherDimensionNumbers
+    unique_indices: bool
+    indices_are_sorted: bool
+    reversed_y_dims: tuple
+    newaxis_dims: tuple
+
+
+def _index_to_gather(shape, index, normalize=True):
+    index = _expand_ellipsis(tuple(_check_index(i) for i in index), len(shape))
+    index = _expand_bool_indices(index, shape)
+    advanced = [k for k, i in enumerate(index)
+                if i is not None and not isinstance(i, builtins.slice)]
+    # NumPy: integers (and 0-d arrays) count as advanced indices only if some array does too
+    if not builtins.any(not isinstance(index[k], int) and get_aval(index[k]).ndim > 0
+                        for k in advanced):
+        advanced = []
+    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+    x_dims = {}
+    dim = 0
+    for k, i in enumerate(index):
+        if i is not None:
+            x_dims[k] = dim
+            dim += 1
+    arrays = []
+    for k in advanced:
+        i = index[k]
+        i = asarray(i) if isinstance(i, int) else i
+        arrays.append(_normalize(i, shape[x_dims[k]]) if normalize else i)
+    if arrays:
+        bshape = np.broadcast_shapes(*(get_aval(a).shape for a in arrays))
+        arrays = [a if get_aval(a).shape == bshape else broadcast_to(a, bshape)
+                  for a in arrays]
+    offset_dims, collapsed, start_map, gathered = [], [], [], []
+    indices_shape, slice_shape, gather_slice_shape = [], [], []
+    newaxis_dims, reversed_y_dims = [], []
+    y_axis = collapsed_y_axis = 0
+    for k, i in enumerate(index):
+        if advanced and (contiguous and k == advanced[0] or not contiguous and k == 0):
+            start = len(indices_shape)
+            gathered.extend((lax.convert_element_type(a, np.int32), start) for a in arrays)
+            indices_shape += list(bshape)
+            start_map.extend(x_dims[j] for j in advanced)
+            collapsed.extend(x_dims[j] for j in advanced)
+            slice_shape.extend(bshape)
+            y_axis += len(bshape)
+            collapsed_y_axis += len(bshape)
+        if k in advanced:
+            gather_slice_shape.append(1)
+            continue
+        if i is None:
+            slice_shape.append(1)
+            newaxis_dims.append(y_axis)
+            y_axis += 1
+        elif isinstance(i, int) or not isinstance(i, builtins.slice):
+            n = shape[x_dims[k]]
+            if n == 0:
+                raise IndexError(f"index is out of bounds for axis {x_dims[k]} with size 0")
+            i = _normalize(i, n) if normalize else i
+            i = lax.convert_element_type(i, np.int32) if isinstance(i, Tracer) \
+                else asarray(i, np.int32)
+            gathered.append((i, len(indices_shape)))
+            collapsed.append(x_dims[k])
+            gather_slice_shape.append(1)
+            start_map.append(x_dims[k])
+        else:
+            n = shape[x_dims[k]]
+            start, stop, step = i.indices(n)
+            size = builtins.max(0, len(range(start, stop, step)))
+            slice_shape.append(size)
+            if step == 1:
+                if size != n:
+                    gathered.append((np.asarray(start, np.int32), len(indices_shape)))
+                    start_map.append(x_dims[k])
+                gather_slice_shape.append(size)
+                offset_dims.append(collapsed_y_axis)
+            else:
+                positions = np.arange(start, stop, step, dtype=np.int32)
+                if step < 0:
+                    reversed_y_dims.append(collapsed_y_axis)
+                    positions = positions[::-1].copy()
+                gather_slice_shape.append(1)
+                gathered.append((asarray(positions), len(indices_shape)))
+                start_map.append(x_dims[k])
+                indices_shape.append(size)
+                collapsed.append(x_dims[k])
+            collapsed_y_axis += 1
+            y_axis += 1
+    if not gathered:
+        indices = np.zeros((0,), np.int32)
+    elif len(gathered) == 1:
+        g, _ = gathered[0]
+        indices = lax.expand_dims(g, (get_aval(g).ndim,))
+    else:
+        full = tuple(indices_shape) + (1,)
+        indices = lax.concatenate(
+            [lax.broadcast_in_dim(g, full, tuple(range(s, s + get_aval(g).ndim)))
+             for g, s in gathered], len(indices_shape))
+    dnums = lax.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
+                                       collapsed_slice_dims=tuple(sorted(collapsed)),
+                                       start_index_map=tuple(start_map))
+    return _Indexer(tuple(slice_shape), tuple(gather_slice_shape), indices, dnums,
+                    not advanced, not advanced, tuple(reversed_y_dims), tuple(newaxis_dims))
+
+
+def _as_index_tuple(index):
+    if isinstance(index, list):
+        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                        "allowed; use `arr[array(seq)]` instead of `arr[seq]`. See "
+                        "https://github.com/jax-ml/jax/issues/4564 for more information.")
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _scalar_bools_to_axes(a, index):
+    """A scalar boolean is an advanced index into a new axis of size 1: `[0]` if it is True,
+    `[]` if it is False (NumPy's rule, JAX's `expand_scalar_bool_indices`)."""
+    index = _expand_ellipsis(tuple(_check_index(i) for i in index), get_aval(a).ndim)
+    axes, new_index, dim = [], [], 0
+    for i in index:
+        if _is_scalar_bool(i):
+            axes.append(dim)
+            new_index.append(np.arange(int(i), dtype=np.int32))
+        else:
+            new_index.append(i)
+        dim += i is not None
+    return lax.expand_dims(a, axes), tuple(new_index)
+
+
+def _rewriting_take(a, index, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                    fill_value=None, normalize_indices=True):
+    """`a[index]`: a dynamic slice where that is enough, a gather otherwise."""
+    a = asarray(a)
+    index = tuple(_check_index(i) for i in _as_index_tuple(index))
+    if builtins.any(_is_scalar_bool(i) for i in index):
+        a, index = _scalar_bools_to_axes(a, index)
+    checked = _expand_ellipsis(tuple(_check_index(i) for i in index), a.ndim)
+    if mode is None or lax.GatherScatterMode.from_any(mode) in (
+            lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP):
+        out = _try_dynamic_slice(a, checked, normalize_indices)
+        if out is not None:
+            return out
+    idx = _index_to_gather(a.shape, index, normalize_indices)
+    if builtins.any(s == 0 for s in idx.slice_shape):
+        return lax.full(idx.slice_shape, 0, a.dtype)
+    y = a
+    if get_aval(idx.gather_indices).size:
+        y = lax.gather(y, idx.gather_indices, idx.dnums, idx.gather_slice_shape,
+                       unique_indices=unique_indices or idx.unique_indices,
+                       indices_are_sorted=indices_are_sorted or idx.indices_are_sorted,
+                       mode=mode, fill_value=fill_value)
+    if idx.reversed_y_dims:
+        y = lax.rev(y, idx.reversed_y_dims)
+    if idx.newaxis_dims:
+        y = lax.expand_dims(y, idx.newaxis_dims)
+    return y
+
+
+def _scatter_update(scatter, x, index, y, *, indices_are_sorted=False, unique_indices=False,
+                    mode=None, normalize_indices=True):
+    x = asarray(x)
+    y = asarray(y)
+    x_aval = get_aval(x)
+    if builtins.any(_is_scalar_bool(_check_index(i)) for i in _as_index_tuple(index)):
+        raise TypeError("autodidax does not support a scalar boolean index in x.at[...]")
+    idx = _index_to_gather(x_aval.shape, _as_index_tuple(index), normalize_indices)
+    if builtins.any(s == 0 for s in idx.slice_shape):
+        return x
+    if not isinstance(y, Tracer):                     # a constant: convert it on the spot
+        y = asarray(np.asarray(y, x_aval.dtype))
+    elif get_aval(y).dtype != x_aval.dtype or get_aval(y).weak_type:
+        y = lax.convert_element_type(y, x_aval.dtype, weak_type=False)
+    y = broadcast_to(y, idx.slice_shape)
+    if idx.newaxis_dims:
+        y = lax.squeeze(y, idx.newaxis_dims)
+    if idx.reversed_y_dims:
+        y = lax.rev(y, idx.reversed_y_dims)
+    dn = idx.dnums                    # the gather's dimension numbers, renamed for a scatter
+    dn = lax.ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims,
+                                     dn.start_index_map, dn.operand_batching_dims,
+                                     dn.start_indices_batching_dims)
+    out = scatter(x, idx.gather_indices, y, dn,
+                  indices_are_sorted=idx.indices_are_sorted or indices_are_sorted,
+                  unique_indices=idx.unique_indices or unique_indices, mode=mode)
+    if x_aval.weak_type:
+        out = lax.convert_element_type(out, x_aval.dtype, weak_type=True)
+    return out
+
+
+class _IndexUpdateRef:
+    """`x.at[index]`: the methods that read or update `x` at `index`."""
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def _scatter(self, scatter, values, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None, wrap_negative_indices=True):
+        return _scatter_update(scatter, self.array, self.index, values, mode=mode,
+                               indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices,
+                               normalize_indices=wrap_negative_indices)
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, wrap_negative_indices=True):
+        return _rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                               normalize_indices=wrap_negative_indices)
+
+    def set(self, values, **kw):
+        return self._scatter(lax.scatter, values, **kw)
+
+    def add(self, values, **kw):
+        return self._scatter(lax.scatter_add, values, **kw)
+
+    def subtract(self, values, **kw):
+        return self._scatter(lax.scatter_sub, values, **kw)
+
+    def multiply(self, values, **kw):
+        return self._scatter(lax.scatter_mul, values, **kw)
+
+    mul = multiply
+
+    def divide(self, values, **kw):
+        return self.multiply(true_divide(1, values), **kw)
+
+    def power(self, values, *, wrap_negative_indices=True, **kw):
+        """`x ** e`, where `e` is 1 except at the index, where repeated indices multiply."""
+        exponents = _scatter_update(lax.scatter_mul, ones_like(self.array), self.index, values,
+                                    normalize_indices=wrap_negative_indices, **kw)
+        return power(self.array, exponents)
+
+    def min(self, values, **kw):
+        return self._scatter(lax.scatter_min, values, **kw)
+
+    def max(self, values, **kw):
+        return self._scatter(lax.scatter_max, values, **kw)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """`func` applied to the elements at the index, once per time the index names them."""
+        def apply_scatter(x, indices, y, dnums, **kw):
+            return lax.scatter_apply(x, indices, func, dnums, update_shape=get_aval(y).shape,
+                                     **kw)
+        return _scatter_update(apply_scatter, self.array, self.index, 0,
+                               indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices, mode=mode,
+                               normalize_indices=wrap_negative_indices)
+
+
+class _IndexUpdateHelper:
+    """`x.at`: indexing it gives an `_IndexUpdateRef`."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """`a` indexed by `indices` along `axis` (flattened if None)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    a, indices = asarray(a), asarray(indices)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    mode = "fill" if mode is None else mode
+    if mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if mode == "wrap":
+        indices, mode = remainder(indices, a.shape[axis]), "promise_in_bounds"
+    index = (builtins.slice(None),) * axis + (indices,)
+    return _rewriting_take(a, index, mode=mode, fill_value=fill_value,
+                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """Elements of `arr` picked by `indices` along `axis` (of the flattened `arr` if None);
+    the other axes broadcast. Negative indices count from the end unless
+    `wrap_negative_indices=False` (the default under `mode="promise_in_bounds"`)."""
+    arr, indices = asarray(arr), asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype}")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{indices.shape}")
+        arr, axis = ravel(arr), 0
+    if arr.ndim != indices.ndim:
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{indices.ndim} vs. {arr.ndim}")
+    axis = _axis(axis, arr.ndim)
+    along = list(arr.shape)
+    along[axis] = indices.shape[axis]
+    shape = np.broadcast_shapes(tuple(along), indices.shape)
+    if arr.shape[axis] == 0:
+        return lax.full(shape, 0, arr.dtype)
+    if mode == "one_hot":
+        raise NotImplementedError("take_along_axis(mode='one_hot') is not built in autodidax")
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    index = [broadcast_to(indices, shape) if d == axis
+             else lax.broadcasted_iota(np.int32, shape, d) if arr.shape[d] != 1
+             else lax.full(shape, 0, np.int32) for d in range(arr.ndim)]
+    return _rewriting_take(arr, tuple(index), mode="fill" if mode is None else mode,
+                           fill_value=fill_value, normalize_indices=wrap_negative_indices)
+
+
+def _nonzero_sized(a, size, fill_value):
+    """`nonzero(a, size=size)`: the indices of the nonzero elements of `a`, `size` per
+    dimension, padded with `fill_value`."""
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(a)"
+                         ".nonzero() instead.")
+    mask = ravel(a != 0) if a.dtype != np.bool_ else ravel(a)
+    size = operator.index(size)
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * a.ndim
+    flat = cumsum(mask.astype(np.int32)) - 1          # the output slot of each element
+    slot = where(mask, flat, size)                    # zeros go out of bounds: dropped
+    positions = lax.broadcasted_iota(np.int32, (mask.shape[0],), 0)
+    found = zeros(size, np.int32).at[slot].set(positions, mode="drop")
+    count = sum(mask.astype(np.int32))
+    valid = lax.lt(lax.broadcasted_iota(np.int32, (size,), 0), count)
+    out = []
+    strides = np.cumprod((1,) + a.shape[:0:-1])[::-1]
+    coords = [lax.rem(lax.div(found, np.int32(st)), np.int32(n)) if a.ndim > 1 else found
+              for st, n in zip(strides, a.shape)]
+    for d, coord in enumerate(coords):
+        fill = 0 if fills[d] is None else fills[d]
+        out.append(where(valid, coord, asarray(fill, np.int32)))
+    return tuple(out)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """The `q`-th quantiles of `a` along `axis`: sort, then interpolate between the two
+    neighbouring order statistics (JAX's `_quantile`, without NaN squashing)."""
+    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
+                         "'nearest'")
+    _check_arraylike("quantile", a, q)
+    a, q = _promote_dtypes(a, q, inexact=True)
+    if get_aval(q).ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
+    ndim = get_aval(a).ndim
+    if axis is None:
+        a, axis, keep_shape = ravel(a), 0, (1,) * ndim
+    else:
+        axis, keep_shape = _axis(axis, ndim), None
+    a = where(any(isnan(a), axis=axis, keepdims=True), np.nan, a)
+    a = lax.sort(a, dimension=axis)
+    shape, qdtype = get_aval(a).shape, get_aval(q).dtype
+    q = lax.mul(q, np.asarray(shape[axis] - 1, qdtype))
+    low, high = lax.floor(q), lax.ceil(q)
+    high_weight = lax.sub(q, low)
+    low_weight = lax.sub(np.asarray(1, qdtype), high_weight)
+    top = np.asarray(shape[axis] - 1, qdtype)
+    low = lax.convert_element_type(lax.clamp(np.asarray(0, qdtype), low, top), np.int32)
+    high = lax.convert_element_type(lax.clamp(np.asarray(0, qdtype), high, top), np.int32)
+    q_ndim = get_aval(q).ndim
+    keep = keepdims and keep_shape is None
+    sizes = list(shape)
+    sizes[axis] = 1
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(q_ndim, len(shape) + q_ndim - (not keep))),
+        collapsed_slice_dims=() if keep else (axis,), start_index_map=(axis,))
+    low_value = lax.gather(a, lax.expand_dims(low, (q_ndim,)), dn, sizes)
+    high_value = lax.gather(a, lax.expand_dims(high, (q_ndim,)), dn, sizes)
+    if q_ndim == 1:
+        low_weight = lax.broadcast_in_dim(low_weight, get_aval(low_value).shape, (0,))
+        high_weight = lax.broadcast_in_dim(high_weight, get_aval(high_value).shape, (0,))
+    if method == "linear":
+        result = lax.add(lax.mul(low_value, low_weight), lax.mul(high_value, high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = lax.select_n(lax.le(high_weight, np.asarray(0.5, qdtype)), high_value, low_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), np.asarray(0.5, qdtype))
+    if keepdims and keep_shape is not None:
+        result = lax.reshape(result, tuple(get_aval(result).shape[:q_ndim]) + keep_shape)
+    return result
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """The `q`-th percentiles: `quantile(a, q / 100)`."""
+    a, q = _promote_dtypes(a, q, inexact=True)
+    return quantile(a, lax.div(q, np.asarray(100, get_aval(q).dtype)), axis=axis,
+                    method=method, keepdims=keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median: the midpoint of the two middle order statistics."""
+    return quantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
+
+
+def _check_sort_arguments(name, a, kind, order):
+    """NumPy's `kind` and `order` are refused, with JAX's messages."""
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+    _check_arraylike(name, a)
+
+
+@_jit_in_jaxprs("sort", static_argnums=(1, 2, 3))
+def _sort(a, axis, stable, descending):
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    out = lax.sort(a, dimension=axis, is_stable=stable)
+    return lax.rev(out, (axis,)) if descending else out
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """`a` sorted along `axis` (flattened first if `axis` is None)."""
+    _check_sort_arguments("sort", a, kind, order)
+    return _sort(asarray(a), axis, bool(stable), bool(descending))
+
+
+@_jit_in_jaxprs("argsort", static_argnums=(1, 2, 3))
+def _argsort(a, axis, stable, descending):
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    iota = lax.broadcasted_iota(np.int32, a.shape, axis)
+    if descending and stable:        # reversed, so that equal keys keep their order at the end
+        a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
+    _, perm = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)
+    return lax.rev(perm, (axis,)) if descending else perm
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """The indices that sort `a` along `axis`."""
+    _check_sort_arguments("argsort", a, kind, order)
+    return _argsort(asarray(a), axis, bool(stable), bool(descending))
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Where each element of `v` would go in the sorted 1-D `a` to keep it sorted."""
+    if side not in ("left", "right"):
+        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                         "['left', 'right'].")
+    _check_arraylike("searchsorted", a, v)
+    a, v = _promote_dtypes(a, v)
+    if get_aval(a).ndim != 1:
+        raise ValueError("a should be 1-dimensional")
+    if sorter is not None:
+        a = take(a, sorter)
+    v_flat = ravel(v)[:, None]
+    before = lax.lt(a[None, :], v_flat) if side == "left" else lax.le(a[None, :], v_flat)
+    if get_aval(a).dtype.kind == "f":       # NaN sorts last, as in NumPy
+        nan_v = lax.ne(v_flat, v_flat)
+        if side == "left":
+            before = lax.bitwise_or(before, lax.bitwise_and(nan_v, lax.eq(a[None, :], a[None, :])))
+        else:
+            before = lax.bitwise_or(before, nan_v)
+    counts = sum(before.astype(np.int32), axis=1)
+    return reshape(counts, get_aval(v).shape)
 
 
 def _swap(f):

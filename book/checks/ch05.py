@@ -87,8 +87,6 @@ def check_cse(nb):
     cse, make_jaxpr, jnp, lax = nb["cse"], nb["make_jaxpr"], nb["jnp"], nb["lax"]
     check_jaxpr, JaxprTypeError, eval_jaxpr = (nb["check_jaxpr"], nb["JaxprTypeError"],
                                                nb["eval_jaxpr"])
-    check_jaxpr, JaxprTypeError, eval_jaxpr = (nb["check_jaxpr"], nb["JaxprTypeError"],
-                                               nb["eval_jaxpr"])
     def twice(x, y):
         a = jnp.sin(x) * 2.0
         b = jnp.sin(x) * 2.0               # a again: the literals 2.0 are equal, not the same

@@ -1,15 +1,6 @@
 """Wrong solutions to chapter 1's exercises: each runs, and each check must reject it."""
 from book.wrong import Wrong
 
-_REPEAT_ABSTRACT = """
-if type(axis) is not int or not 0 <= axis < x.ndim:
-    raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
-if type(repeats) is not int or repeats < 0:
-    raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
-shape = list(x.shape)
-shape[axis] *= repeats
-"""
-
 _PROCESS = """
 values, deps = [], set()
 for a in args:
@@ -23,22 +14,7 @@ with set_current_trace(eval_trace):
 """
 
 WRONG = [
-    Wrong("1. A primitive with parameters", "np.tile, which repeats the whole array, for np.repeat",
-          ("""
-          reps = [1] * x.ndim
-          reps[axis] = repeats
-          return np.tile(x, reps)
-          """, None), reason=r"repeat\(x, 2, axis=1\) .* should be"),
-    Wrong("1. A primitive with parameters", "the abstract rule returns the input's aval unchanged",
-          (None, _REPEAT_ABSTRACT + "return x\n"), reason="should have the type f32\\[4,15\\]"),
-    Wrong("1. A primitive with parameters", "a new aval of shape and dtype, the weak type dropped",
-          (None, _REPEAT_ABSTRACT + "return ShapedArray(tuple(shape), x.dtype)\n"),
-          reason="weak type"),
-    Wrong("1. A primitive with parameters", "no checks: the parameters left for NumPy to reject",
-          (None, """
-          return x.update(shape=x.shape[:axis] + (x.shape[axis] * repeats,) + x.shape[axis + 1:])
-          """), reason="should raise a ValueError"),
-    Wrong("2. A trace that stops at the first NaN", "the inputs checked, not the outputs",
+    Wrong("1. A trace that stops at the first NaN", "the inputs checked, not the outputs",
           """
           for a in args:
               if np.isnan(np.asarray(a)).any():
@@ -46,7 +22,7 @@ WRONG = [
           with set_current_trace(eval_trace):
               return primitive.bind(*args, **params)
           """, reason="first NaN comes out of log, but the error says .*add"),
-    Wrong("2. A trace that stops at the first NaN", "an infinity taken for a NaN",
+    Wrong("1. A trace that stops at the first NaN", "an infinity taken for a NaN",
           """
           with set_current_trace(eval_trace):
               out = primitive.bind(*args, **params)
@@ -55,7 +31,7 @@ WRONG = [
                   raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
           return out
           """, reason="an infinity, not a NaN"),
-    Wrong("2. A trace that stops at the first NaN", "float32 outputs checked alone",
+    Wrong("1. A trace that stops at the first NaN", "float32 outputs checked alone",
           """
           with set_current_trace(eval_trace):
               out = primitive.bind(*args, **params)
@@ -64,7 +40,7 @@ WRONG = [
                   raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
           return out
           """, reason="float16 zero makes a NaN in div"),
-    Wrong("3. A trace with tracers of its own", "the set of the first tracer operand alone",
+    Wrong("2. A trace with tracers of its own", "the set of the first tracer operand alone",
           ("""
           values, deps = [], None
           for a in args:
@@ -80,7 +56,7 @@ WRONG = [
               return [DepTracer(self, o, deps) for o in out]
           return DepTracer(self, out, deps)
           """, None), reason=r"2\.0 \* x \+ y depends on the arguments at \{0, 1\}"),
-    Wrong("3. A trace with tracers of its own", "no trace: each argument nudged, outputs compared",
+    Wrong("2. A trace with tracers of its own", "no trace: each argument nudged, outputs compared",
           (None, """
           outs = f(*args)
           deps = tuple(set() for _ in outs)
@@ -92,10 +68,10 @@ WRONG = [
                       d.add(i)
           return tuple(outs), deps
           """), reason=r"x \* 0\.0 depends on the arguments at \{0\}"),
-    Wrong("3. A trace with tracers of its own", "several results wrapped in one tracer",
+    Wrong("2. A trace with tracers of its own", "several results wrapped in one tracer",
           (_PROCESS + "return DepTracer(self, out, deps)\n", None),
           reason="two results, failed.*tracer of its own"),
-    Wrong("3. A trace with tracers of its own", "the trace never invalidated",
+    Wrong("2. A trace with tracers of its own", "the trace never invalidated",
           (None, """
           trace = DepTrace()
           tracers = [DepTracer(trace, jnp.asarray(a), {i}) for i, a in enumerate(args)]
@@ -105,21 +81,7 @@ WRONG = [
           return (tuple(o.value if mine(o) else o for o in outs),
                   tuple(set(o.deps) if mine(o) else set() for o in outs))
           """), reason="invalidate the trace"),
-    Wrong('1. A primitive with parameters',
-          'zero repeats rejected',
-          ("""
-          return np.repeat(x, repeats, axis)
-          """, """
-          if type(axis) is not int or not 0 <= axis < x.ndim:
-              raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
-          if type(repeats) is not int or repeats < 1:
-              raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
-          shape = list(x.shape)
-          shape[axis] *= repeats
-          return x.update(shape=tuple(shape))
-          """),
-          reason='are valid'),
-    Wrong('2. A trace that stops at the first NaN',
+    Wrong('1. A trace that stops at the first NaN',
           'only the first of several results checked',
           """
           with set_current_trace(eval_trace):
@@ -130,7 +92,7 @@ WRONG = [
           return out
           """,
           reason='comes out of unstack'),
-    Wrong('3. A trace with tracers of its own',
+    Wrong('2. A trace with tracers of its own',
           'the tracers returned, not their values',
           ("""
           values, deps = [], set()
@@ -155,7 +117,7 @@ WRONG = [
           return (tuple(outs), tuple(set(o.deps) if mine(o) else set() for o in outs))
           """),
           reason='not the tracers'),
-    Wrong('3. A trace with tracers of its own',
+    Wrong('2. A trace with tracers of its own',
           'a constant output taken to depend on every argument',
           ("""
           values, deps = [], set()
@@ -184,17 +146,7 @@ WRONG = [
 ]
 # --- round 3
 WRONG += [
-    Wrong("1. A primitive with parameters", "the result always weakly typed",
-          (None, """
-          if type(axis) is not int or not 0 <= axis < x.ndim:
-              raise ValueError(f"repeat: axis {axis!r} is not an axis of an array of rank {x.ndim}")
-          if type(repeats) is not int or repeats < 0:
-              raise ValueError(f"repeat: repeats must be an int of at least 0, got {repeats!r}")
-          shape = list(x.shape)
-          shape[axis] *= repeats
-          return ShapedArray(tuple(shape), x.dtype, weak_type=True)
-          """), reason=r"weak"),
-    Wrong("2. A trace that stops at the first NaN", "the NaN test by the sum: +inf + -inf is NaN",
+    Wrong("1. A trace that stops at the first NaN", "the NaN test by the sum: +inf + -inf is NaN",
           """
           with set_current_trace(eval_trace):
               out = primitive.bind(*args, **params)
@@ -203,7 +155,7 @@ WRONG += [
                   raise FloatingPointError(f"invalid value (nan) encountered in {primitive}")
           return out
           """, reason=r"inf"),
-    Wrong("2. A trace that stops at the first NaN", "the operands checked as well as the outputs",
+    Wrong("1. A trace that stops at the first NaN", "the operands checked as well as the outputs",
           """
           with set_current_trace(eval_trace):
               out = primitive.bind(*args, **params)

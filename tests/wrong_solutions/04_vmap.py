@@ -62,61 +62,6 @@ WRONG = [
           jac = jnp.concatenate([pushfwd(basis[i:i + chunk]) for i in range(0, n, chunk)])
           return jnp.reshape(jac, x.shape + jac.shape[1:])
           """, reason="should have shape"),
-    Wrong("3. A collective of your own: shifting along the batch",
-          "an unbatched x returned as it is, as psum's rule does for pmax",
-          """
-          if axis_name != axis_data.name:
-              return pshift_p.bind(x, axis_name=axis_name, shift=shift), d
-          if d is None:
-              return x, None
-          n = axis_data.size
-          k = max(-n, min(n, shift))
-          config = [(0, 0, 0)] * len(x.shape)
-          config[d] = (k, -k, 0)
-          return lax.pad(x, np.zeros((), x.dtype), config), d
-          """, reason="the same for every example"),
-    Wrong("3. A collective of your own: shifting along the batch", "shifted the other way",
-          """
-          if axis_name != axis_data.name:
-              return pshift_p.bind(x, axis_name=axis_name, shift=shift), d
-          n = axis_data.size
-          if d is None:
-              x, d = broadcast(x, n, 0), 0
-          k = max(-n, min(n, shift))
-          config = [(0, 0, 0)] * len(x.shape)
-          config[d] = (-k, k, 0)
-          return lax.pad(x, np.zeros((), x.dtype), config), d
-          """, reason=r"example k gets example k - 2"),
-    Wrong("3. A collective of your own: shifting along the batch", "a roll: the examples wrap around",
-          """
-          if axis_name != axis_data.name:
-              return pshift_p.bind(x, axis_name=axis_name, shift=shift), d
-          if d is None:
-              x, d = broadcast(x, axis_data.size, 0), 0
-          return jnp.roll(x, shift, axis=d), d
-          """, reason=r"or zeros"),
-    Wrong("3. A collective of your own: shifting along the batch", "the shift along axis 0, wherever the batch is",
-          """
-          if axis_name != axis_data.name:
-              return pshift_p.bind(x, axis_name=axis_name, shift=shift), d
-          n = axis_data.size
-          if d is None:
-              x, d = broadcast(x, n, 0), 0
-          k = max(-n, min(n, shift))
-          config = [(0, 0, 0)] * len(x.shape)
-          config[0] = (k, -k, 0)
-          return lax.pad(x, np.zeros((), x.dtype), config), d
-          """, reason="examples along axis 1"),
-    Wrong("3. A collective of your own: shifting along the batch", "every axis name taken as the trace's own",
-          """
-          n = axis_data.size
-          if d is None:
-              x, d = broadcast(x, n, 0), 0
-          k = max(-n, min(n, shift))
-          config = [(0, 0, 0)] * len(x.shape)
-          config[d] = (k, -k, 0)
-          return lax.pad(x, np.zeros((), x.dtype), config), d
-          """, reason="along the axis of 'i'"),
     Wrong('2. Jacobians a few columns at a time',
           "the basis in float64, x's dtype dropped",
           """
@@ -130,16 +75,6 @@ WRONG = [
           reason='its tangent must be f16'),
 ]
 # --- round 3
-from textwrap import dedent
-_PSHIFT_OWN = """
-n = axis_data.size
-if d is None:
-    x, d = broadcast(x, n, 0), 0
-k = max(-n, min(n, shift))
-config = [(0, 0, 0)] * len(x.shape)
-config[d] = (k, -k, 0)
-return lax.pad(x, np.zeros((), x.dtype), config), d
-"""
 WRONG += [
     Wrong("2. Jacobians a few columns at a time", "the number of columns taken from x.shape[0]",
           """
@@ -150,10 +85,4 @@ WRONG += [
           jac = jnp.concatenate([pushfwd(basis[i:i + chunk]) for i in range(0, n, chunk)], axis=-1)
           return jnp.reshape(jac, jac.shape[:-1] + x.shape)
           """, reason=r"\(1, 7\)"),
-    Wrong("3. A collective of your own: shifting along the batch",
-          "another axis's pshift bound again, its batch said to be on axis 0",
-          dedent("""
-          if axis_name != axis_data.name:
-              return pshift_p.bind(x, axis_name=axis_name, shift=shift), 0
-          """) + _PSHIFT_OWN, reason=r"in_axes=1"),
 ]

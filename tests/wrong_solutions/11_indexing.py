@@ -117,6 +117,7 @@ WRONG = [
           """, reason="table batched along axis 1.*(should give|should have shape)"),
     Wrong(E3, "the package's gather batching, through vmap",
           """
+          import autodidax.batching
           n = np.shape(table)[1 if b_table == 0 else 0]
           read = lambda t, i: t[jnp.clip(i, 0, np.shape(t)[0] - 1)]
           return autodidax.batching.vmap(read, in_axes=(b_table, b_ids))(table, ids), 0

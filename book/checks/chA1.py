@@ -1,0 +1,122 @@
+"""Checks of appendix A1's exercises (chapters/A1_numpy.md): each takes the notebook's namespace."""
+import itertools
+
+import numpy as np
+
+import autodidax.numpy
+from book.exercises import watch
+
+LABELS = ["bool", "u8", "u16", "u32", "i8", "i16", "i32", "f16", "f32", "i*", "f*"]
+
+
+def check_lattice_graph(nb):
+    """1. The lattice as a graph: `join` on a small graph with a shortcut, and `our_lattice()`
+    read by `join` against the appendix's promotion, for every pair of labels."""
+    join, our_lattice, label, chapter = nb["join"], nb["our_lattice"], nb["label"], nb["avals"]
+    _promote_avals = nb["_promote_avals"]
+    # a small graph with a shortcut: t is one edge above a, and m2, below t, is two
+    small = {"a": ["m1", "t"], "b": ["m2"], "m1": ["m2"], "m2": ["t"], "t": []}
+    cases = [("a", "m1", "m1", "m1 is above a, so it is their join: a type is one of its own "
+                               "upper bounds, and the join is the least common one"),
+             ("m1", "t", "t", "t is reachable from m1, through m2, so it is their join: the "
+                              "upper bounds are every type reachable, not only the next ones"),
+             ("a", "b", "m2", "m2 is reachable from a through m1, and it is below t: the upper "
+                              "bounds are every type reachable, and the join is the least of "
+                              "the common ones, not the nearest"),
+             ("b", "a", "m2", "join should not depend on the order of its arguments")]
+    for x, y, want, why in cases:
+        try:
+            got = join(x, y, small)
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            got = f"{type(err).__name__}: {err}"
+        assert got == want, f"on the graph {small}, join({x!r}, {y!r}) should be {want!r}, " \
+                            f"got {got!r}: {why}"
+    graph = our_lattice()
+    assert sorted(graph) == sorted(LABELS) and all(
+        set(ups) <= set(LABELS) for ups in graph.values()), \
+        f"our_lattice() should map each of {LABELS} to labels among them, got {graph}"
+    with watch(autodidax.numpy, _promote_avals, nb["_promote_two"], nb["result_type"]) as seen:
+        got = {(a, b): join(a, b) for a in LABELS for b in LABELS}
+    assert not seen, f"join called {seen[0]}: read the graph, not the chapter's promotion"
+    for a in LABELS:
+        for b in LABELS:
+            want = label(*_promote_avals(chapter[a], chapter[b]))
+            assert got[a, b] == want, \
+                f"join({a!r}, {b!r}) should be {want!r}, as the table has it, got {got[a, b]!r}"
+
+
+def check_hypot(nb):
+    """2. Inexact promotion, and hypot: `promote_inexact` against `_promote_dtypes(...,
+    inexact=True)` without calling it, then `hypot` on ordinary, huge, tiny and infinite legs,
+    eagerly and under jit."""
+    promote_inexact, hypot, jnp, jax = nb["promote_inexact"], nb["hypot"], nb["jnp"], nb["jax"]
+    get_aval, _promote_dtypes = nb["get_aval"], nb["_promote_dtypes"]
+    samples = {"2": 2, "2.0": 2.0, "True": True, "u8[2]": jnp.ones(2, jnp.uint8),
+               "i16[2]": jnp.ones(2, jnp.int16), "i32[2]": jnp.arange(2),
+               "bool[2]": jnp.ones(2, jnp.bool_), "f16[2]": jnp.ones(2, jnp.float16),
+               "f32[2]": jnp.ones(2), "weak f32[]": jnp.asarray(2.0)}
+    promotions = (autodidax.numpy._promote_avals, autodidax.numpy._promote_dtypes,
+                  autodidax.numpy.result_type, autodidax.numpy.promote_types,
+                  nb["_promote_avals"], _promote_dtypes, nb["result_type"], nb["promote_types"])
+    for (na, a), (nb_, b) in itertools.product(samples.items(), repeat=2):
+        with watch(*promotions) as seen:
+            got = promote_inexact(a, b)
+        assert not seen, f"promote_inexact called {seen[0]}: use your join"
+        for g_x, w_x in zip(got, _promote_dtypes(a, b, inexact=True)):
+            g, w = get_aval(g_x), get_aval(w_x)
+            assert g.dtype == w.dtype, \
+                f"promote_inexact({na}, {nb_}) should give {w.dtype.name}, got {g.dtype.name}"
+            assert g.weak_type == w.weak_type, \
+                f"promote_inexact({na}, {nb_}) should be " \
+                f"{'weakly' if w.weak_type else 'strongly'}" \
+                " typed: weak exactly when the join of the labels is i* or f*"
+            assert np.array_equal(np.asarray(g_x), np.asarray(w_x)), \
+                f"promote_inexact({na}, {nb_}) should hold the values {np.asarray(w_x)}, got " \
+                f"{np.asarray(g_x)}"
+    i8, u8, f16 = (jnp.ones(2, t) for t in (jnp.int8, jnp.uint8, jnp.float16))
+    for args, names in [((2,), "2"), ((u8,), "u8[2]"), ((2, 2.0, f16), "2, 2.0, f16[2]"),
+                        ((i8, True, u8), "i8[2], True, u8[2]")]:
+        shown = lambda xs: [("weak " if get_aval(v).weak_type else "") + get_aval(v).str_short()
+                            for v in xs]
+        got, want = shown(promote_inexact(*args)), shown(_promote_dtypes(*args, inexact=True))
+        assert got == want, f"promote_inexact({names}) should give {want}, got {got}: the join " \
+                            "of all the arguments' labels, however many"
+    out = hypot(jnp.asarray([3, 5, 0]), jnp.asarray([4, 12, 0]))
+    assert out.dtype == np.float32, f"hypot of int32 arrays should be float32, got {out.dtype}"
+    assert np.allclose(np.asarray(out)[:2], [5.0, 13.0], rtol=1e-6, atol=0), \
+        f"hypot([3, 5], [4, 12]) should be [5, 13], got {np.asarray(out)[:2]}"
+    assert np.asarray(out)[2] == 0, f"hypot(0, 0) should be 0, got {np.asarray(out)[2]}"
+    half = hypot(jnp.ones(2, jnp.float16), 2.0)
+    assert half.dtype == np.float16, f"hypot of float16 and a Python float gave {half.dtype}"
+    assert hypot(3.0, 4.0).weak_type, "hypot of two Python floats should be weakly typed"
+    for scale in (1e30, 1e-30):
+        got = float(hypot(jnp.float32(3 * scale), jnp.float32(4 * scale)))
+        assert np.isclose(got, 5 * scale, rtol=1e-6), \
+            f"hypot({3 * scale:g}, {4 * scale:g}) should be {5 * scale:g}, got {got:g}: x*x " \
+            f"{'overflows' if scale > 1 else 'underflows'}; divide by the larger leg first"
+    far = np.asarray(hypot(jnp.asarray([1e-20, 1e20, 0.0]), jnp.asarray([1e20, 1e-20, 5.0])))
+    assert np.allclose(far, [1e20, 1e20, 5.0], rtol=1e-6, atol=0), \
+        f"hypot([1e-20, 1e20, 0], [1e20, 1e-20, 5]) should be [1e20, 1e20, 5], got " \
+        f"{far.tolist()}: divide the smaller leg by the larger, whichever of x and y it is"
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal(6).astype(np.float32) * 10 for _ in range(2))
+    got, want = np.asarray(hypot(x, y)), np.hypot(x, y)
+    assert np.allclose(got, want, rtol=1e-6, atol=0), \
+        f"hypot({np.round(x, 3).tolist()}, {np.round(y, 3).tolist()}) should be " \
+        f"{np.round(want, 3).tolist()}, got {np.round(got, 3).tolist()}: " \
+        "the legs' signs do not matter, only their magnitudes"
+    try:
+        jitted = np.asarray(jax.jit(hypot)(x, y))
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        raise AssertionError(f"jit(hypot) raised {type(err).__name__}: {err}: under jit the "
+                             "arguments are tracers, and promote_inexact must take them too")
+    assert np.allclose(jitted, want, rtol=1e-6, atol=0), \
+        f"jit(hypot) should be {want.tolist()}, got {jitted.tolist()}"
+    edges = np.asarray(hypot(jnp.asarray([np.inf, -np.inf, np.nan]),
+                             jnp.asarray([np.nan, 1.0, np.inf])))
+    assert np.all(edges == np.inf), \
+        f"hypot(inf, nan), hypot(-inf, 1) and hypot(nan, inf) should be inf, got {edges}"
