@@ -20,7 +20,8 @@ class Chapter:
 
     @property
     def number(self) -> str:
-        return self.notebook.name[:2]
+        """`01` for a chapter, `A1` or `A10` for an appendix: the file name up to its `_`."""
+        return self.notebook.name.split("_", 1)[0]
 
 
 def chapters(root: Path = ROOT) -> list[Chapter]:
