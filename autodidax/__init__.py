@@ -36,8 +36,11 @@ if not _RUNNER:
     from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: F401  (chapter 09)
                                     value_and_grad, vjp)
     from autodidax import control_flow  # noqa: F401  (chapter 10: also lax.cond and friends)
+    from autodidax import control_flow_reference  # noqa: F401  (appendix A10: lax.switch...)
     from autodidax import indexing  # noqa: F401  (chapter 11: x[...] with arrays, x.at, sort)
+    from autodidax import indexing_rest  # noqa: F401  (appendix A12: the _in_dim variants...)
     from autodidax import random  # noqa: F401  (chapter 12: jax.random)
+    from autodidax import distributions as _distributions  # (appendix A14: jax.random's others)
     from autodidax.custom import custom_jvp, custom_vjp  # noqa: F401  (chapter 13)
     from autodidax import custom as custom_derivatives  # (chapter 13: SymbolicZero...)
     from autodidax import ad_checkpoint  # noqa: F401  (chapter 14: jax.ad_checkpoint)
@@ -50,6 +53,7 @@ if not _RUNNER:
     from autodidax import export  # noqa: F401  (chapter 17: jax.export)
     from autodidax.sharding import (make_mesh, NamedSharding, P, set_mesh,  # noqa: F401
                                     shard_map)  # (chapter 16)
+    from autodidax import collectives_on_devices  # noqa: F401  (appendix A11: lax.ppermute...)
     from autodidax.processes import (distributed, make_array_from_process_local_data,  # noqa: F401
                                      make_array_from_single_device_arrays)  # (appendix A7)
 
@@ -73,6 +77,12 @@ if not _RUNNER:
     _sys.modules["autodidax.tree"] = tree
     _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_...`
     _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (app. A7)
+
+    # `jax.random` is chapter 12's module and the distributions of appendix A14, as JAX's
+    # jax/random.py gathers its public names from the modules that define them.
+    for _name in ["truncated_normal", "exponential", "gumbel", "bernoulli", "categorical",
+                  "randint", "permutation", "choice"]:
+        setattr(random, _name, getattr(_distributions, _name))
 
     # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
     errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")

@@ -13,8 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, jacfwd, psum_p, vmap
-from autodidax.collectives import (all_gather, all_gather_p, pmax_p, pmin_p, psum_scatter,
-                                   reduce_scatter_p)
+from autodidax.collectives import pmax_p, pmin_p
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace,
                             take_current_trace)
@@ -765,29 +764,6 @@ def _transposed_jaxpr(jaxpr: ClosedJaxpr, linear: tuple, avals: tuple):
 
 
 transpose_rules[jit_p] = _jit_transpose
-
-
-def _psum_transpose(ct, x, *, axes, axis_index_groups):
-    named = tuple(a for a in axes if not isinstance(a, int))
-    positional = tuple(a for a in axes if isinstance(a, int))
-    if positional:
-        ct, = _reduce_sum_transpose(ct, x, axes=positional)
-    return [psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
-
-
-def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
-                          axis_size, tiled):
-    return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension, tiled=tiled)]
-
-
-def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_index_groups,
-                              axis_size, tiled):
-    return [all_gather(ct, axis_name, axis=scatter_dimension, tiled=tiled)]
-
-
-transpose_rules[psum_p] = _psum_transpose
-transpose_rules[all_gather_p] = _all_gather_transpose
-transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
 
 
 shard_map_lowerings: dict = {}   # primitive -> chapter 16's rule, in a shard_map body

@@ -73,32 +73,6 @@ pure_callback_p = Primitive("pure_callback")
 pure_callback_p.multiple_results = True
 
 
-def check_callback_results(outs, result_avals) -> tuple:
-    """The callback's results as NumPy arrays, checked against the declared avals (JAX's
-    checks and messages, raised as RuntimeError when the callback returns)."""
-    if len(outs) != len(result_avals):
-        raise RuntimeError("Mismatched number of outputs from callback. "
-                           f"Expected: {len(result_avals)}, Actual: {len(outs)}")
-    outs = [np.asarray(o) for o in outs]
-    outs = tuple(np.array(o, canonicalize_dtype(o.dtype), order="C", copy=None)  # no 64 bits
-                 for o in outs)
-    for i, (out, aval) in enumerate(zip(outs, result_avals)):
-        if out.shape != aval.shape:
-            raise RuntimeError(f"Incorrect output shape for return value #{i}: "
-                               f"Expected: {aval.shape}, Actual: {out.shape}")
-        if out.dtype != aval.dtype:
-            raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
-                               f"Expected: {aval.dtype}, Actual: {out.dtype}")
-    return outs
-
-
-def callback_error(e: BaseException) -> Exception:
-    """The error a failing callback becomes: XLA's runtime error, naming what went wrong, as
-    JAX raises it whether the callback ran eagerly or in a compiled program."""
-    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    return xc.XlaRuntimeError(f"INTERNAL: CpuCallback error calling callback: {text}")
-
-
 def _on_host(flat_args):
     """The operands as arrays on the CPU, as the callback is given them: copies, since XLA's
     NumPy views of its buffers are valid only while the callback runs."""
@@ -128,14 +102,6 @@ aval_rules[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, weak_type
 
 _VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                  "legacy_vectorized", None]
-
-
-def _result_aval(x) -> ShapedArray:
-    dtype = np.dtype(x.dtype)
-    if canonicalize_dtype(dtype) != dtype:
-        raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
-                         "`jax_enable_x64` is disabled")
-    return ShapedArray(tuple(x.shape), dtype)
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
@@ -380,3 +346,37 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     outs = io_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
                               result_avals=tuple(flat_avals), sharding=None, ordered=ordered)
     return tree_unflatten(out_tree, outs)
+
+
+def _result_aval(x) -> ShapedArray:
+    dtype = np.dtype(x.dtype)
+    if canonicalize_dtype(dtype) != dtype:
+        raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
+                         "`jax_enable_x64` is disabled")
+    return ShapedArray(tuple(x.shape), dtype)
+
+
+def check_callback_results(outs, result_avals) -> tuple:
+    """The callback's results as NumPy arrays, checked against the declared avals (JAX's
+    checks and messages, raised as RuntimeError when the callback returns)."""
+    if len(outs) != len(result_avals):
+        raise RuntimeError("Mismatched number of outputs from callback. "
+                           f"Expected: {len(result_avals)}, Actual: {len(outs)}")
+    outs = [np.asarray(o) for o in outs]
+    outs = tuple(np.array(o, canonicalize_dtype(o.dtype), order="C", copy=None)  # no 64 bits
+                 for o in outs)
+    for i, (out, aval) in enumerate(zip(outs, result_avals)):
+        if out.shape != aval.shape:
+            raise RuntimeError(f"Incorrect output shape for return value #{i}: "
+                               f"Expected: {aval.shape}, Actual: {out.shape}")
+        if out.dtype != aval.dtype:
+            raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                               f"Expected: {aval.dtype}, Actual: {out.dtype}")
+    return outs
+
+
+def callback_error(e: BaseException) -> Exception:
+    """The error a failing callback becomes: XLA's runtime error, naming what went wrong, as
+    JAX raises it whether the callback ran eagerly or in a compiled program."""
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return xc.XlaRuntimeError(f"INTERNAL: CpuCallback error calling callback: {text}")

@@ -1,4 +1,4 @@
-# Generated from chapters/07_runtime.md by `make export`: edit the chapter, not this file.
+# Generated from chapters/A15_compilation_cache.md by `make export`: edit the chapter, not this file.
 
 
 """Compiling StableHLO with XLA through PJRT, and the persistent compilation cache: jaxlib and

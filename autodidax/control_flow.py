@@ -1,8 +1,8 @@
 # Generated from chapters/10_control_flow.md by `make export`: edit the chapter, not this file.
 
 
-"""Structured control flow: `cond`, `switch`, `while_loop`, `scan`, `fori_loop` and `map`, as
-higher-order primitives."""
+"""Structured control flow: `cond`, `while_loop` and `scan`, as higher-order primitives (appendix
+A10's `control_flow_reference` adds `switch`, `fori_loop`, `map` and the remaining rules)."""
 from __future__ import annotations
 
 import inspect
@@ -16,16 +16,13 @@ from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
-from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped, vmap
-from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, ShapedArray, Tracer,
-                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
-                            set_current_trace)
+from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, abstract_eval_rules,
+                            api_boundary, get_aval, impl_rules, set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
                              jaxpr_as_fun, trace_to_jaxpr)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
-from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
-                                jaxpr_subcomp, lowering_rules)
+from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.runtime import config, default_device, xla_primitive_executable
 from autodidax.tree_util import (flatten_fun, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_map, tree_unflatten)
@@ -45,7 +42,7 @@ def _same_type(a, b) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
 
 
-def _type_diff(what1, what2, avals1, avals2) -> str | None:
+def type_diff(what1, what2, avals1, avals2) -> str | None:
     """A sentence naming the first output whose type differs, or None."""
     for i, (a, b) in enumerate(zip(avals1, avals2)):
         if not _same_type(a, b):
@@ -60,7 +57,7 @@ cond_p = Primitive("cond")
 cond_p.multiple_results = True
 
 
-def _common_consts(jaxprs, consts):
+def common_consts(jaxprs, consts):
     """Each branch takes the constants of all branches, each constant once (a value both
     branches close over is passed once, as JAX's `_dedup_consts` does), then the operands."""
     unique = {}
@@ -77,12 +74,12 @@ def _common_consts(jaxprs, consts):
     return out, all_consts
 
 
-_no_operand = object()
+no_operand = object()
 
 
-def _one_operand(operands, operand):
+def one_operand(operands, operand):
     """The operands, given positionally or (one of them) as `operand=`."""
-    if operand is _no_operand:
+    if operand is no_operand:
         return operands
     if operands:
         raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
@@ -105,12 +102,12 @@ def _check_pred(pred):
 
 
 @api_boundary
-def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
+def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`: both are traced, one runs.
     A single operand may be passed by keyword, `operand=`, JAX's older convention."""
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
-    operands = _one_operand(operands, operand)
+    operands = one_operand(operands, operand)
     dtype = _check_pred(pred).dtype
     if dtype.kind != "b":
         pred = lax.ne(pred, np.zeros((), dtype))
@@ -122,16 +119,16 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     if true_tree != false_tree:
         raise TypeError(f"true_fun and false_fun output must have same type structure, got "
                         f"{true_tree} and {false_tree}.")
-    diff = _type_diff("true_fun", "false_fun", true_jaxpr.out_avals, false_jaxpr.out_avals)
+    diff = type_diff("true_fun", "false_fun", true_jaxpr.out_avals, false_jaxpr.out_avals)
     if diff:
         raise TypeError(diff + ".")
-    (true_jaxpr, false_jaxpr), consts = _common_consts([true_jaxpr, false_jaxpr],
+    (true_jaxpr, false_jaxpr), consts = common_consts([true_jaxpr, false_jaxpr],
                                                        [true_consts, false_consts])
-    return tree_unflatten(true_tree, _bind_cond(index, [false_jaxpr, true_jaxpr],
+    return tree_unflatten(true_tree, bind_cond(index, [false_jaxpr, true_jaxpr],
                                                 [*consts, *ops_flat]))
 
 
-def _bind_cond(index, branches, args):
+def bind_cond(index, branches, args):
     """Bind `cond_p`, except for the outputs that every branch returns unchanged from the same
     input: those are that input, and the branches do not return them (as in JAX)."""
     fwd = []
@@ -163,7 +160,7 @@ def _cond_abstract(index, *avals, branches):
             raise TypeError(f"cond branch {i} takes ({want}), but the operands are ({got})")
     first = branches[0].out_avals
     for i, b in enumerate(branches[1:], 1):
-        diff = _type_diff("branch 0", f"branch {i}", first, b.out_avals)
+        diff = type_diff("branch 0", f"branch {i}", first, b.out_avals)
         if diff or len(b.out_avals) != len(first):
             raise TypeError(diff or "cond's branches must return as many outputs")
     return list(first)
@@ -192,14 +189,14 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):
     return trace_to_jaxpr(jvp_fun, avals + tangent_avals), out_nonzeros
 
 
-def _nonzero_tangents(primals, tangents):
+def nonzero_tangents(primals, tangents):
     return [type(t) is not Zero and get_aval(p).dtype.kind == "f"
             for p, t in zip(primals, tangents)]
 
 
 def _cond_jvp(primals, tangents, *, branches):
     index, *ops = primals
-    nonzeros = _nonzero_tangents(ops, tangents[1:])
+    nonzeros = nonzero_tangents(ops, tangents[1:])
     n_out = len(branches[0].out_avals)
     out_nz = [False] * n_out
     for b in branches:
@@ -216,57 +213,7 @@ def _cond_jvp(primals, tangents, *, branches):
 jvp_rules[cond_p] = _cond_jvp
 
 
-def _axis_size(vals, dims):
-    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
-
-
-def batch_jaxpr(closed: ClosedJaxpr, axis_size, in_dims, in_avals, force):
-    """`closed`, batched: inputs of types `in_avals` batched along `in_dims`; each output batched
-    along axis 0 if it depends on a batched input or is marked in `force`, unbatched otherwise.
-    Returns the jaxpr, and which outputs are batched."""
-    out_batched = []
-
-    def batched_fun(*args):
-        outs, dims = batch(jaxpr_as_fun(closed), axis_size, in_dims, args)
-        out_batched[:] = [d is not not_mapped or f for d, f in zip(dims, force)]
-        return [bdim_at_front(o, d, axis_size) if b else o
-                for o, d, b in zip(outs, dims, out_batched)]
-
-    return trace_to_jaxpr(batched_fun, in_avals), out_batched
-
-
-def _select_examples(which, cases):
-    """`select_n` with one `which` per example, for cases batched along axis 0."""
-    shape = get_aval(cases[0]).shape
-    if len(shape) > 1:
-        which = lax.broadcast_in_dim(which, shape, [0])
-    return lax.select_n(which, *cases)
-
-
-def _cond_batching_rule(vals, dims, *, branches):
-    (index, *ops), (index_dim, *op_dims) = vals, dims
-    size = _axis_size(vals, dims)
-    if index_dim is not not_mapped:     # a predicate per example: run every branch, then select
-        index = moveaxis(index, index_dim, 0)
-        results = [batch(jaxpr_as_fun(b), size, op_dims, ops) for b in branches]
-        outs = [_select_examples(index, [bdim_at_front(outs[k], out_dims[k], size)
-                                         for outs, out_dims in results])
-                for k in range(len(branches[0].out_avals))]
-        return outs, [0] * len(outs)
-    avals, n_out = [get_aval(x) for x in ops], len(branches[0].out_avals)
-    out_batched = [False] * n_out
-    for b in branches:
-        _, batched = batch_jaxpr(b, size, op_dims, avals, [False] * n_out)
-        out_batched = [x or y for x, y in zip(out_batched, batched)]
-    new = tuple(batch_jaxpr(b, size, op_dims, avals, out_batched)[0] for b in branches)
-    outs = cond_p.bind(index, *ops, branches=new)
-    return outs, [0 if b else not_mapped for b in out_batched]
-
-
-batching_rules[cond_p] = _cond_batching_rule
-
-
-def _const_values(closed):
+def const_values(closed):
     return [ir_constant(c, v.aval.dtype) for c, v in zip(closed.consts, closed.jaxpr.constvars)]
 
 
@@ -274,7 +221,7 @@ def _cond_lowering(ctx, index, *args, branches):
     case = hlo.CaseOp([aval_to_ir_type(a) for a in ctx.avals_out], index, len(branches))
     for region, branch in zip(case.regions, branches):
         with ir.InsertionPoint(region.blocks.append()):
-            hlo.return_(jaxpr_subcomp(ctx.module_context, branch.jaxpr, _const_values(branch),
+            hlo.return_(jaxpr_subcomp(ctx.module_context, branch.jaxpr, const_values(branch),
                                       list(args)))
     return list(case.results)
 
@@ -347,20 +294,20 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(in_tree, outs)
 
 
-def _split_while_args(args, cond_nconsts, body_nconsts):
+def split_while_args(args, cond_nconsts, body_nconsts):
     n = cond_nconsts + body_nconsts
     return args[:cond_nconsts], args[cond_nconsts:n], args[n:]
 
 
 def _while_impl(*args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
-    cond_consts, body_consts, carry = _split_while_args(args, cond_nconsts, body_nconsts)
+    cond_consts, body_consts, carry = split_while_args(args, cond_nconsts, body_nconsts)
     while eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *cond_consts, *carry)[0]:
         carry = eval_jaxpr(body_jaxpr.jaxpr, body_jaxpr.consts, *body_consts, *carry)
     return carry
 
 
 def _while_abstract(*avals, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
-    _, _, carry = _split_while_args(avals, cond_nconsts, body_nconsts)
+    _, _, carry = split_while_args(avals, cond_nconsts, body_nconsts)
     pred, = cond_jaxpr.out_avals
     if pred.shape or pred.dtype != np.bool_:
         raise TypeError(f"while's cond_jaxpr must return a bool[] scalar, got {pred.str_short()}")
@@ -376,109 +323,6 @@ impl_rules[while_p] = _while_impl
 abstract_eval_rules[while_p] = _while_abstract
 
 
-def _permute_invars(closed, order):
-    j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in order], j.eqns, j.outvars),
-                       closed.consts)
-
-
-def _add_invars(closed, avals):
-    """`closed`, taking unused inputs of types `avals` after its own."""
-    j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr(j.constvars, j.invars + [Var(a) for a in avals], j.eqns,
-                             j.outvars), closed.consts)
-
-
-def _while_jvp(primals, tangents, *, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
-    nc, nb = cond_nconsts, body_nconsts
-    nonzeros = _nonzero_tangents(primals, tangents)
-    body_nz, carry_nz = nonzeros[nc:nc + nb], nonzeros[nc + nb:]
-    while True:     # a carry tangent the body makes nonzero is nonzero from the start
-        _, out_nz = jvp_jaxpr(body_jaxpr, body_nz + carry_nz, carry_nz)
-        if out_nz == carry_nz:
-            break
-        carry_nz = [a or b for a, b in zip(carry_nz, out_nz)]
-    body_jvp, _ = jvp_jaxpr(body_jaxpr, body_nz + carry_nz, carry_nz)
-    # body_jvp takes (consts, carry, tangents of consts, tangents of carry); the loop needs the
-    # consts first, then the carry.
-    n, nbt, nct = len(carry_nz), sum(body_nz), sum(carry_nz)
-    order = [*range(nb), *range(nb + n, nb + n + nbt), *range(nb, nb + n),
-             *range(nb + n + nbt, nb + n + nbt + nct)]
-    body_jvp = _permute_invars(body_jvp, order)
-    carry_avals = body_jaxpr.in_avals[nb:]
-    cond_jvp = _add_invars(cond_jaxpr, [tangent_aval(a)
-                                        for a, nz in zip(carry_avals, carry_nz) if nz])
-    body_tangents = [t for t, nz in zip(tangents[nc:nc + nb], body_nz) if nz]
-    init_tangents = [instantiate_zeros(t) for t, nz in zip(tangents[nc + nb:], carry_nz) if nz]
-    outs = while_p.bind(*primals[:nc + nb], *body_tangents, *primals[nc + nb:], *init_tangents,
-                        cond_jaxpr=cond_jvp, cond_nconsts=nc,
-                        body_jaxpr=body_jvp, body_nconsts=nb + nbt)
-    out_tangents = iter(outs[n:])
-    return outs[:n], [next(out_tangents) if nz else Zero(tangent_aval(a))
-                      for nz, a in zip(carry_nz, carry_avals)]
-
-
-jvp_rules[while_p] = _while_jvp
-
-
-def _while_batching_rule(vals, dims, *, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
-    nc, nb = cond_nconsts, body_nconsts
-    size = _axis_size(vals, dims)
-    cond_consts, body_consts, init = _split_while_args(list(vals), nc, nb)
-    cc_dims, bc_dims, init_dims = _split_while_args(list(dims), nc, nb)
-    cc_avals, bc_avals = [get_aval(x) for x in cond_consts], [get_aval(x) for x in body_consts]
-    carry_avals = body_jaxpr.in_avals[nb:]
-
-    def carry_types(batched):
-        return ([0 if b else not_mapped for b in batched],
-                [a.update(shape=(size, *a.shape)) if b else a
-                 for a, b in zip(carry_avals, batched)])
-
-    carry_bat = [d is not not_mapped for d in init_dims]
-    while True:     # a carry the body makes batched is batched from the start
-        cd, ca = carry_types(carry_bat)
-        _, out_bat = batch_jaxpr(body_jaxpr, size, bc_dims + cd, bc_avals + ca, carry_bat)
-        if out_bat == carry_bat:
-            break
-        carry_bat = [a or b for a, b in zip(carry_bat, out_bat)]
-    _, (pred_batched,) = batch_jaxpr(cond_jaxpr, size, cc_dims + cd, cc_avals + ca, [False])
-    if pred_batched:
-        carry_bat = [True] * len(carry_bat)
-        cd, ca = carry_types(carry_bat)
-    init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, init_dims, carry_bat)]
-    if not pred_batched:
-        new_cond, _ = batch_jaxpr(cond_jaxpr, size, cc_dims + cd, cc_avals + ca, [False])
-        new_body, _ = batch_jaxpr(body_jaxpr, size, bc_dims + cd, bc_avals + ca, carry_bat)
-        outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=new_cond,
-                            cond_nconsts=nc, body_jaxpr=new_body, body_nconsts=nb)
-        return outs, cd
-
-    def preds(cond_consts, carry):
-        (pred,), (d,) = batch(jaxpr_as_fun(cond_jaxpr), size, cc_dims + cd,
-                              [*cond_consts, *carry])
-        return bdim_at_front(pred, d, size)
-
-    def any_pred(*args):
-        return [lax.reduce_max(preds(args[:nc], args[nc:]), [0])]
-
-    def masked_body(*args):     # examples whose predicate is false keep their carry
-        cond_consts, body_consts, carry = _split_while_args(args, nc, nb)
-        new, new_dims = batch(jaxpr_as_fun(body_jaxpr), size, bc_dims + cd,
-                              [*body_consts, *carry])
-        new = [bdim_at_front(x, d, size) for x, d in zip(new, new_dims)]
-        which = preds(cond_consts, carry)
-        return [_select_examples(which, [old, x]) for old, x in zip(carry, new)]
-
-    new_cond = trace_to_jaxpr(any_pred, cc_avals + ca)
-    new_body = trace_to_jaxpr(masked_body, cc_avals + bc_avals + ca)
-    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *init, cond_jaxpr=new_cond,
-                        cond_nconsts=nc, body_jaxpr=new_body, body_nconsts=nc + nb)
-    return outs, cd
-
-
-batching_rules[while_p] = _while_batching_rule
-
-
 def _while_lowering(ctx, *args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     nc, nb = cond_nconsts, body_nconsts
     types = [aval_to_ir_type(a) for a in ctx.avals_in]
@@ -486,13 +330,13 @@ def _while_lowering(ctx, *args, cond_jaxpr, cond_nconsts, body_jaxpr, body_ncons
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
         a = list(cond_block.arguments)
-        pred, = jaxpr_subcomp(ctx.module_context, cond_jaxpr.jaxpr, _const_values(cond_jaxpr),
+        pred, = jaxpr_subcomp(ctx.module_context, cond_jaxpr.jaxpr, const_values(cond_jaxpr),
                               a[:nc] + a[nc + nb:])
         hlo.return_([pred])
     body_block = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
         a = list(body_block.arguments)
-        new = jaxpr_subcomp(ctx.module_context, body_jaxpr.jaxpr, _const_values(body_jaxpr),
+        new = jaxpr_subcomp(ctx.module_context, body_jaxpr.jaxpr, const_values(body_jaxpr),
                             a[nc:])
         hlo.return_(a[:nc + nb] + new)
     return list(loop.results)[nc + nb:]
@@ -510,113 +354,15 @@ def _while_transpose(cts, *args, **params):
 transpose_rules[while_p] = _while_transpose
 
 
-def _cond_partial_eval(trace, args, params):
-    branches = params["branches"]
-    index, *ops = args
-    if trace.is_unknown(index):
-        return JaxprTrace.process_primitive(trace, cond_p, args, params)
-    unknowns = [trace.is_unknown(x) for x in ops]
-    splits = [partial_eval_jaxpr(b, unknowns) for b in branches]
-    out_avals = branches[0].out_avals
-    out_uk = [any(s[2][k] for s in splits) for k in range(len(out_avals))]
-    res_avals = []      # per branch: what its unknown part reads, then outputs it passes on
-    for known, unknown, uk, fwd in splits:
-        passed = [a for a, u, mine in zip(out_avals, out_uk, uk) if u and not mine]
-        res_avals.append([v.aval for v in unknown.jaxpr.invars[:len(fwd)]] + passed)
-
-    def known_branch(i):
-        known, unknown, uk, fwd = splits[i]
-
-        def fun(*known_ops):
-            outs = eval_jaxpr(known.jaxpr, known.consts, *known_ops)
-            n = uk.count(False)
-            mine, computed = iter(outs[:n]), iter(outs[n:])
-            k_outs = [None if u else next(mine) for u in uk]
-            res = [known_ops[f] if f is not None else next(computed) for f in fwd]
-            res += [o for o, u, m in zip(k_outs, out_uk, uk) if u and not m]
-            all_res = []
-            for j, avals in enumerate(res_avals):
-                all_res += res if j == i else [zeros_like_aval(a) for a in avals]
-            return [o for o, u in zip(k_outs, out_uk) if not u] + all_res
-        return trace_to_jaxpr(fun, [get_aval(x) for x, u in zip(ops, unknowns) if not u])
-
-    def unknown_branch(i):
-        known, unknown, uk, fwd = splits[i]
-        start, n_res = sum(len(a) for a in res_avals[:i]), sum(len(a) for a in res_avals)
-
-        def fun(*args):
-            mine, uk_ops = args[start:start + len(res_avals[i])], args[n_res:]
-            res, passed = mine[:len(fwd)], iter(mine[len(fwd):])
-            outs = iter(eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *uk_ops))
-            return [next(outs) if m else next(passed) for u, m in zip(out_uk, uk) if u]
-        uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
-        return trace_to_jaxpr(fun, [a for avals in res_avals for a in avals] + uk_avals)
-
-    with set_current_trace(trace.parent_trace):
-        known_outs = cond_p.bind(index, *[x for x, u in zip(ops, unknowns) if not u],
-                                 branches=tuple(known_branch(i) for i in range(len(branches))))
-    n_known = out_uk.count(False)
-    unknown_outs = JaxprTrace.process_primitive(
-        trace, cond_p, [index, *known_outs[n_known:], *[x for x, u in zip(ops, unknowns) if u]],
-        {"branches": tuple(unknown_branch(i) for i in range(len(branches)))})
-    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
-    return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
-
-
-partial_eval_rules[cond_p] = _cond_partial_eval
-
-
-def _substitute(j: Jaxpr, new: dict) -> Jaxpr:
-    """`j` with the variables in `new` replaced by their values there."""
-    sub = lambda vs: [new.get(v, v) if type(v) is Var else v for v in vs]  # noqa: E731
-    return Jaxpr(j.constvars, sub(j.invars), [e._replace(invars=sub(e.invars)) for e in j.eqns],
-                 sub(j.outvars))
-
-
-def _retype_invars(closed, positions, avals):
-    """`closed` with the inputs at `positions` given the types `avals` (same shapes and dtypes,
-    weak types may differ)."""
-    j = closed.jaxpr
-    new = dict(zip((j.invars[i] for i in positions), (Var(a) for a in avals)))
-    if all(v.aval == new[v].aval for v in new):
-        return closed
-    return ClosedJaxpr(_substitute(j, new), closed.consts)
-
-
-def _cond_transpose(cts, index, *ops, branches):
-    if is_linear(index):
-        raise ValueError("cond is not linear in its predicate")
-    linear = [is_linear(x) for x in ops]
-    known = [x for x in ops if not is_linear(x)]
-    cts = [instantiate_zeros(ct) for ct in cts]
-
-    def transposed(branch):
-        branch = _retype_invars(branch, [i for i, lin in enumerate(linear) if lin],
-                                [x.aval for x in ops if is_linear(x)])
-
-        def fun(*known_and_cts):
-            it = iter(known_and_cts[:len(known)])
-            full = [x if is_linear(x) else next(it) for x in ops]
-            cts_in = backward_pass(branch.jaxpr, branch.consts, full, known_and_cts[len(known):])
-            return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
-        return trace_to_jaxpr(fun, [get_aval(x) for x in (*known, *cts)])
-
-    outs = iter(cond_p.bind(index, *known, *cts, branches=tuple(transposed(b) for b in branches)))
-    return [None] + [next(outs) if lin else None for lin in linear]
-
-
-transpose_rules[cond_p] = _cond_transpose
-
-
 scan_p = Primitive("scan")
 scan_p.multiple_results = True
 
 
-def _stacked(aval, length):
+def stacked_aval(aval, length):
     return aval.update(shape=(length, *aval.shape))
 
 
-def _unstacked(aval):
+def unstacked_aval(aval):
     return aval.update(shape=aval.shape[1:])
 
 
@@ -677,7 +423,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
     if config.jax_disable_jit:          # debugging: a Python loop that calls `f` itself
         return _scan_in_python(f, init, xs, length, reverse)
-    x_avals = [_unstacked(get_aval(x)) for x in xs_flat]
+    x_avals = [unstacked_aval(get_aval(x)) for x in xs_flat]
     args_tree = tree_flatten((init, xs))[1]
     trees = {}
 
@@ -733,12 +479,12 @@ def _as_array(x):
     return jnp.asarray(x) if isinstance(x, np.ndarray) else x
 
 
-def _split_scan_args(args, num_consts, num_carry):
+def split_scan_args(args, num_consts, num_carry):
     return args[:num_consts], args[num_consts:num_consts + num_carry], args[num_consts + num_carry:]
 
 
 def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    consts, carry, xs = _split_scan_args(args, num_consts, num_carry)
+    consts, carry, xs = split_scan_args(args, num_consts, num_carry)
     rows = []
     for t in range(length):
         i = length - 1 - t if reverse else t
@@ -754,13 +500,13 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
 
 def _scan_out_avals(jaxpr, length, num_carry):
     outs = jaxpr.out_avals
-    return list(outs[:num_carry]) + [_stacked(a, length) for a in outs[num_carry:]]
+    return list(outs[:num_carry]) + [stacked_aval(a, length) for a in outs[num_carry:]]
 
 
 def _scan_abstract(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    consts, carry, xs = _split_scan_args(avals, num_consts, num_carry)
+    consts, carry, xs = split_scan_args(avals, num_consts, num_carry)
     want = jaxpr.in_avals
-    got = list(consts) + list(carry) + [_unstacked(a) if a.shape[:1] == (length,) else a
+    got = list(consts) + list(carry) + [unstacked_aval(a) if a.shape[:1] == (length,) else a
                                         for a in xs]
     if len(got) != len(want) or not all(_same_type(a, b) for a, b in zip(got, want)):
         raise JaxprTypeError("scan's jaxpr takes (" + ", ".join(a.str_short() for a in want)
@@ -776,6 +522,7 @@ def _scan_abstract(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry
 
 impl_rules[scan_p] = _scan_impl
 abstract_eval_rules[scan_p] = _scan_abstract
+lax.later_names.update(cond=cond, while_loop=while_loop, scan=scan)    # lax.cond, as in JAX
 
 
 def _rearrange(closed, in_order, out_order):
@@ -802,8 +549,8 @@ def _groups_order(sizes, nz_sizes):
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     nc, nk = num_consts, num_carry
     n_xs, n_ys = len(primals) - nc - nk, len(jaxpr.out_avals) - nk
-    nonzeros = _nonzero_tangents(primals, tangents)
-    const_nz, carry_nz, xs_nz = _split_scan_args(nonzeros, nc, nk)
+    nonzeros = nonzero_tangents(primals, tangents)
+    const_nz, carry_nz, xs_nz = split_scan_args(nonzeros, nc, nk)
     while True:     # a carry tangent the body makes nonzero is nonzero from the start
         body_jvp, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * n_ys)
         if out_nz[:nk] == carry_nz:
@@ -813,8 +560,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, 
     body_jvp = _rearrange(body_jvp,
                           _groups_order([nc, nk, n_xs], [sum(const_nz), sum(carry_nz), sum(xs_nz)]),
                           _groups_order([nk, n_ys], [sum(carry_nz), sum(ys_nz)]))
-    consts, init, xs = _split_scan_args(primals, nc, nk)
-    t_consts, t_init, t_xs = _split_scan_args(tangents, nc, nk)
+    consts, init, xs = split_scan_args(primals, nc, nk)
+    t_consts, t_init, t_xs = split_scan_args(tangents, nc, nk)
     pick = lambda ts, nz: [instantiate_zeros(t) for t, z in zip(ts, nz) if z]  # noqa: E731
     outs = scan_p.bind(*consts, *pick(t_consts, const_nz), *init, *pick(t_init, carry_nz),
                        *xs, *pick(t_xs, xs_nz), jaxpr=body_jvp, length=length, reverse=reverse,
@@ -832,98 +579,6 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, 
 
 
 jvp_rules[scan_p] = _scan_jvp
-
-
-def _scan_batching_rule(vals, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    nc, nk = num_consts, num_carry
-    size = _axis_size(vals, dims)
-    n_ys = len(jaxpr.out_avals) - nk
-    batched = [d is not not_mapped for d in dims]
-    const_b, carry_b, xs_b = _split_scan_args(batched, nc, nk)
-
-    def body_types(bat):
-        return ([0 if b else not_mapped for b in bat],
-                [a.update(shape=(size, *a.shape)) if b else a
-                 for a, b in zip(jaxpr.in_avals, bat)])
-
-    while True:     # a carry the body makes batched is batched from the start
-        body, out_b = batch_jaxpr(jaxpr, size, *body_types(const_b + carry_b + xs_b),
-                                  carry_b + [False] * n_ys)
-        if out_b[:nk] == carry_b:
-            break
-        carry_b = [a or b for a, b in zip(carry_b, out_b[:nk])]
-    consts, init, xs = _split_scan_args(vals, nc, nk)
-    c_dims, i_dims, x_dims = _split_scan_args(dims, nc, nk)
-    consts = [moveaxis(x, d, 0) if d is not not_mapped else x for x, d in zip(consts, c_dims)]
-    init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, i_dims, carry_b)]
-    xs = [moveaxis(x, d, 1) if d is not not_mapped else x for x, d in zip(xs, x_dims)]
-    outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, length=length, reverse=reverse,
-                       unroll=unroll, num_consts=nc, num_carry=nk)
-    return outs, ([0 if b else not_mapped for b in carry_b]
-                  + [1 if b else not_mapped for b in out_b[nk:]])
-
-
-batching_rules[scan_p] = _scan_batching_rule
-
-
-_I32 = ShapedArray((), np.dtype(np.int32))
-
-
-def _scan_step(ctx, jaxpr, length, reverse, step, consts, carry, xs, ys, x_avals, y_avals):
-    """One iteration of the scan, at step `step` (an i32 ir.Value); returns (carry, ys)."""
-    i = hlo.subtract(ir_constant(np.int32(length - 1)), step) if reverse else step
-    zero = ir_constant(np.int32(0))
-    x_t = []
-    for x, a in zip(xs, x_avals):
-        row = hlo.dynamic_slice(x, [i] + [zero] * len(a.shape),
-                                ir.DenseI64ArrayAttr.get([1, *a.shape]))
-        x_t.append(hlo.reshape(aval_to_ir_type(a), row))
-    outs = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, _const_values(jaxpr),
-                         list(consts) + list(carry) + x_t)
-    carry, y_t = outs[:len(carry)], outs[len(carry):]
-    ys = [hlo.dynamic_update_slice(buf, hlo.reshape(aval_to_ir_type(_stacked(a, 1)), y),
-                                   [i] + [zero] * len(a.shape))
-          for buf, y, a in zip(ys, y_t, y_avals)]
-    return carry, ys
-
-
-def _scan_lowering(ctx, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    nc, nk = num_consts, num_carry
-    consts, carry, xs = _split_scan_args(list(args), nc, nk)
-    x_avals = [_unstacked(a) for a in ctx.avals_in[nc + nk:]]
-    y_avals = jaxpr.out_avals[nk:]
-    ys = [full_like_aval(0, a) for a in ctx.avals_out[nk:]]
-    trips = length // unroll if unroll else 0
-    if unroll != 1 and trips == 1 and length % unroll == 0:
-        trips = 0                               # fully unrolled: no loop at all, as in JAX
-    step = lambda t, carry, ys: _scan_step(ctx, jaxpr, length, reverse, t, consts,  # noqa: E731
-                                           carry, xs, ys, x_avals, y_avals)
-    if trips:
-        state = [ir_constant(np.int32(0)), *carry, *ys]
-        types = [aval_to_ir_type(_I32)] + [aval_to_ir_type(a) for a in
-                                           [*ctx.avals_in[nc:nc + nk], *ctx.avals_out[nk:]]]
-        loop = hlo.WhileOp(types, state)
-        cond_block = loop.regions[0].blocks.append(*types)
-        with ir.InsertionPoint(cond_block):
-            hlo.return_([compare(cond_block.arguments[0], ir_constant(np.int32(trips)), "LT",
-                                 _I32)])
-        body_block = loop.regions[1].blocks.append(*types)
-        with ir.InsertionPoint(body_block):
-            trip, *rest = body_block.arguments
-            c, b = list(rest[:nk]), list(rest[nk:])
-            for k in range(unroll):
-                t = hlo.add(hlo.multiply(trip, ir_constant(np.int32(unroll))),
-                            ir_constant(np.int32(k)))
-                c, b = step(t, c, b)
-            hlo.return_([hlo.add(trip, ir_constant(np.int32(1))), *c, *b])
-        results = list(loop.results)[1:]
-        carry, ys = results[:nk], results[nk:]
-    for t in range(trips * unroll, length):     # the steps that do not fill a trip
-        carry, ys = step(ir_constant(np.int32(t)), carry, ys)
-    return list(carry) + list(ys)
-
-
-lowering_rules[scan_p] = _scan_lowering
 
 
 def _invariant_vars(jaxpr: Jaxpr, n_consts: int) -> set:
@@ -976,7 +631,7 @@ def _scan_partial_eval(trace, args, params):
     jaxpr, length, nc, nk = (params["jaxpr"], params["length"], params["num_consts"],
                              params["num_carry"])
     n_ys = len(jaxpr.out_avals) - nk
-    const_uk, carry_uk, xs_uk = _split_scan_args([trace.is_unknown(x) for x in args], nc, nk)
+    const_uk, carry_uk, xs_uk = split_scan_args([trace.is_unknown(x) for x in args], nc, nk)
     while True:     # a carry the body makes unknown is unknown from the start
         known, unknown, out_uk, fwd = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk)
         if all(c or not o for c, o in zip(carry_uk, out_uk[:nk])):
@@ -1033,7 +688,7 @@ def _scan_partial_eval(trace, args, params):
     uk_avals = [a for a, u in zip(avals, uk) if u]
     unknown_jaxpr = trace_to_jaxpr(
         unknown_body, [get_aval(r) for r in const_res] + uk_avals
-        + [_unstacked(get_aval(r)) for r in ext_res])
+        + [unstacked_aval(get_aval(r)) for r in ext_res])
     unknown_outs = JaxprTrace.process_primitive(
         trace, scan_p, [*const_res, *[x for x, u in zip(args, uk) if u], *ext_res],
         dict(jaxpr=unknown_jaxpr, length=length, reverse=params["reverse"],
@@ -1048,7 +703,7 @@ partial_eval_rules[scan_p] = _scan_partial_eval
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     nc, nk = num_consts, num_carry
-    consts, init, xs = _split_scan_args(args, nc, nk)
+    consts, init, xs = split_scan_args(args, nc, nk)
     c_lin, x_lin = [is_linear(x) for x in consts], [is_linear(x) for x in xs]
     ires = [x for x in consts if not is_linear(x)]
     eres = [x for x in xs if not is_linear(x)]
@@ -1070,7 +725,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         ct_y = iter(ct_y)
         ct_y = [next(ct_y) if nz else ct for ct, nz in zip(cts[nk:], ys_nz)]
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(ct_c) + ct_y)
-        ct_c_in, ct_k_in, ct_x_in = _split_scan_args(cts_in, nc, nk)
+        ct_c_in, ct_k_in, ct_x_in = split_scan_args(cts_in, nc, nk)
         acc = [instantiate_zeros(add_cotangents(a, ct))
                for a, ct in zip(acc, [ct for ct, lin in zip(ct_c_in, c_lin) if lin])]
         return (acc + [instantiate_zeros(ct) for ct in ct_k_in]
@@ -1078,11 +733,11 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
 
     # the carry's cotangents have the types of the output carry's (strongly typed where the
     # initial carry was weak): transpose a body whose carry inputs have those types, as JAX does
-    jaxpr = _retype_invars(jaxpr, range(nc, nc + nk), [get_aval(ct) for ct in ct_carry])
+    jaxpr = retype_invars(jaxpr, range(nc, nc + nk), [get_aval(ct) for ct in ct_carry])
     t_avals = ([get_aval(x) for x in ires] + lin_const_avals
                + [get_aval(ct) for ct in ct_carry]
-               + [_unstacked(get_aval(ct)) for ct in ct_ys]
-               + [_unstacked(get_aval(x)) for x in eres])
+               + [unstacked_aval(get_aval(ct)) for ct in ct_ys]
+               + [unstacked_aval(get_aval(x)) for x in eres])
     t_jaxpr = trace_to_jaxpr(body, t_avals)
     # residuals the backward loop does not read (those of outputs whose cotangent is zero) are
     # not passed to it: the known scan then computes them for nobody, and XLA drops them
@@ -1118,157 +773,25 @@ def _split_groups(xs, sizes):
     return out
 
 
+def _substitute(j: Jaxpr, new: dict) -> Jaxpr:
+    """`j` with the variables in `new` replaced by their values there."""
+    sub = lambda vs: [new.get(v, v) if type(v) is Var else v for v in vs]  # noqa: E731
+    return Jaxpr(j.constvars, sub(j.invars), [e._replace(invars=sub(e.invars)) for e in j.eqns],
+                 sub(j.outvars))
+
+
+def retype_invars(closed, positions, avals):
+    """`closed` with the inputs at `positions` given the types `avals` (same shapes and dtypes,
+    weak types may differ)."""
+    j = closed.jaxpr
+    new = dict(zip((j.invars[i] for i in positions), (Var(a) for a in avals)))
+    if all(v.aval == new[v].aval for v in new):
+        return closed
+    return ClosedJaxpr(_substitute(j, new), closed.consts)
+
+
+
 transpose_rules[scan_p] = _scan_transpose
-
-
-def _bound_dtype(lower, upper):
-    """The dtype of the counter: the bounds', or the strongly typed one's if one is a weakly
-    typed integer (a Python int), as in JAX."""
-    la, ua = get_aval(lower), get_aval(upper)
-    if la.dtype == ua.dtype:
-        return la.dtype
-    if la.dtype.kind == "i" and ua.dtype.kind == "i" and la.weak_type != ua.weak_type:
-        return ua.dtype if la.weak_type else la.dtype
-    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
-                    f"{la.dtype.name} and {ua.dtype.name}")
-
-
-@api_boundary
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
-    """`val = body_fun(i, val)` for `i` from `lower` to `upper - 1`; returns the final `val`."""
-    if not callable(body_fun):
-        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
-    dtype = _bound_dtype(lower, upper)
-    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        length = max(int(upper) - int(lower), 0)
-
-        def scan_body(carry, _):
-            i, x = carry
-            return (i + 1, body_fun(i, x)), None
-
-        (_, result), _ = scan(scan_body, (int(lower), init_val), None, length=length,
-                              unroll=False if unroll is None else unroll)
-        return result
-    if unroll is not None and unroll is not False and unroll != 1:
-        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
-                         "statically known.")
-    if get_aval(lower).dtype != dtype:
-        lower = lax.convert_element_type(lower, dtype)
-    if get_aval(upper).dtype != dtype:
-        upper = lax.convert_element_type(upper, dtype)
-
-    def fori_cond(carry):
-        i, upper, _ = carry
-        return lax.lt(i, upper)
-
-    def fori_body(carry):
-        i, upper, x = carry
-        return lax.add(i, 1), upper, body_fun(i, x)
-
-    return while_loop(fori_cond, fori_body, (lower, upper, init_val))[2]
-
-
-clamp_p = Primitive("clamp")
-
-
-def _clamp_abstract(lo, x, hi):
-    for b in (lo, hi):
-        if b.dtype != x.dtype or (b.shape and b.shape != x.shape):
-            raise TypeError(f"clamp requires min and max to be scalars or of the operand's "
-                            f"shape, of its dtype; got min {lo.str_short()}, operand "
-                            f"{x.str_short()}, max {hi.str_short()}")
-    return x
-
-
-def _clamp_batching_rule(vals, dims, **params):
-    size = _axis_size(vals, dims)
-    lo, x, hi = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    shape = get_aval(x).shape
-    lo, hi = [lax.broadcast_in_dim(b, shape, [0]) if get_aval(b).shape != shape else b
-              for b in (lo, hi)]
-    return clamp_p.bind(lo, x, hi), 0
-
-
-def _clamp_jvp(primals, tangents):
-    lo, x, hi = primals
-    out = clamp_p.bind(lo, x, hi)
-    t = tangents[1]
-    if type(t) is Zero:
-        return out, t
-    inside = lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi))
-    return out, lax.select_n(inside, zeros_like_aval(get_aval(t)), t)
-
-
-impl_rules[clamp_p] = lambda lo, x, hi: np.clip(x, lo, hi)
-abstract_eval_rules[clamp_p] = _clamp_abstract
-jvp_rules[clamp_p] = _clamp_jvp
-batching_rules[clamp_p] = _clamp_batching_rule
-lowering_rules[clamp_p] = lambda ctx, lo, x, hi: [hlo.clamp(lo, x, hi)]
-
-
-def clamp(min, x, max):
-    """`x` with values below `min` raised to it and above `max` lowered to it."""
-    return clamp_p.bind(min, x, max)
-
-
-@api_boundary
-def switch(index, branches, *operands, operand=_no_operand):
-    """`branches[index](*operands)`, with `index` clamped into range."""
-    if not all(callable(b) for b in branches):
-        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
-    operands = _one_operand(operands, operand)
-    if np.shape(index):
-        raise TypeError(f"Branch index must be scalar, got {index} of shape "
-                        f"{np.shape(index)}.")
-    try:
-        dtype = get_aval(index).dtype
-    except TypeError:
-        raise TypeError(f"Index type must be an integer, got {index}.") from None
-    if dtype.kind not in "iu":
-        raise TypeError(f"Index type must be an integer, got {index} as {dtype}")
-    branches = tuple(branches)
-    if not branches:
-        raise ValueError("Empty branch sequence")
-    if len(branches) == 1:
-        return branches[0](*operands)
-    index = lax.convert_element_type(index, np.int32)
-    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
-    ops_flat, in_tree = tree_flatten(operands)
-    avals = [get_aval(x) for x in ops_flat]
-    traced = [trace_to_jaxpr_with_consts(b, in_tree, avals) for b in branches]
-    trees = [t[2] for t in traced]
-    for i, tree in enumerate(trees[1:], 1):
-        if tree != trees[0]:
-            raise TypeError(f"branch 0 and branch{i} outputs must have same type structure, "
-                            f"got {trees[0]} and {tree}.")
-        diff = _type_diff("branch 0", f"branch{i}", traced[0][0].out_avals, traced[i][0].out_avals)
-        if diff:
-            raise TypeError(diff + ".")
-    jaxprs, consts = _common_consts([t[0] for t in traced], [t[1] for t in traced])
-    return tree_unflatten(trees[0], _bind_cond(index, jaxprs, [*consts, *ops_flat]))
-
-
-@api_boundary
-def map(f, xs, *, batch_size=None):
-    """`f` applied to each row of `xs` (a pytree of arrays), the results stacked."""
-    if batch_size is None:
-        return scan(lambda _, x: ((), f(x)), (), xs)[1]
-    leaves, tree = tree_flatten(xs)
-    n = np.shape(leaves[0])[0]
-    batches, rest = divmod(n, batch_size) if batch_size else (0, n)
-    cut = batches * batch_size
-    outs = []
-    if batches:
-        stacked = tree_unflatten(tree, [lax.reshape(x[:cut], (batches, batch_size,
-                                                              *np.shape(x)[1:]))
-                                        for x in leaves])
-        ys = scan(lambda _, x: ((), vmap(f)(x)), (), stacked)[1]
-        outs.append(tree_map(lambda y: lax.reshape(y, (cut, *np.shape(y)[2:])), ys))
-    if rest:
-        outs.append(vmap(f)(tree_unflatten(tree, [x[cut:] for x in leaves])))
-    if len(outs) == 1:
-        return outs[0]
-    return tree_map(lambda a, b: lax.concatenate([a, b], 0), *outs)
 
 
 def _param_key(p):
@@ -1329,10 +852,6 @@ def _run_compiled(primitive, python_impl):
 
 impl_rules[while_p] = _run_compiled(while_p, _while_impl)
 impl_rules[scan_p] = _run_compiled(scan_p, _scan_impl)
-
-
-lax.later_names.update(cond=cond, switch=switch, while_loop=while_loop, fori_loop=fori_loop,
-                       scan=scan, map=map)
 
 
 def _check_carry(in_tree, body_tree, avals, out_avals):

@@ -6,7 +6,6 @@ rules for its derivative."""
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Callable
 
 import numpy as np
@@ -15,16 +14,20 @@ from autodidax import core, lax
 from autodidax.autodiff import backward_pass, partial_eval_rules, transpose_rules
 from autodidax.batching import (batch, batching_rules, bdim_at_front, fancy_batching_rules,
                                  moveaxis, not_mapped)
-from autodidax.core import (Primitive, ShapedArray, Tracer, UnexpectedTracerError,
-                            abstract_eval_rules, api_boundary, get_aval, impl_rules, trace_ctx)
-from autodidax.jaxpr import (custom_staging_rules, eval_jaxpr, pp_eqn_plain, pp_eqn_rules,
+from autodidax.custom_checks import (CustomVJPPrimal, SymbolicZero, _check_for_tracers,
+                                     _check_fwd_pair, _check_primal_out, _checked_cotangents,
+                                     _checked_jvp_output, _custom_jvp_call_pp, _custom_lin_pp,
+                                     _custom_vjp_call_pp, _name, _resolve_kwargs,
+                                     custom_vjp_primal_tree_values)  # noqa: F401  (public)
+from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, api_boundary,
+                            get_aval, impl_rules, trace_ctx)
+from autodidax.jaxpr import (custom_staging_rules, eval_jaxpr, pp_eqn_rules,
                              trace_to_jaxpr)
 from autodidax.jit import hoist_tracer_consts
-from autodidax.jvp import (Zero, add_any, float0, instantiate_zeros, jvp_rules, tangent_aval,
+from autodidax.jvp import (Zero, add_any, instantiate_zeros, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import ir_constant, jaxpr_subcomp, lowering_rules
-from autodidax.tree_util import (Store, keystr, tree_flatten, tree_flatten_with_path, tree_map,
-                                 tree_unflatten)
+from autodidax.tree_util import Store, tree_flatten, tree_map, tree_unflatten
 
 
 class CustomJVPCallPrimitive(Primitive):
@@ -55,28 +58,6 @@ class CustomJVPCallPrimitive(Primitive):
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 abstract_eval_rules[custom_jvp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
-
-
-def _name(f) -> str:
-    return getattr(f, "__name__", "<unnamed function>")
-
-
-class SymbolicZero:
-    """A zero tangent, as a rule defined with `symbolic_zeros=True` sees it: a type, no array."""
-
-    def __init__(self, aval: ShapedArray):
-        self.aval = aval
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: self.aval.ndim)
-
-    def __repr__(self):
-        return "SymbolicZero"
-
-    @staticmethod
-    def from_primal_value(x) -> SymbolicZero:
-        return SymbolicZero(tangent_aval(get_aval(x)))
 
 
 def zero_from_primal(x, symbolic_zeros: bool = False):
@@ -143,24 +124,6 @@ def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
 
 def _stop_gradient(x):
     return tree_map(lambda leaf: lax.stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
-
-
-def _resolve_kwargs(kind, fun, args, kwargs) -> tuple:
-    """The arguments as a tuple of positional ones, defaults included, as JAX resolves them."""
-    opaque = lambda *args, **kwargs: None          # noqa: E731  (a partial's signature)
-    try:
-        sig = inspect.signature(opaque if isinstance(fun, functools.partial) else fun)
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        passed = [k for k in bound.kwargs if k in kwargs]
-        if passed:
-            raise TypeError("The following keyword arguments could not be resolved to "
-                            f"positions: {', '.join(passed)}")
-    except TypeError as e:
-        raise TypeError(f"The input arguments to the {kind}-decorated function {_name(fun)} "
-                        "could not be resolved to positional-only arguments. Binding failed "
-                        f"with the error:\n{e}") from e
-    return bound.args
 
 
 def _split_args(args, nondiff_argnums):
@@ -275,17 +238,7 @@ def _custom_jvp_call_staging(trace, args, params):
 
 
 custom_staging_rules[custom_jvp_call_p] = _custom_jvp_call_staging
-
-
-def _custom_jvp_call_pp(eqn, names):
-    p = eqn.params
-    shown = [("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]),
-             ("jvp", _name(p["jvp_jaxpr_fun"])), ("num_consts", p["num_consts"]),
-             ("symbolic_zeros", p["symbolic_zeros"])]
-    return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
-
-
-pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp
+pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp     # printed as JAX prints it (app. A13)
 
 
 def _call_lowering(ctx, *args, call_jaxpr, **_):
@@ -357,9 +310,7 @@ jvp_rules[custom_lin_p] = _custom_lin_error
 batching_rules[custom_lin_p] = _custom_lin_error     # jacfwd is vmap of jvp
 lowering_rules[custom_lin_p] = _custom_lin_error
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
-pp_eqn_rules[custom_lin_p] = lambda eqn, names: pp_eqn_plain(
-    eqn, names, [(k, _name(v) if k == "bwd" else v) for k, v in sorted(eqn.params.items())
-                 if k != "out_avals"])
+pp_eqn_rules[custom_lin_p] = _custom_lin_pp
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, fun, fwd, bwd, out_trees, symbolic_zeros):
@@ -387,23 +338,6 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_zeros, symboli
 
 
 transpose_rules[custom_lin_p] = _custom_lin_transpose
-
-
-class CustomVJPPrimal:
-    """What `fwd` gets for each input leaf when its rule has `symbolic_zeros=True`: the value,
-    and whether it is perturbed (has a nonzero tangent)."""
-
-    def __init__(self, value, perturbed: bool):
-        self.value, self.perturbed = value, perturbed
-
-    def __repr__(self):
-        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
-
-
-def custom_vjp_primal_tree_values(tree):
-    """`tree` with each CustomVJPPrimal replaced by its value."""
-    return tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree,
-                    is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
 
 
 def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
@@ -499,16 +433,6 @@ def _custom_vjp_call_staging(trace, args, params):
 
 
 custom_staging_rules[custom_vjp_call_p] = _custom_vjp_call_staging
-
-
-def _custom_vjp_call_pp(eqn, names):
-    p = eqn.params
-    return pp_eqn_plain(eqn, names, [("name", p["name"]), ("bwd", _name(p["bwd"])),
-                                     ("call_jaxpr", p["call_jaxpr"]),
-                                     ("fwd", _name(p["fwd_jaxpr_thunk"])),
-                                     ("symbolic_zeros", p["symbolic_zeros"])])
-
-
 pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_call_pp
 
 
@@ -550,144 +474,3 @@ def _custom_vjp_call_batching(axis_data, vals, dims, *, fun, fwd, bwd, out_trees
 
 
 fancy_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
-
-
-def _typematch(a: ShapedArray, b: ShapedArray) -> bool:
-    return a.shape == b.shape and a.dtype == b.dtype
-
-
-def _aval_str(aval) -> str:
-    """`float32[3]`: the long form JAX's messages about rules use."""
-    if aval.dtype == float0:
-        return f"float0[{','.join(map(str, aval.shape))}]"
-    return aval.str_short(short_dtypes=False).lstrip("~")
-
-
-def _tangent_of(t) -> ShapedArray:
-    if type(t) is SymbolicZero:
-        return t.aval
-    if isinstance(t, np.ndarray) and t.dtype == float0:
-        return ShapedArray(t.shape, float0)
-    return get_aval(t)
-
-
-def _check_primal_out(rule, kind, name, out_tree, primals_out, fun_out):
-    """The rule's primal output must have the structure and types of the function's output."""
-    if not fun_out.filled():
-        return
-    fun_tree, fun_avals = fun_out()
-    avals = [get_aval(p) for p in primals_out]
-    if out_tree != fun_tree or not all(map(_typematch, avals, fun_avals)):
-        got = tree_unflatten(out_tree, [a.str_short() for a in avals])
-        want = tree_unflatten(fun_tree, [a.str_short() for a in fun_avals])
-        raise TypeError(
-            f"Custom {kind} rule {rule} for function {name} must produce a pair (list or tuple "
-            "of length two) where the first element represents the primal output (equal to "
-            f"the output of the custom_{kind.split()[0].lower()}-decorated function {name}, and "
-            "in particular of the same container/pytree structure and shapes/dtypes), but "
-            f"instead the rule's first element had {got} while the function {name} had {want}.")
-
-
-def _check_tangents_out(primals_out, tangents_out):
-    primal_avals = [get_aval(p).update(weak_type=False) for p in primals_out]
-    expected = [tangent_aval(a) for a in primal_avals]
-    got = [_tangent_of(t) for t in tangents_out]
-    if all(map(_typematch, expected, got)):
-        return
-    if len(expected) == 1:
-        raise TypeError(
-            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
-            f"and dtypes. Expected {_aval_str(expected[0])} (tangent type of "
-            f"{_aval_str(primal_avals[0])}) but got {_aval_str(got[0])}.")
-    lines = "\n".join(f"  primal {_aval_str(p)} with tangent {_aval_str(g)}, expecting tangent "
-                      f"{_aval_str(e)}" for p, e, g in zip(primal_avals, expected, got)
-                      if not _typematch(e, g))
-    raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
-                    f"shapes and dtypes, but got:\n{lines}")
-
-
-def _checked_jvp_output(pair, jvp_name, primal_name, fun_out):
-    """A JVP rule's output, checked: its flat primal outputs, flat tangents and their tree."""
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
-                        "a pair (list or tuple of length two) representing primal and "
-                        f"tangent outputs, but got {pair}.")
-    primals_out, out_tree = tree_flatten(pair[0])
-    tangents_out, out_tree2 = tree_flatten(pair[1])
-    if out_tree != out_tree2:
-        raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
-                        "primal and tangent outputs with equal container (pytree) "
-                        f"structures, but got {out_tree} and {out_tree2} respectively.")
-    _check_primal_out(jvp_name, "JVP", primal_name, out_tree, primals_out, fun_out)
-    _check_tangents_out(primals_out, tangents_out)
-    return primals_out, tangents_out, out_tree
-
-
-def _check_fwd_pair(pair, fwd_name, primal_name):
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise TypeError(
-            f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a pair "
-            "(list or tuple of length two) where the first element represents the primal "
-            f"output (equal to those of the custom_vjp-decorated function {primal_name}) "
-            "and the second element represents residuals (i.e. values stored from the "
-            "forward pass for use on the backward pass), but instead of a pair the fwd "
-            f"rule {fwd_name} produced {pair}.")
-
-
-def _mismatch(a: ShapedArray, b: ShapedArray) -> str:
-    what = [f"the {k} do not match" for k, differ in
-            [("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape)] if differ]
-    return ", so " + ", and ".join(what) if what else ""
-
-
-def _checked_cotangents(cts_in, in_tree, in_avals) -> list:
-    """One flat cotangent per input from what `bwd` returned (None where there is none), checked
-    as JAX does: `None` may stand for any subtree, and integer inputs get no cotangent."""
-    # `None` may stand for any subtree: it matches the arguments' tree as a prefix.
-    dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
-    paths = [keystr(p) for p, _ in tree_flatten_with_path(dummy)[0]]
-    flat = []
-    try:
-        if not isinstance(cts_in, tuple):
-            raise ValueError
-        tree_map(lambda ct, d: flat.extend([ct] * len(tree_flatten(d)[0])), cts_in, dummy,
-                 is_leaf=lambda x: x is None)
-    except ValueError:
-        raise TypeError(
-            "Custom VJP bwd rule must produce an output with the same container (pytree) "
-            "structure as the args tuple of the primal function, and in particular must "
-            "produce a tuple of length equal to the number of arguments to the primal "
-            f"function, but got bwd output structure {tree_flatten(cts_in)[1]} for primal "
-            f"input structure {in_tree}.") from None
-    results = []
-    for path, aval, ct in zip(paths, in_avals, flat):
-        if type(ct) is SymbolicZero and not _typematch(tangent_aval(aval), ct.aval):
-            raise ValueError(
-                "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
-                f"not match the corresponding input tangent shape/dtype: at output{path} "
-                f"the SymbolicZero had shape/dtype {ct.aval.str_short()} while the "
-                f"corresponding input had shape/dtype {aval.str_short()}. Consider just "
-                "returning a None here instead of a SymbolicZero object.")
-        if ct is None or type(ct) is SymbolicZero or aval.dtype.kind != "f":
-            results.append(None)
-            continue
-        if not _typematch(aval, ct_aval := get_aval(ct)):
-            raise ValueError(
-                "Custom VJP bwd rule must produce an output with the same type as the args "
-                f"tuple of the primal function, but at output{path} the bwd rule produced "
-                f"an output of type {_aval_str(ct_aval)} corresponding to an input of type "
-                f"{_aval_str(aval)}{_mismatch(aval, ct_aval)}")
-        results.append(ct)
-    return results
-
-
-def _check_for_tracers(x):
-    for leaf in tree_flatten(x)[0]:
-        if isinstance(leaf, Tracer):
-            raise UnexpectedTracerError(
-                "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
-                "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be "
-                "passed as non-differentiable arguments to custom_vjp functions; instead, "
-                "nondiff_argnums should only be used for arguments that can't be or contain "
-                "JAX tracers, e.g. function-valued arguments. In particular, array-valued "
-                "arguments should typically not be indicated as nondiff_argnums.")

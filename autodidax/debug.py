@@ -101,24 +101,6 @@ def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwa
     return _debug_callback
 
 
-class _FormatChecker(string.Formatter):
-    """Formats nothing; complains, as JAX does, of arguments the format string never uses."""
-
-    def format_field(self, value, format_spec):
-        return ""
-
-    def check_unused_args(self, used_args, args, kwargs):
-        unused_args = [arg for i, arg in enumerate(args) if i not in used_args]
-        unused_kwargs = [k for k in kwargs if k not in used_args]
-        if unused_args:
-            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused_args}")
-        if unused_kwargs:
-            raise ValueError(
-                f"Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. "
-                "You may be passing an f-string (i.e, `f\"{x}\"`) into "
-                "`jax.debug.print` and instead should pass in a regular string.")
-
-
 debug_print_p = Primitive("debug_print")
 debug_print_p.multiple_results = True
 
@@ -148,9 +130,6 @@ abstract_eval_rules[debug_print_p] = lambda *avals, **params: []
 ordered_effect_rules[debug_print_p] = lambda *, ordered, **_: ordered
 lowering_rules[debug_print_p] = lambda ctx, *args, **params: callback_lowering(
     ctx, args, _print_callback(**params), params["ordered"])
-
-
-_formatter = _FormatChecker()
 
 
 def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
@@ -221,3 +200,24 @@ def _debug_batching(primitive):
 for _p in (debug_callback_p, debug_print_p):
     jvp_rules[_p] = _debug_jvp(_p)
     batching_rules[_p] = _debug_batching(_p)
+
+
+class _FormatChecker(string.Formatter):
+    """Formats nothing; complains, as JAX does, of arguments the format string never uses."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused_args = [arg for i, arg in enumerate(args) if i not in used_args]
+        unused_kwargs = [k for k in kwargs if k not in used_args]
+        if unused_args:
+            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused_args}")
+        if unused_kwargs:
+            raise ValueError(
+                f"Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. "
+                "You may be passing an f-string (i.e, `f\"{x}\"`) into "
+                "`jax.debug.print` and instead should pass in a regular string.")
+
+
+_formatter = _FormatChecker()

@@ -1,7 +1,7 @@
 # Generated from chapters/11_indexing.md by `make export`: edit the chapter, not this file.
 
 
-"""Indexing: dynamic slices, gather, scatter, sort and top_k, and their rules."""
+"""Indexing: dynamic slices, gather, scatter and sort, and their rules."""
 from __future__ import annotations
 
 import builtins
@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
@@ -60,9 +59,23 @@ impl_rules[dynamic_slice_p] = xla_impl(dynamic_slice_p)
 impl_rules[dynamic_update_slice_p] = xla_impl(dynamic_update_slice_p)
 
 
-abstract_eval_rules[dynamic_slice_p] = lambda operand, *starts, slice_sizes: ShapedArray(
-    tuple(slice_sizes), operand.dtype, operand.weak_type)
-abstract_eval_rules[dynamic_update_slice_p] = lambda operand, update, *starts: operand
+shape_checks = {}        # primitive -> its check of the operands, with JAX's errors (app. A12)
+
+
+def _checked(p, rule):
+    """`p`'s abstract evaluation: its check in `shape_checks`, if any, then `rule`."""
+    def abstract(*avals, **params):
+        if p in shape_checks:
+            shape_checks[p](*avals, **params)
+        return rule(*avals, **params)
+    return abstract
+
+
+abstract_eval_rules[dynamic_slice_p] = _checked(
+    dynamic_slice_p, lambda operand, *starts, slice_sizes: ShapedArray(
+        tuple(slice_sizes), operand.dtype, operand.weak_type))
+abstract_eval_rules[dynamic_update_slice_p] = _checked(
+    dynamic_update_slice_p, lambda operand, update, *starts: operand)
 lowering_rules[dynamic_slice_p] = lambda ctx, x, *starts, slice_sizes: [
     hlo.dynamic_slice(x, list(starts), list(slice_sizes))]
 lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *starts: [
@@ -220,7 +233,7 @@ def _gather_abstract(operand, indices, *, dimension_numbers, slice_sizes, **para
     return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
-abstract_eval_rules[gather_p] = _gather_abstract
+abstract_eval_rules[gather_p] = _checked(gather_p, _gather_abstract)
 
 
 def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, fill_value, **params):
@@ -319,7 +332,7 @@ def _update_jaxpr(primitive, dtype):
 
 
 for _p in _SCATTERS:
-    abstract_eval_rules[_p] = lambda operand, indices, updates, **params: operand
+    abstract_eval_rules[_p] = _checked(_p, lambda operand, indices, updates, **params: operand)
 
 
 def _clamp_scatter_indices(operand, indices, updates, *, dnums):
@@ -375,20 +388,6 @@ def _scatter(primitive, operand, indices, updates, dimension_numbers, *,
                           update_jaxpr=update_jaxpr, update_consts=())
 
 
-def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
-                  indices_are_sorted=False, unique_indices=False, mode=None):
-    """`operand` with `func` applied to the elements at `scatter_indices`: a `scatter` whose
-    combining rule ignores the update and applies `func` to the old value."""
-    operand = jnp.asarray(operand)
-    scalar = ShapedArray((), get_aval(operand).dtype)
-    rule = trace_to_jaxpr(lambda x, _: [func(x)], [scalar, scalar]).jaxpr
-    updates = (np.zeros((), scalar.dtype) if not tuple(update_shape)
-               else lax.full(update_shape, 0, scalar.dtype))
-    return _scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                    mode=mode, update_jaxpr=rule)
-
-
 def _public_scatter(primitive, name, doc):
     def scatter(operand, scatter_indices, updates, dimension_numbers, **kw):
         return _scatter(primitive, operand, scatter_indices, updates, dimension_numbers, **kw)
@@ -405,7 +404,7 @@ scatter_min = _public_scatter(scatter_min_p, "scatter_min", "combined by min")
 scatter_max = _public_scatter(scatter_max_p, "scatter_max", "combined by max")
 lax.later_names.update(scatter=scatter, scatter_add=scatter_add, scatter_sub=scatter_sub,
                        scatter_mul=scatter_mul, scatter_min=scatter_min,
-                       scatter_max=scatter_max, scatter_apply=scatter_apply)
+                       scatter_max=scatter_max)
 
 
 def _gather_to_scatter_dnums(dn):
@@ -571,45 +570,7 @@ def _scatter_batching(primitive):
     return rule
 
 
-def _starts_as_index_vector(starts, bdims):
-    """The scalar starts of a dynamic slice as one index vector, batched if any start is."""
-    if builtins.all(d is None for d in bdims):
-        return lax.concatenate([lax.reshape(jnp.asarray(s), (1,)) for s in starts], 0), None
-    size = _batch_size(starts, bdims)
-    cols = [lax.reshape(bdim_at_front(jnp.asarray(s), d, size), (size, 1))
-            for s, d in zip(starts, bdims)]
-    return lax.concatenate(cols, 1), 0
-
-
-def _dynamic_slice_batching(vals, dims, *, slice_sizes):
-    operand, *starts = vals
-    operand_bdim, *start_bdims = dims
-    every = tuple(range(get_aval(operand).ndim - (operand_bdim is not None)))
-    index, index_bdim = _starts_as_index_vector(starts, start_bdims)
-    dn = GatherDimensionNumbers(offset_dims=every, collapsed_slice_dims=(), start_index_map=every)
-    return _gather_batching([operand, index], [operand_bdim, index_bdim], dimension_numbers=dn,
-                            slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
-                            mode=GatherScatterMode.CLIP, fill_value=None)
-
-
-def _dynamic_update_slice_batching(vals, dims):
-    operand, update, *starts = vals
-    operand_bdim, update_bdim, *start_bdims = dims
-    rank = get_aval(operand).ndim - (operand_bdim is not None)
-    every = tuple(range(rank))
-    index, index_bdim = _starts_as_index_vector(starts, start_bdims)
-    dn = ScatterDimensionNumbers(update_window_dims=every, inserted_window_dims=(),
-                                 scatter_dims_to_operand_dims=every)
-    dtype = get_aval(operand).dtype
-    return _scatter_batching(scatter_p)(
-        [operand, index, update], [operand_bdim, index_bdim, update_bdim], dimension_numbers=dn,
-        indices_are_sorted=True, unique_indices=True, mode=GatherScatterMode.CLIP,
-        update_jaxpr=None, update_consts=())
-
-
 batching_rules[gather_p] = _gather_batching
-batching_rules[dynamic_slice_p] = _dynamic_slice_batching
-batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
 for _p in _SCATTERS:
     batching_rules[_p] = _scatter_batching(_p)
 
@@ -674,7 +635,7 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
                        num_keys=num_keys), [0] * len(vals)
 
 
-abstract_eval_rules[sort_p] = lambda *operands, **params: list(operands)
+abstract_eval_rules[sort_p] = _checked(sort_p, lambda *operands, **params: list(operands))
 lowering_rules[sort_p] = _sort_lowering
 jvp_rules[sort_p] = _sort_jvp
 batching_rules[sort_p] = _sort_batching
@@ -703,343 +664,3 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
 
 
 lax.later_names.update(sort=sort, sort_key_val=sort_key_val)
-
-
-top_k_p = Primitive("top_k")
-top_k_p.multiple_results = True
-impl_rules[top_k_p] = xla_impl(top_k_p)
-
-
-def _top_k_abstract(operand, *, k, axis):
-    shape = list(operand.shape)
-    shape[axis] = k
-    return [operand.update(shape=tuple(shape)),
-            ShapedArray(tuple(shape), np.dtype(np.int32))]
-
-
-def _top_k_lowering(ctx, operand, *, k, axis):
-    ndim = ctx.avals_in[0].ndim
-    perm = None
-    if axis != ndim - 1:
-        perm = list(range(ndim))
-        perm[axis], perm[-1] = perm[-1], perm[axis]
-        operand = hlo.transpose(operand, ir.DenseI64ArrayAttr.get(perm))
-    results = list(chlo.top_k(operand, k))
-    if perm is not None:
-        results = [hlo.transpose(r, ir.DenseI64ArrayAttr.get(perm)) for r in results]
-    return results
-
-
-def _top_k_jvp(primals, tangents, *, k, axis):
-    outs = top_k_p.bind(primals[0], k=k, axis=axis)
-    t = tangents[0]
-    if type(t) is Zero:
-        return outs, [Zero.from_primal_value(o) for o in outs]
-    idx = outs[1]
-    rank = get_aval(idx).ndim
-    others = tuple(d for d in range(rank) if d != axis)
-    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
-                                   start_index_map=(axis,), operand_batching_dims=others,
-                                   start_indices_batching_dims=others)
-    t_out = gather(t, lax.reshape(idx, get_aval(idx).shape + (1,)), dnums, (1,) * rank)
-    return outs, [t_out, Zero.from_primal_value(idx)]
-
-
-def _top_k_batching(vals, dims, *, k, axis):
-    bdim = dims[0]
-    return top_k_p.bind(vals[0], k=k, axis=axis + 1 if bdim <= axis else axis), [bdim, bdim]
-
-
-abstract_eval_rules[top_k_p] = _top_k_abstract
-lowering_rules[top_k_p] = _top_k_lowering
-jvp_rules[top_k_p] = _top_k_jvp
-batching_rules[top_k_p] = _top_k_batching
-
-
-def top_k(operand, k, *, axis=-1):
-    """The `k` largest entries of `operand` along `axis`, and their indices."""
-    operand = jnp.asarray(operand)
-    k = operator.index(k)
-    if k < 0:
-        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-    return list(top_k_p.bind(operand, k=k, axis=_canonical_axis(axis, operand.ndim)))
-
-
-lax.later_names["top_k"] = top_k
-
-
-def _in_dim(operand, start_index, axis, allow_negative_indices):
-    """The starts and negative-index flags of a window along `axis` only."""
-    starts, allow = [0] * operand.ndim, [False] * operand.ndim
-    starts[axis], allow[axis] = start_index, allow_negative_indices
-    return starts, allow
-
-
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
-                         allow_negative_indices=True):
-    """`operand[..., index, ...]` along `axis`, with a traced `index`."""
-    return _dynamic_index_in_dim(jnp.asarray(operand), jnp.asarray(index), operator.index(axis),
-                                 bool(keepdims), bool(allow_negative_indices))
-
-
-@jnp._jit_in_jaxprs("dynamic_index_in_dim", static_argnums=(2, 3, 4))
-def _dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices):
-    out = dynamic_slice_in_dim(operand, index, 1, axis,
-                               allow_negative_indices=allow_negative_indices)
-    return out if keepdims else lax.squeeze(out, (axis,))
-
-
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
-                         allow_negative_indices=True):
-    """`slice_size` elements of `operand` from a traced `start_index` along `axis`."""
-    operand = jnp.asarray(operand)
-    starts, allow = _in_dim(operand, start_index, axis, allow_negative_indices)
-    sizes = list(operand.shape)
-    sizes[axis] = slice_size
-    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
-
-
-def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
-                                allow_negative_indices=True):
-    operand = jnp.asarray(operand)
-    starts, allow = _in_dim(operand, start_index, axis, allow_negative_indices)
-    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
-
-
-def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
-    return _dynamic_update_index_in_dim(jnp.asarray(operand), jnp.asarray(update),
-                                        jnp.asarray(index), operator.index(axis),
-                                        bool(allow_negative_indices))
-
-
-@jnp._jit_in_jaxprs("dynamic_update_index_in_dim", static_argnums=(3, 4))
-def _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_indices):
-    if update.ndim == operand.ndim - 1:
-        update = lax.expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(operand, update, index, axis,
-                                       allow_negative_indices=allow_negative_indices)
-
-
-lax.later_names.update(
-    dynamic_index_in_dim=dynamic_index_in_dim,
-    dynamic_update_index_in_dim=dynamic_update_index_in_dim,
-    dynamic_slice_in_dim=dynamic_slice_in_dim,
-    dynamic_update_slice_in_dim=dynamic_update_slice_in_dim)
-
-
-def _scatter_mul_jvp(primals, tangents, **params):
-    operand, indices, updates = primals
-    out = scatter_mul_p.bind(operand, indices, updates, **params)
-    t_operand, _, t_updates = tangents
-    tangent = Zero.from_primal_value(out)
-    if type(t_operand) is not Zero:
-        tangent = scatter_mul_p.bind(t_operand, indices, updates, **params)
-    if type(t_updates) is not Zero:
-        if not params["unique_indices"]:
-            raise NotImplementedError("scatter_mul gradients are only implemented if "
-                                      "`unique_indices=True`")
-        add_params = dict(params, update_jaxpr=_update_jaxpr(scatter_add_p, get_aval(out).dtype))
-        term = lax.mul(operand, scatter_add_p.bind(_zeros(get_aval(operand)), indices, t_updates,
-                                                   **add_params))
-        tangent = term if type(tangent) is Zero else lax.add(tangent, term)
-    return out, tangent
-
-
-def _scatter_mul_transpose(ct, operand, indices, updates, **params):
-    if is_linear(updates):
-        raise NotImplementedError("scatter_mul gradients are only implemented if "
-                                  "`unique_indices=True`")
-    return [scatter_mul_p.bind(ct, indices, updates, **params), None, None]
-
-
-def _scatter_jvp(primals, tangents, **params):
-    """`scatter`'s JVP. With repeated indices only one write per position survives, and its
-    tangent must be the one that survives: number the updates, scatter the numbers, gather them
-    back to see which update won where, and mask the losers (and the overwritten operand) to 0;
-    then scatter-*add* values and tangents alike (JAX's `_scatter_jvp`)."""
-    if params["update_jaxpr"] is not None:
-        raise NotImplementedError("scatter_apply JVP not implemented")
-    if params["unique_indices"]:
-        return _scatter_linear_jvp(scatter_p)(primals, tangents, **params)
-    operand, indices, updates = primals
-    t_operand, _, t_updates = tangents
-    if type(t_operand) is Zero and type(t_updates) is Zero:
-        out = scatter_p.bind(operand, indices, updates, **params)
-        return out, Zero.from_primal_value(out)
-    t_operand, t_updates = instantiate_zeros(t_operand), instantiate_zeros(t_updates)
-    dn, mode = params["dimension_numbers"], params["mode"]
-    u_aval, x_aval = get_aval(updates), get_aval(operand)
-    ids_shape = [1 if d in dn.update_window_dims else n for d, n in enumerate(u_aval.shape)]
-    update_ids = lax.add(lax.reshape(lax.iota(np.uint32, int(np.prod(ids_shape))), ids_shape),
-                         lax.full(u_aval.shape, 1, np.uint32))
-    scattered_ids = scatter(lax.full(x_aval.shape, 0, np.uint32), indices, update_ids, dn,
-                            indices_are_sorted=params["indices_are_sorted"], mode=mode)
-    gdn, sizes = _scatter_to_gather(dn, x_aval, u_aval)
-    gathered_ids = gather(scattered_ids, indices, gdn, sizes)
-    def mask_operand(x):          # zero where an update overwrote the operand
-        kept = lax.eq(scattered_ids, lax.full(x_aval.shape, 0, np.uint32))
-        return lax.select_n(kept, _zeros(x_aval), x)
-
-    def mask_updates(u):          # zero the updates that lost
-        kept = lax.eq(update_ids, gathered_ids)
-        return lax.select_n(kept, _zeros(u_aval), u)
-    add = dict(indices_are_sorted=params["indices_are_sorted"], mode=mode)
-    masked_operand, masked_updates = mask_operand(operand), mask_updates(updates)
-    masked_t_operand, masked_t_updates = mask_operand(t_operand), mask_updates(t_updates)
-    out = scatter_add(masked_operand, indices, masked_updates, dn, **add)
-    tangent = scatter_add(masked_t_operand, indices, masked_t_updates, dn, **add)
-    return out, tangent
-
-
-def _scatter_extremal_jvp(primitive):
-    """The JVP of `scatter-min`/`scatter-max`: where several values tie for the extremum,
-    the tangent is their mean, as JAX's `_scatter_extremal_jvp` defines it."""
-    def rule(primals, tangents, **params):
-        operand, indices, updates = primals
-        out = primitive.bind(operand, indices, updates, **params)
-        t_operand, _, t_updates = tangents
-        if type(t_operand) is Zero and type(t_updates) is Zero:
-            return out, Zero.from_primal_value(out)
-        t_operand, t_updates = instantiate_zeros(t_operand), instantiate_zeros(t_updates)
-        dn = params["dimension_numbers"]
-        x_aval, u_aval = get_aval(operand), get_aval(updates)
-        gdn, sizes = _scatter_to_gather(dn, x_aval, u_aval)
-        read = lambda a: gather(a, indices, gdn, sizes)
-        initial, target = read(operand), read(out)
-        won, kept = lax.eq(updates, target), lax.eq(initial, target)
-        ones = lax.full(u_aval.shape, 1, u_aval.dtype)
-        num_updates = read(scatter_add(_zeros(x_aval), indices,
-                                       lax.select_n(won, _zeros(u_aval), ones), dn))
-        num_refs = read(scatter_add(_zeros(x_aval), indices, ones, dn))
-        updates_norm = lax.select_n(kept, 1.0 / num_updates, 1.0 / (num_updates + 1))
-        updates_coef = lax.select_n(won, _zeros(u_aval), updates_norm)
-        operand_norm = lax.select_n(kept, _zeros(u_aval), 1.0 / (num_updates + 1))
-        operand_coef = (-1.0 + operand_norm) / num_refs
-        t_new = read(t_operand) * operand_coef + t_updates * updates_coef
-        return out, scatter_add(t_operand, indices, t_new, dn,
-                                indices_are_sorted=params["indices_are_sorted"],
-                                unique_indices=params["unique_indices"], mode=params["mode"])
-    return rule
-
-
-jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
-jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
-jvp_rules[scatter_p] = _scatter_jvp
-jvp_rules[scatter_mul_p] = _scatter_mul_jvp
-transpose_rules[scatter_mul_p] = _scatter_mul_transpose
-
-
-def _check_starts(name, operand, starts):
-    if len(starts) != operand.ndim:
-        raise TypeError(f"{name} start_indices must have length equal to the number of "
-                        f"dimensions of the operand, got indices {len(starts)} for operand "
-                        f"shape {operand.shape}")
-    for s in starts:
-        if s.shape or s.dtype.kind not in "iu":
-            raise TypeError(f"{name} start indices must be scalars of an integer type, got "
-                            f"{s.str_short()}")
-    if len({s.dtype for s in starts}) > 1:
-        raise TypeError(f"{name} start indices must all have the same dtype, got "
-                        f"{[s.dtype.name for s in starts]}")
-
-
-def _check_dynamic_slice(operand, *starts, slice_sizes):
-    _check_starts("dynamic_slice", operand, starts)
-    if len(slice_sizes) != operand.ndim or builtins.any(
-            not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
-        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
-                        f"slice_sizes {tuple(slice_sizes)} for operand shape {operand.shape}")
-
-
-def _check_dynamic_update_slice(operand, update, *starts):
-    _check_starts("dynamic_update_slice", operand, starts)
-    if update.ndim != operand.ndim or builtins.any(
-            u > d for u, d in zip(update.shape, operand.shape)):
-        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand "
-                        f"shape, got update shape {update.shape} for operand shape "
-                        f"{operand.shape}.")
-    if update.dtype != operand.dtype:
-        raise TypeError(f"dynamic_update_slice update dtype must match operand dtype, got "
-                        f"{update.dtype.name} and {operand.dtype.name}")
-
-
-def _check_gather(operand, indices, *, dimension_numbers, slice_sizes, **params):
-    dnums = dimension_numbers
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"Indices must be of integer type, got {indices.dtype.name}")
-    if indices.ndim < 1 or indices.shape[-1] != len(dnums.start_index_map):
-        raise TypeError(f"Gather op has {len(dnums.start_index_map)} elements in "
-                        f"start_index_map and the bound of dimension index_vector_dim="
-                        f"{indices.ndim - 1} of indices is "
-                        f"{indices.shape[-1] if indices.ndim else 0}. These two numbers must "
-                        "be equal.")
-    if len(slice_sizes) != operand.ndim:
-        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
-                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
-    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
-        if not 0 <= s <= n:
-            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
-                            f"within [0, {n} + 1), got {s}.")
-    for d in dnums.collapsed_slice_dims + dnums.operand_batching_dims:
-        if slice_sizes[d] > 1:
-            where = (dnums.collapsed_slice_dims.index(d) if d in dnums.collapsed_slice_dims
-                     else 0)
-            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                            f"{slice_sizes[d]} for index {d} at position {where}.")
-    dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
-    window = [s for d, s in enumerate(slice_sizes) if d not in dropped]
-    if len(window) != len(dnums.offset_dims):
-        raise TypeError(f"All components of the offset index in a gather op must either be a "
-                        f"offset dimension or explicitly collapsed/batching; got "
-                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes={window}, "
-                        f"collapsed_slice_dims={dnums.collapsed_slice_dims}, "
-                        f"operand_batching_dims={dnums.operand_batching_dims}.")
-
-
-def _check_scatter(operand, indices, updates, *, dimension_numbers, **params):
-    dn = dimension_numbers
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"Scatter indices must be of integer type, got {indices.dtype.name}")
-    if updates.dtype != operand.dtype:
-        raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
-                        f"{operand.dtype.name} and {updates.dtype.name}.")
-    if updates.ndim != len(dn.update_window_dims) + indices.ndim - 1:
-        rank = len(dn.update_window_dims) + indices.ndim - 1
-        raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
-
-
-def _check_sort(*operands, dimension, is_stable, num_keys):
-    if len({o.shape for o in operands}) > 1:
-        raise TypeError(f"sort requires all operands to have the same shape, got "
-                        f"{[o.shape for o in operands]}")
-    if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"num_keys={num_keys} must be between 1 and the number of operands "
-                         f"({len(operands)})")
-
-
-def _check_top_k(operand, *, k, axis):
-    if k < 0:
-        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-    if not operand.shape:
-        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
-    if not 0 <= axis < operand.ndim:
-        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape="
-                         f"{operand.shape}")
-    if operand.shape[axis] < k:
-        raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
-                         f"k={k} with shape={list(operand.shape)} and axis={axis}")
-
-
-def _checked(check, rule):
-    """`rule`, after `check` has refused what it must."""
-    def abstract(*avals, **params):
-        check(*avals, **params)
-        return rule(*avals, **params)
-    return abstract
-
-
-for _p, _check in [(dynamic_slice_p, _check_dynamic_slice),
-                   (dynamic_update_slice_p, _check_dynamic_update_slice),
-                   (gather_p, _check_gather), (sort_p, _check_sort), (top_k_p, _check_top_k),
-                   *((_p, _check_scatter) for _p in _SCATTERS)]:
-    abstract_eval_rules[_p] = _checked(_check, abstract_eval_rules[_p])

@@ -56,22 +56,6 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     return module_to_text(module)
 
 
-def _check_constants(closed: ClosedJaxpr) -> None:
-    """JAX's warning when the constants of a program add up to many bytes."""
-    threshold = config.jax_captured_constants_warn_bytes
-    total = sum(math.prod(v.aval.shape) * v.aval.dtype.itemsize for v in closed.jaxpr.constvars)
-    if threshold == -1 or total < threshold:
-        return
-    exponent = min(int(math.log(total, 1000)), 4) if total > 0 else 0
-    size = f"{total / 1000 ** exponent:.2f}{['', 'K', 'M', 'G', 'T'][exponent]}B"
-    warnings.warn(f"A large amount of constants were captured during lowering ({size} total). "
-                  "If this is intentional, disable this warning with "
-                  "config.update('jax_captured_constants_warn_bytes', -1).")
-
-
-config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
-
-
 def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
                    donated=()):
     """The compiled program of `closed`, its constants included, on the default device or
@@ -391,6 +375,60 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
     return jitted
 
 
+def _check_constants(closed: ClosedJaxpr) -> None:
+    """JAX's warning when the constants of a program add up to many bytes."""
+    threshold = config.jax_captured_constants_warn_bytes
+    total = sum(math.prod(v.aval.shape) * v.aval.dtype.itemsize for v in closed.jaxpr.constvars)
+    if threshold == -1 or total < threshold:
+        return
+    exponent = min(int(math.log(total, 1000)), 4) if total > 0 else 0
+    size = f"{total / 1000 ** exponent:.2f}{['', 'K', 'M', 'G', 'T'][exponent]}B"
+    warnings.warn(f"A large amount of constants were captured during lowering ({size} total). "
+                  "If this is intentional, disable this warning with "
+                  "config.update('jax_captured_constants_warn_bytes', -1).")
+
+
+config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
+
+
+def _donated_params(fun, nums, names) -> tuple:
+    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
+    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
+    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
+    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        if names is not None:
+            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
+                             "donate_argnums instead of donate_argnames.") from None
+        return nums or (), ()
+    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
+                 if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if names is None and nums is not None:
+        names = tuple(k for i, k in both_ways if i in nums)
+    elif nums is None and names is not None:
+        nums = tuple(i for i, k in both_ways if k in names)
+    nums, names = nums or (), names or ()
+    kinds = [p.kind for p in params.values()]
+    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
+                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
+            -min(nums) > positional or max(nums) >= positional):
+        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
+                         f"{positional} positional arguments.")   # JAX's words
+    if bad := {k for k in names if k in params and params[k].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "These are positional-only")
+    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
+            k for k in names if k not in params or params[k].kind not in (
+                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                         "Function does not take these args.")
+    return nums, names
+
+
 def _apply_disable_jit(value):
     global _jit_disabled
     _jit_disabled = bool(value)
@@ -485,44 +523,6 @@ class Compiled:
                             f"structure {t.key[2]}, but was called with ({got}) and structure "
                             f"{key[2]}: compile it again for those")
         return tree_unflatten(t.out_tree, self.executable(*flat))
-
-
-def _donated_params(fun, nums, names) -> tuple:
-    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
-    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
-    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
-    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
-    try:
-        params = inspect.signature(fun).parameters
-    except (TypeError, ValueError):
-        if names is not None:
-            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
-                             "donate_argnums instead of donate_argnames.") from None
-        return nums or (), ()
-    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
-                 if p.kind is p.POSITIONAL_OR_KEYWORD]
-    if names is None and nums is not None:
-        names = tuple(k for i, k in both_ways if i in nums)
-    elif nums is None and names is not None:
-        nums = tuple(i for i, k in both_ways if k in names)
-    nums, names = nums or (), names or ()
-    kinds = [p.kind for p in params.values()]
-    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
-                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
-    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
-            -min(nums) > positional or max(nums) >= positional):
-        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
-                         f"{positional} positional arguments.")   # JAX's words
-    if bad := {k for k in names if k in params and params[k].kind in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "These are positional-only")
-    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
-            k for k in names if k not in params or params[k].kind not in (
-                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "Function does not take these args.")
-    return nums, names
 
 
 def donation_vector(jitted, key) -> tuple:

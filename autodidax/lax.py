@@ -167,6 +167,57 @@ xor_p = _binop("xor", np.bitwise_xor, _BITS)
 not_p = _unop("not", np.invert, _BITS)
 
 
+def _shift_impl(kind):
+    def impl(x, y):
+        bits = x.dtype.itemsize * 8
+        x, y = np.broadcast_arrays(x, y)
+        too_far = y.astype(np.uint64) >= bits          # XLA's rule: shifting out every bit
+        safe = np.where(too_far, 0, y).astype(x.dtype)
+        if kind == "left":
+            out, fill = np.left_shift(x, safe), 0
+        elif kind == "logical":
+            unsigned = x.view(f"u{x.dtype.itemsize}")
+            out, fill = np.right_shift(unsigned, safe.view(unsigned.dtype)).view(x.dtype), 0
+        else:
+            out, fill = np.right_shift(x, safe), np.where(x < 0, -1, 0).astype(x.dtype)
+        return np.where(too_far, fill, out).astype(x.dtype)
+    return impl
+
+
+def _shift_primitive(name, kind):
+    prim = Primitive(name)
+    impl_rules[prim] = _shift_impl(kind)
+
+    def abstract_eval(x, y):
+        for a in (x, y):
+            _check_dtype(name, a.dtype, _INT)
+        if x.dtype != y.dtype:
+            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                            f"{x.dtype.name}, {y.dtype.name}.")
+        shape = broadcasting_shape(name, x.shape, y.shape)
+        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+shift_left_p = _shift_primitive("shift_left", "left")
+shift_right_logical_p = _shift_primitive("shift_right_logical", "logical")
+shift_right_arithmetic_p = _shift_primitive("shift_right_arithmetic", "arithmetic")
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+impl_rules[bitcast_convert_type_p] = lambda x, *, new_dtype: x.view(new_dtype)
+
+
+def _bitcast_abstract(x, *, new_dtype):
+    if x.dtype.itemsize != new_dtype.itemsize:
+        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name}: "
+                        "autodidax bitcasts only between dtypes of the same width")
+    return ShapedArray(x.shape, new_dtype)
+
+
+abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract
+
+
 is_finite_p = Primitive("is_finite")
 impl_rules[is_finite_p] = np.isfinite
 
@@ -687,6 +738,9 @@ def bitwise_and(x, y): return and_p.bind(*_lift_scalars(x, y))
 def bitwise_or(x, y): return or_p.bind(*_lift_scalars(x, y))
 def bitwise_xor(x, y): return xor_p.bind(*_lift_scalars(x, y))
 def bitwise_not(x): return not_p.bind(x)
+def shift_left(x, y): return shift_left_p.bind(*_lift_scalars(x, y))
+def shift_right_logical(x, y): return shift_right_logical_p.bind(*_lift_scalars(x, y))
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_lift_scalars(x, y))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=y)
 def select_n(which, *cases): return select_n_p.bind(which, *cases)
 
@@ -696,6 +750,10 @@ def convert_element_type(x, new_dtype, weak_type=False):
     if isinstance(x, Array) and (x.dtype, x.aval.weak_type) == (new_dtype, weak_type):
         return x                          # as JAX: a conversion that changes nothing binds nothing
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    return bitcast_convert_type_p.bind(operand, new_dtype=canonicalize_dtype(new_dtype))
 
 
 def reduce_sum(x, axes): return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)

@@ -1,7 +1,7 @@
 # Generated from chapters/12_random.md by `make export`: edit the chapter, not this file.
 
 
-"""`jax.random`: Threefry-2x32, PRNG keys and the distributions, bit for bit with JAX's."""
+"""`jax.random`: Threefry-2x32, PRNG keys, uniform and normal, bit for bit with JAX's."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,7 @@ from functools import partial
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import indexing, lax
+from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, vmap
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer,
@@ -22,10 +22,8 @@ from autodidax.jvp import defjvp_zero
 from autodidax.lowering import (aval_to_ir_type, call_lowering, ir_constant, jaxpr_subcomp,
                                 lowering_rules, nary_lowering)
 from autodidax.runtime import default_device, xla_primitive_executable
-from autodidax.scipy.special import erf_inv, erf_p     # appendix A2's primitives
+from autodidax.scipy.special import erf_inv     # appendix A2's primitive
 from autodidax.tree_util import register_pytree_node
-
-_PY_SCALARS = (bool, int, float)
 
 
 def _elementwise_batching(primitive):
@@ -50,97 +48,20 @@ def _elementwise_batching(primitive):
     return rule
 
 
-def _shift_impl(kind):
-    def impl(x, y):
-        bits = x.dtype.itemsize * 8
-        x, y = np.broadcast_arrays(x, y)
-        too_far = y.astype(np.uint64) >= bits          # XLA's rule: shifting out every bit
-        safe = np.where(too_far, 0, y).astype(x.dtype)
-        if kind == "left":
-            out, fill = np.left_shift(x, safe), 0
-        elif kind == "logical":
-            unsigned = x.view(f"u{x.dtype.itemsize}")
-            out, fill = np.right_shift(unsigned, safe.view(unsigned.dtype)).view(x.dtype), 0
-        else:
-            out, fill = np.right_shift(x, safe), np.where(x < 0, -1, 0).astype(x.dtype)
-        return np.where(too_far, fill, out).astype(x.dtype)
-    return impl
-
-
-def _shift_abstract(name):
-    def abstract_eval(x, y):
-        for a in (x, y):
-            if a.dtype.kind not in "iu":
-                raise TypeError(f"{name} does not accept dtype {a.dtype.name}. Accepted dtypes "
-                                "are subtypes of signedinteger, unsignedinteger.")
-        if x.dtype != y.dtype:
-            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                            f"{x.dtype.name}, {y.dtype.name}.")
-        shape = lax.broadcasting_shape(name, x.shape, y.shape)
-        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
-    return abstract_eval
-
-
-def _shift_primitive(name, kind, op):
-    primitive = Primitive(name)
-    impl_rules[primitive] = _shift_impl(kind)
-    abstract_eval_rules[primitive] = _shift_abstract(name)
+def _bit_rules(primitive, lowering):
     batching_rules[primitive] = _elementwise_batching(primitive)
-    lowering_rules[primitive] = nary_lowering(op)
+    lowering_rules[primitive] = lowering
     defjvp_zero(primitive)
-    return primitive
-
-
-shift_left_p = _shift_primitive("shift_left", "left", hlo.shift_left)
-shift_right_logical_p = _shift_primitive("shift_right_logical", "logical",
-                                         hlo.shift_right_logical)
-shift_right_arithmetic_p = _shift_primitive("shift_right_arithmetic", "arithmetic",
-                                            hlo.shift_right_arithmetic)
-
-
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-impl_rules[bitcast_convert_type_p] = lambda x, *, new_dtype: x.view(new_dtype)
-
-
-def _bitcast_abstract(x, *, new_dtype):
-    if x.dtype.itemsize != new_dtype.itemsize:
-        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name}: "
-                        "autodidax bitcasts only between dtypes of the same width")
-    return ShapedArray(x.shape, new_dtype)
 
 
 def _bitcast_lowering(ctx, x, *, new_dtype):
     return [hlo.bitcast_convert(aval_to_ir_type(ctx.avals_out[0]), x)]
 
 
-abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract
-batching_rules[bitcast_convert_type_p] = lambda vals, dims, **params: (
-    bitcast_convert_type_p.bind(*vals, **params), dims[0])
-lowering_rules[bitcast_convert_type_p] = _bitcast_lowering
-defjvp_zero(bitcast_convert_type_p)
-
-
-def _lift(x, y):
-    """A Python scalar operand takes the dtype of the other operand, as in `jax.lax`."""
-    if isinstance(y, _PY_SCALARS) and not isinstance(x, _PY_SCALARS):
-        y = LiteralArray(np.asarray(y, get_aval(x).dtype), weak_type=True)
-    elif isinstance(x, _PY_SCALARS) and not isinstance(y, _PY_SCALARS):
-        x = LiteralArray(np.asarray(x, get_aval(y).dtype), weak_type=True)
-    return x, y
-
-
-def shift_left(x, y): return shift_left_p.bind(*_lift(x, y))
-def shift_right_logical(x, y): return shift_right_logical_p.bind(*_lift(x, y))
-def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_lift(x, y))
-
-
-def bitcast_convert_type(operand, new_dtype):
-    return bitcast_convert_type_p.bind(operand, new_dtype=canonicalize_dtype(new_dtype))
-
-
-lax.later_names.update(shift_left=shift_left, shift_right_logical=shift_right_logical,
-                       shift_right_arithmetic=shift_right_arithmetic,
-                       bitcast_convert_type=bitcast_convert_type)
+_bit_rules(lax.shift_left_p, nary_lowering(hlo.shift_left))
+_bit_rules(lax.shift_right_logical_p, nary_lowering(hlo.shift_right_logical))
+_bit_rules(lax.shift_right_arithmetic_p, nary_lowering(hlo.shift_right_arithmetic))
+_bit_rules(lax.bitcast_convert_type_p, _bitcast_lowering)
 
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -153,7 +74,7 @@ def _u32(value):
 
 def rotate_left(x, d):
     """The bits of uint32 `x` rotated left by `d` places."""
-    return lax.bitwise_or(shift_left(x, _u32(d)), shift_right_logical(x, _u32(32 - d)))
+    return lax.bitwise_or(lax.shift_left(x, _u32(d)), lax.shift_right_logical(x, _u32(32 - d)))
 
 
 def threefry2x32_reference(k1, k2, x1, x2):
@@ -398,7 +319,7 @@ def _is_key_array(x):
     return isinstance(x, PRNGKeyArray)
 
 
-def _check_prng_key(name, key, allow_batched=False):
+def check_prng_key(name, key, allow_batched=False):
     """`(keys, was_typed)`: `keys` of a key type (`key<fry>`), from a typed key or from raw key
     data, checked as JAX checks them; one key unless `allow_batched`."""
     typed = _is_key_array(key)
@@ -448,14 +369,14 @@ def PRNGKey(seed):
 
 def split(key, num=2):
     """`num` new keys (or an array of keys of shape `num`) from one key."""
-    keys, typed = _check_prng_key("split", key)
+    keys, typed = check_prng_key("split", key)
     shape = tuple(map(int, num)) if isinstance(num, (tuple, list)) else (int(num),)
     return _return_keys(random_split_p.bind(keys, shape=shape), typed)
 
 
 def fold_in(key, data):
     """A new key, a function of `key` and the 32-bit integer `data`."""
-    keys, typed = _check_prng_key("fold_in", key)
+    keys, typed = check_prng_key("fold_in", key)
     if get_aval(data).ndim if isinstance(data, (Tracer, np.ndarray)) or hasattr(data, "aval") \
             else np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
@@ -467,7 +388,7 @@ def fold_in(key, data):
     return _return_keys(random_fold_in_p.bind(keys, data), typed)
 
 
-def _canonical_shape(shape):
+def canonical_shape(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     return tuple(int(d) for d in shape)
@@ -475,14 +396,14 @@ def _canonical_shape(shape):
 
 def bits(key, shape=(), dtype=None):
     """Uniformly random unsigned integers: every bit equally likely 0 or 1."""
-    keys, _ = _check_prng_key("bits", key)
+    keys, _ = check_prng_key("bits", key)
     dtype = np.dtype(np.uint32) if dtype is None else canonicalize_dtype(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits_p.bind(keys, bit_width=dtype.itemsize * 8, shape=_canonical_shape(shape))
+    return random_bits_p.bind(keys, bit_width=dtype.itemsize * 8, shape=canonical_shape(shape))
 
 
-def _random_bits(keys, bit_width, shape):
+def random_bits(keys, bit_width, shape):
     return random_bits_p.bind(keys, bit_width=bit_width, shape=shape)
 
 
@@ -563,7 +484,7 @@ def key(seed):
 
 def key_data(keys):
     """The `uint32` data under an array of keys (a raw key is returned as it is)."""
-    keys, _ = _check_prng_key("key_data", keys, allow_batched=True)
+    keys, _ = check_prng_key("key_data", keys, allow_batched=True)
     return random_unwrap_p.bind(keys)
 
 
@@ -571,36 +492,51 @@ def wrap_key_data(key_bits_array, *, impl=None):
     """Typed keys over `uint32` data whose last axis has the 2 words of each key."""
     if impl not in (None, "threefry2x32"):
         raise ValueError(f"autodidax has only the threefry2x32 PRNG, got impl={impl!r}")
-    keys, _ = _check_prng_key("wrap_key_data", key_bits_array, allow_batched=True)
+    keys, _ = check_prng_key("wrap_key_data", key_bits_array, allow_batched=True)
     return PRNGKeyArray(keys)
 
 
 def key_impl(keys):
-    _check_prng_key("key_impl", keys, allow_batched=True)
+    check_prng_key("key_impl", keys, allow_batched=True)
     return "threefry2x32"
 
 
-wrap_public_functions(globals(), __name__)
+def float_dtype(name, dtype):
+    """`dtype` (float32 by default) if it is a float dtype; JAX's error otherwise."""
+    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+    return dtype
 
 
-def _broadcast_to_rank(x, rank):
+def check_shape(name, shape, *param_shapes):
+    """JAX's error unless the parameters' shapes broadcast to `shape`."""
+    if param_shapes:
+        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
+        if shape != shape_:
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                             "argument, and the result of broadcasting the shapes must equal the "
+                             f"shape argument, but got result {shape_} for shape argument {shape}.")
+
+
+def broadcast_to_rank(x, rank):
     ndim = get_aval(x).ndim
     return x if ndim >= rank else lax.reshape(x, (1,) * (rank - ndim) + get_aval(x).shape)
 
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
-    _check_shape("uniform", shape)
-    minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    check_shape("uniform", shape)
+    minval = broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
     finfo = np.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     uint = np.dtype(f"uint{nbits}")
-    raw = _random_bits(key, nbits, shape)
+    raw = random_bits(key, nbits, shape)
     # Keep `nmant` random bits as the mantissa of a float in [1, 2), then subtract 1.
-    mantissa = shift_right_logical(raw, LiteralArray(np.asarray(nbits - nmant, uint)))
+    mantissa = lax.shift_right_logical(raw, LiteralArray(np.asarray(nbits - nmant, uint)))
     one_bits = LiteralArray(np.asarray(1.0, dtype).view(uint))
-    floats = lax.sub(bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
+    floats = lax.sub(lax.bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
                      LiteralArray(np.asarray(1.0, dtype)))
     return lax.max(minval, lax.reshape(jnp.add(jnp.multiply(floats, jnp.subtract(maxval, minval)),
                                                minval), shape))
@@ -608,8 +544,8 @@ def _uniform(key, minval, maxval, shape, dtype):
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Floats uniformly distributed in [minval, maxval)."""
-    key, _ = _check_prng_key("uniform", key)
-    return _uniform(key, minval, maxval, _canonical_shape(shape), _float_dtype("uniform", dtype))
+    key, _ = check_prng_key("uniform", key)
+    return _uniform(key, minval, maxval, canonical_shape(shape), float_dtype("uniform", dtype))
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -626,310 +562,8 @@ def _normal_real(key, shape, dtype):
 
 def normal(key, shape=(), dtype=None):
     """Standard normal floats: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
-    key, _ = _check_prng_key("normal", key)
-    return _normal(key, _canonical_shape(shape), _float_dtype("normal", dtype))
+    key, _ = check_prng_key("normal", key)
+    return _normal(key, canonical_shape(shape), float_dtype("normal", dtype))
 
 
-@partial(jit, static_argnums=(3, 4))
-def _truncated_normal(key, lower, upper, shape, dtype):
-    if shape is None:
-        shape = tuple(np.broadcast_shapes(np.shape(lower), np.shape(upper)))
-    else:
-        _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
-    sqrt2 = np.array(np.sqrt(2), dtype)
-    lower = lax.convert_element_type(lower, dtype)
-    upper = lax.convert_element_type(upper, dtype)
-    a = erf_p.bind(jnp.divide(lower, sqrt2))
-    b = erf_p.bind(jnp.divide(upper, sqrt2))
-    u = _uniform(key, a, b, shape, dtype)
-    out = jnp.multiply(sqrt2, erf_inv(u))
-    return jnp.clip(out, _next_toward(lax.stop_gradient(lower), 1),
-                    _next_toward(lax.stop_gradient(upper), -1))
-
-
-def truncated_normal(key, lower, upper, shape=None, dtype=None):
-    """Normal floats conditioned on lying in (lower, upper)."""
-    key, _ = _check_prng_key("truncated_normal", key)
-    shape = None if shape is None else _canonical_shape(shape)
-    return _truncated_normal(key, lower, upper, shape, _float_dtype("truncated_normal", dtype))
-
-
-@partial(jit, static_argnums=(2, 3))
-def _bernoulli(key, p, shape, mode):
-    if shape is None:
-        shape = np.shape(p)
-    else:
-        _check_shape("bernoulli", shape, np.shape(p))
-    if mode == "high":
-        return _bernoulli_high(key, p, shape)
-    return jnp.less(_uniform(key, 0.0, 1.0, shape, get_aval(p).dtype), p)
-
-
-def bernoulli(key, p=0.5, shape=None, mode="low"):
-    """Booleans that are True with probability `p`."""
-    if mode not in ["high", "low"]:
-        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
-    key, _ = _check_prng_key("bernoulli", key)
-    dtype = get_aval(jnp.asarray(p)).dtype if not isinstance(p, float) else np.dtype(np.float32)
-    if dtype.kind != "f":
-        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    p = lax.convert_element_type(p, dtype)
-    return _bernoulli(key, p, None if shape is None else _canonical_shape(shape), mode)
-
-
-@partial(jit, static_argnums=(1, 2))
-def _exponential(key, shape, dtype):
-    u = _uniform(key, 0.0, 1.0, shape, dtype)
-    return lax.neg(lax.log1p(lax.neg(u)))        # log of 1 - u, which lies in (0, 1]
-
-
-def exponential(key, shape=(), dtype=None):
-    """Floats with the standard exponential distribution: -log(1 - u)."""
-    key, _ = _check_prng_key("exponential", key)
-    return _exponential(key, _canonical_shape(shape), _float_dtype("exponential", dtype))
-
-
-@partial(jit, static_argnums=(1, 2, 3))
-def _gumbel(key, shape, dtype, mode):
-    if mode == "high":
-        return _gumbel_high(key, shape, dtype)
-    tiny = np.asarray(np.finfo(dtype).tiny, dtype)
-    u = _uniform(key, tiny, np.asarray(1.0, dtype), shape, dtype)
-    return jnp.negative(jnp.log(jnp.negative(jnp.log(u))))
-
-
-def gumbel(key, shape=(), dtype=None, mode=None):
-    """Floats with the standard Gumbel distribution: -log(-log(u)). Modes "low" (the default)
-    and "high"; not JAX's "highest"."""
-    key, _ = _check_prng_key("gumbel", key)
-    dtype = _float_dtype("gumbel", dtype)
-    mode = "low" if mode is None else mode
-    if mode not in ("highest", "high", "low"):
-        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    if mode == "highest":
-        raise NotImplementedError("gumbel mode='highest' needs lax.clz, which autodidax lacks")
-    return _gumbel(key, _canonical_shape(shape), dtype, mode)
-
-
-def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
-    """Indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max trick)."""
-    key, _ = _check_prng_key("categorical", key)
-    logits = jnp.asarray(logits)
-    ndim = logits.ndim
-    batch_shape = tuple(np.delete(logits.shape, axis))
-    if shape is None:
-        shape = batch_shape
-    else:
-        shape = _canonical_shape(shape)
-        _check_shape("categorical", shape, batch_shape)
-    if mode not in (None, "low", "high"):
-        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    prefix = shape[:len(shape) - len(batch_shape)]
-    if not replace:     # the Gumbel-top-k trick: the k largest of logits + noise, in order
-        noisy = jnp.add(logits, _gumbel(key, logits.shape, logits.dtype, mode or "low"))
-        k = math.prod(prefix)
-        if k > logits.shape[axis]:
-            raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
-                             f"number of categories ({logits.shape[axis]}).")
-        _, indices = lax.top_k(jnp.moveaxis(noisy, axis, -1), k)
-        return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
-    if axis >= 0:
-        axis -= ndim
-    logits_shape = list(shape[len(shape) - len(batch_shape):])
-    logits_shape.insert(axis % ndim, logits.shape[axis])
-    noise = _gumbel(key, (*prefix, *logits_shape), logits.dtype, mode or "low")
-    expanded = lax.expand_dims(logits, tuple(range(len(prefix))))
-    return jnp.argmax(jnp.add(noise, expanded), axis=axis)
-
-
-def _split2(keys):
-    """Two keys from one key (of a key type): JAX's `k1, k2 = _split(key)`."""
-    pair = random_unwrap_p.bind(random_split_p.bind(keys, shape=(2,)))
-    return [random_wrap_p.bind(lax.reshape(lax.slice(pair, (i, 0), (i + 1, 2)), KEY_SHAPE),
-                               impl=threefry_prng_impl) for i in range(2)]
-
-
-@partial(jit, static_argnums=(3, 4))
-def _randint(key, minval, maxval, shape, dtype):
-    _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
-    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
-    if minval.dtype.kind not in "iu":
-        minval = minval.astype(np.int32)
-    if maxval.dtype.kind not in "iu":
-        maxval = maxval.astype(np.int32)
-    top = _convert_and_clip_integer(jnp.asarray(np.iinfo(dtype).max, dtype), maxval.dtype)
-    maxval_out_of_range = lax.gt(maxval, top)
-    minval = _broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-    maxval = _broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
-    nbits = np.iinfo(dtype).bits
-    unsigned = np.dtype(f"uint{nbits}")
-    k1, k2 = _split2(key)
-    higher_bits = _random_bits(k1, nbits, shape)
-    lower_bits = _random_bits(k2, nbits, shape)
-    span = lax.convert_element_type(jnp.subtract(maxval, minval), unsigned)
-    span = jnp.where(jnp.less_equal(maxval, minval), jnp.ones_like(span), span)
-    span = jnp.where(maxval_out_of_range & jnp.greater(maxval, minval),
-                     jnp.add(span, np.asarray(1, unsigned)), span)
-    # 2**nbits mod span, computed without overflow as ((2**(nbits/2) mod span)**2) mod span
-    multiplier = lax.rem(jnp.full_like(span, 2 ** (nbits // 2)), span)
-    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
-    offset = lax.rem(offset, span)
-    return jnp.add(minval, lax.convert_element_type(offset, dtype))
-
-
-def randint(key, shape, minval, maxval, dtype=None):
-    """Integers uniformly drawn from [minval, maxval)."""
-    key, _ = _check_prng_key("randint", key)
-    dtype = np.dtype(np.int32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind not in "iu":
-        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
-    info = np.iinfo(dtype)
-    sample_dtype = dtype
-    if info.bits < 32:       # sample in 32 bits, for less bias
-        sample_dtype = np.dtype(np.int32)
-        minval = jnp.clip(jnp.asarray(minval).astype(np.int32), int(info.min), int(info.max))
-        maxval = jnp.clip(jnp.asarray(maxval).astype(np.int32), int(info.min), int(info.max) + 1)
-    out = _randint(key, minval, maxval, _canonical_shape(shape), sample_dtype)
-    return out if sample_dtype == dtype else lax.convert_element_type(out, dtype)
-
-
-@partial(jit, static_argnums=(2,))
-def _shuffle(key, x, axis):
-    # Sort by random 32-bit words; repeat with fresh words so that ties (equal words) become
-    # unlikely enough: 3 log(n) / log(2**32 - 1) rounds, JAX's heuristic.
-    size = get_aval(x).size
-    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
-    for _ in range(rounds):
-        key, subkey = _split2(key)
-        sort_keys = _random_bits(subkey, 32, get_aval(x).shape)
-        _, x = indexing.sort_key_val(sort_keys, x, axis)
-    return x
-
-
-def permutation(key, x, axis=0, independent=False):
-    """A random permutation of `range(x)` for an integer `x`, else of `x` along `axis`."""
-    key, _ = _check_prng_key("permutation", key)
-    ndim = np.ndim(x) if not isinstance(x, Tracer) else get_aval(x).ndim
-    axis = _canonical_axis(axis, ndim or 1)
-    if not ndim:
-        if get_aval(x).dtype.kind not in "iu":
-            raise TypeError("x must be an integer or at least 1-dimensional")
-        return _shuffle(key, jnp.arange(int(x)), axis)
-    x = jnp.asarray(x)
-    if independent or ndim == 1:
-        return _shuffle(key, x, axis)
-    order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, order, axis)
-
-
-def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
-    """Draws from `range(a)` for an integer `a`, else from the entries of `a` along `axis`:
-    with or without replacement, uniformly or with probabilities `p`."""
-    key_checked, _ = _check_prng_key("choice", key)
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
-    arr = jnp.asarray(a)
-    if arr.ndim == 0:
-        n_inputs = int(a)
-    else:
-        axis = _canonical_axis(axis, arr.ndim)
-        n_inputs = arr.shape[axis]
-    n_draws = math.prod(shape)
-    if n_draws == 0:
-        return jnp.zeros(shape, dtype=arr.dtype)
-    if n_inputs <= 0:
-        raise ValueError("a must be greater than 0 unless no samples are taken")
-    if not replace and n_draws > n_inputs:
-        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
-                         f"(size {n_inputs}) when 'replace=False'")
-    if p is None and replace:
-        ind = randint(key, shape, 0, n_inputs)
-        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
-    elif p is None:
-        whole = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
-        result = whole[(slice(None),) * axis + (slice(n_draws),)]
-    else:
-        p_arr = jnp.asarray(p)
-        if not jnp.issubdtype(p_arr.dtype, jnp.inexact):
-            p_arr = p_arr.astype(jnp.float32)
-        if p_arr.shape != (n_inputs,):
-            raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
-                             f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
-        if replace:     # invert the cumulative distribution at uniform points
-            p_cuml = jnp.cumsum(p_arr)
-            r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-            ind = jnp.searchsorted(p_cuml, r).astype(int)
-        else:           # the Gumbel-top-k trick, as in `categorical`
-            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = lax.top_k(g, n_draws)[1].astype(int)
-        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
-    return result.reshape(shape if arr.ndim == 0 else
-                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
-
-
-def _float_dtype(name, dtype):
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind != "f":
-        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
-    return dtype
-
-
-def _check_shape(name, shape, *param_shapes):
-    if param_shapes:
-        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
-        if shape != shape_:
-            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
-                             "argument, and the result of broadcasting the shapes must equal the "
-                             f"shape argument, but got result {shape_} for shape argument {shape}.")
-
-
-def _next_toward(x, direction):
-    """The float next to `x` toward +inf (direction 1) or -inf (-1): one step of its bits."""
-    dtype = get_aval(x).dtype
-    ints = bitcast_convert_type(x, f"int{dtype.itemsize * 8}")
-    step = jnp.where(jnp.equal(jnp.greater(x, 0), direction > 0), 1, -1).astype(ints.dtype)
-    tiny = jnp.asarray(direction, ints.dtype)             # the smallest float of that sign
-    tiny = bitcast_convert_type(jnp.where(direction > 0, tiny, jnp.asarray(
-        np.asarray(np.nextafter(dtype.type(0), dtype.type(-1))).view(ints.dtype))), dtype)
-    moved = bitcast_convert_type(lax.add(ints, step), dtype)
-    out = jnp.where(jnp.equal(x, 0), tiny, moved)
-    return jnp.where(jnp.isinf(x) & (jnp.greater(x, 0) == (direction > 0)), x, out)
-
-
-def _pair(u):
-    """The two halves of an array of shape (2, ...)."""
-    rest = get_aval(u).shape[1:]
-    return [lax.reshape(lax.slice(u, (i,) + (0,) * len(rest), (i + 1,) + rest), rest)
-            for i in range(2)]
-
-
-def _bernoulli_high(key, p, shape):
-    """Bernoulli's mode "high": a second uniform refines the first below its resolution."""
-    dtype = get_aval(p).dtype
-    u1, u2 = _pair(_uniform(key, 0.0, 1.0, (2, *shape), dtype))
-    u2 = jnp.multiply(u2, 2.0 ** -np.finfo(dtype).nmant)
-    return jnp.less(u2, jnp.subtract(p, u1))
-
-
-def _gumbel_high(key, shape, dtype):
-    """Gumbel's mode "high": more bits near 0, where -log(-log u) has its long tail."""
-    info = np.finfo(dtype)
-    high, low = _pair(_uniform(key, 0.0, 1.0, (2,) + shape, dtype))
-    x = jnp.where(jnp.greater_equal(high, 0.5), high,
-                  jnp.add(jnp.add(high, jnp.multiply(2.0 ** -info.nmant, low)), info.tiny))
-    return jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x)))))
-
-
-def _convert_and_clip_integer(val, dtype):
-    vinfo, info = np.iinfo(get_aval(val).dtype), np.iinfo(dtype)
-    vdtype = get_aval(val).dtype
-    lo = np.asarray(max(info.min, vinfo.min), vdtype)
-    hi = np.asarray(min(info.max, vinfo.max), vdtype)
-    return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
-
-
-def _canonical_axis(axis, ndim):
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+wrap_public_functions(globals(), __name__)   # every public function above: an API boundary

@@ -28,6 +28,8 @@ I = np.array([[-7, 3, 0], [5, -2, 9]], np.int32)
 J = np.array([[2, -2, 4], [3, 3, -4]], np.int32)
 MASK = A > 0
 S = np.float32(1.5)
+WORDS = np.array([[0x3FFFFFFF, 7, 1], [0x20000000, 12345, 0]], np.uint32)
+SHIFTS = np.array([[0, 4, 31], [1, 3, 20]], np.uint32)   # examples scale them: up to 54
 
 # (primitive name, per-example operands, params): called as lax.NAME(*operands, **params) in
 # both libraries; `concatenate` takes its operands as one list.
@@ -85,6 +87,9 @@ CASES = [
     ("cumprod", (A,), {"axis": 0}), ("cumprod", (I,), {"axis": 1, "reverse": True}),
     ("pad", (A, np.float32(0.5)), {"padding_config": ((1, 2, 0), (0, 1, 1))}),
     ("pad", (I, np.int32(-3)), {"padding_config": ((-1, 1, 0), (2, -1, 2))}),
+    ("shift_left", (WORDS, SHIFTS), {}), ("shift_right_logical", (WORDS, SHIFTS), {}),
+    ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
+    ("bitcast_convert_type", (A,), {"new_dtype": np.int32}),
 ]
 NO_OPERANDS = {"iota"}   # a primitive without operands is never batched: it has no rule
 FUNCTIONS = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "not": "bitwise_not"}

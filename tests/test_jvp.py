@@ -106,6 +106,13 @@ PROGRAMS = {
                                                             np.float32)),
     "clamp": lambda L, x, y: L.clamp(L.mul(y, 0.5), x, L.add(y, 1.0)),
     "full_broadcast": lambda L, x, y: L.mul(L.broadcast(x, (2,)), L.full((2, 2, 3), 1.5)),
+    # the bits of y, moved and read back as floats: a zero tangent through integers
+    "shifts_bitcast": lambda L, x, y: L.mul(x, L.bitcast_convert_type(L.shift_left(
+        L.shift_right_logical(L.bitcast_convert_type(y, np.uint32), np.uint32(4)),
+        np.uint32(4)), np.float32)),
+    "shift_right_arithmetic": lambda L, x, y: L.mul(x, L.convert_element_type(
+        L.shift_right_arithmetic(L.convert_element_type(L.mul(y, 64.0), np.int32), np.int32(3)),
+        np.float32)),
 }
 
 

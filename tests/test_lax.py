@@ -19,6 +19,8 @@ NANS = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, np.nan]], np.float32)
 EXTREME = np.array([300.0, -5.0, np.nan, np.inf, -np.inf, 3e10, -129.7, 2.9], np.float32)
 UNIT = np.tanh(A)                                       # in (-1, 1): asin, acos, atanh
 HALVES = np.array([[0.5, -0.5, 1.5], [2.5, -2.5, 0.49999997]], np.float32)
+WORDS = np.array([[0xFFFFFFFF, 7, 1], [0x80000000, 12345, 0]], np.uint32)
+SHIFTS = np.array([[0, 4, 31], [32, 1, 40]], np.uint32)     # 32 and more: every bit shifted out
 
 # (name, args, params): each is called as lax.NAME(*args, **params) in both libraries.
 CASES = [
@@ -92,6 +94,12 @@ CASES = [
     ("full", ((2, 3), 1.5), {}), ("full", (3, 2, np.float16), {}),
     ("broadcast", (A, (2,)), {}),
     ("clamp", (np.float32(0.2), A, np.float32(0.7)), {}), ("clamp", (I - 1, I, J), {}),
+    ("shift_left", (WORDS, SHIFTS), {}), ("shift_right_logical", (WORDS, SHIFTS), {}),
+    ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
+    ("shift_right_logical", (I, SHIFTS.astype(np.int32)), {}),
+    ("shift_left", (WORDS, np.uint32(3)), {}),
+    ("bitcast_convert_type", (A,), {"new_dtype": np.uint32}),
+    ("bitcast_convert_type", (WORDS,), {"new_dtype": np.int32}),
 ]
 NOT_PRIMITIVES = ("expand_dims", "iota", "broadcasted_iota", "full", "broadcast", "clamp")
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
@@ -140,7 +148,7 @@ def out_params(name, params):
                 "dot_general": {"preferred_element_type": None},
                 "convert_element_type": {"weak_type": False}}
     bound = {**defaults.get(name, {}), **params}
-    if name == "convert_element_type":
+    if name in ("convert_element_type", "bitcast_convert_type"):
         bound["new_dtype"] = np.dtype(bound["new_dtype"])
     if name in ("argmax", "argmin"):
         bound = {"axes": (params["axis"],), "index_dtype": np.dtype(params["index_dtype"])}

@@ -19,6 +19,7 @@ from autodidax.lowering import (LoweringRuleContext, ModuleContext, aval_to_ir_t
                                 module_to_text)
 
 from test_lax import A, B, BATCH, EXTREME, HALVES, I, J, M, NANS, P, UNIT  # noqa: E402  (the same inputs as lax's tests)
+from test_lax import SHIFTS, WORDS  # noqa: E402
 
 U = np.array([[0, 3, 250], [7, 0, 1]], np.uint8)
 V = np.array([[1, 3, 200], [9, 0, 1]], np.uint8)
@@ -118,6 +119,10 @@ CASES = [
     ("broadcasted_iota", (), {"dtype": np.int32, "shape": (2, 3), "dimension": 1}),
     ("broadcasted_iota", (), {"dtype": np.float32, "shape": (4,), "dimension": 0}),
     ("broadcasted_iota", (), {"dtype": np.uint8, "shape": (2, 0), "dimension": 0}),
+    ("shift_left", (WORDS, SHIFTS), {}), ("shift_right_logical", (WORDS, SHIFTS), {}),
+    ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
+    ("bitcast_convert_type", (A,), {"new_dtype": np.uint32}),
+    ("bitcast_convert_type", (H,), {"new_dtype": np.int16}),
 ]
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
                 "bitwise_not": "not", "broadcasted_iota": "iota"}

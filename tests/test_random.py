@@ -211,3 +211,24 @@ def test_errors(bad, cls, message):
     with pytest.raises(cls) as info:
         bad()
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: ar.normal(ar.PRNGKey(0), dtype=np.int32),
+    lambda: ar.uniform(ar.PRNGKey(0), dtype=np.int32),
+    lambda: ar.bits(ar.PRNGKey(0), dtype=np.int32),
+    lambda: ar.bernoulli(ar.PRNGKey(0), p=anp.arange(3)),
+    lambda: ar.randint(ar.PRNGKey(0), (2,), 0, 3, dtype=np.float32),
+    lambda: ar.choice(ar.PRNGKey(0), 3, (5,), replace=False),
+], ids=["normal", "uniform", "bits", "bernoulli (appendix A14)", "randint (A14)", "choice (A14)"])
+def test_an_error_in_the_arguments_shows_the_callers_line(bad):
+    """Every public function of jax.random, chapter 12's and appendix A14's, is an API boundary:
+    its errors keep the caller's frames and at most the boundary's own, in core.py."""
+    import traceback
+    package = os.path.dirname(autodidax.__file__)
+    with pytest.raises((TypeError, ValueError)) as info:
+        bad()
+    frames = [f.filename for f in traceback.extract_tb(info.value.__traceback__)]
+    internal = [f for f in frames if f.startswith(package)]
+    assert len(internal) <= 1 and all(f.endswith("core.py") for f in internal), internal
+    assert frames[-2 if internal else -1] == __file__

@@ -3,7 +3,6 @@ from book.wrong import Wrong
 
 E1 = "1. NumPy or XLA, by size and by place"
 E2 = "2. Compile what runs often"
-E3 = "3. A cache that forgets"
 
 WRONG = [
     Wrong(E1, "size alone: a small device array is evaluated with NumPy, back on the host",
@@ -73,65 +72,6 @@ WRONG = [
           return super().process_primitive(primitive, args, params)
           """), reason="should run with NumPy, NumPy, XLA, XLA; ran NumPy, NumPy, NumPy, NumPy"),
 
-    Wrong(E3, "first in, first out: a hit does not make the program the most recent",
-          """
-          exe = self.entries.get(text)
-          if exe is None:
-              exe = self.compile_fn(text)
-              if len(text) > self.max_bytes:
-                  return exe
-              while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
-                  del self.entries[next(iter(self.entries))]
-              self.entries[text] = exe
-          return exe
-          """, reason="after the uses A B A, the cache should hold B A"),
-    Wrong(E3, "forgets one program to make room, though the new one may need more",
-          """
-          exe = self.entries.pop(text, None)
-          if exe is None:
-              exe = self.compile_fn(text)
-              if len(text) > self.max_bytes:
-                  return exe
-              if sum(map(len, self.entries)) + len(text) > self.max_bytes:
-                  del self.entries[next(iter(self.entries))]
-          self.entries[text] = exe
-          return exe
-          """, reason="more than max_bytes=1200"),
-    Wrong(E3, "makes room when the cache would be full, not only when it would overflow",
-          """
-          exe = self.entries.pop(text, None)
-          if exe is None:
-              exe = self.compile_fn(text)
-              if len(text) > self.max_bytes:
-                  return exe
-              while self.entries and sum(map(len, self.entries)) + len(text) >= self.max_bytes:
-                  del self.entries[next(iter(self.entries))]
-          self.entries[text] = exe
-          return exe
-          """, reason="after the uses A B A C, the cache should hold B A C"),
-    Wrong(E3, "makes room before asking whether the program fits at all",
-          """
-          exe = self.entries.pop(text, None)
-          if exe is None:
-              exe = self.compile_fn(text)
-              while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
-                  del self.entries[next(iter(self.entries))]
-              if len(text) > self.max_bytes:
-                  return exe
-          self.entries[text] = exe
-          return exe
-          """, reason="should make nothing be forgotten"),
-    Wrong(E3, "compiles on every get, and keeps the order right",
-          """
-          self.entries.pop(text, None)
-          exe = self.compile_fn(text)
-          if len(text) > self.max_bytes:
-              return exe
-          while self.entries and sum(map(len, self.entries)) + len(text) > self.max_bytes:
-              del self.entries[next(iter(self.entries))]
-          self.entries[text] = exe
-          return exe
-          """, reason="is not compiled again"),
 ]
 
 _TIERED = """
@@ -161,21 +101,6 @@ WRONG += [
               return _numpy_eval_trace.process_primitive(primitive, args, params)
           return super().process_primitive(primitive, args, params)
           """), reason="another primitive"),
-    Wrong(E3, "a program of exactly max_bytes counted as too large to keep",
-          """
-          exe = self.entries.pop(text, None)
-          if exe is None:
-              exe = self.compile_fn(text)
-              if len(text) >= self.max_bytes:
-                  return exe
-              total = sum(map(len, self.entries)) + len(text)
-              while total > self.max_bytes:
-                  oldest = next(iter(self.entries))
-                  del self.entries[oldest]
-                  total -= len(oldest)
-          self.entries[text] = exe
-          return exe
-          """, reason="characters exactly, fits: it should be kept"),
 ]
 
 # found by the third round of adversarial review

@@ -1,20 +1,7 @@
 """Wrong solutions to chapter 16's exercises: each runs, and each check must reject it."""
-from textwrap import dedent
-
 from book.wrong import Wrong
 
-E1, E2, E3 = ("1. One all-reduce for a two-layer network", "2. A logsumexp over split columns",
-              "3. An all-reduce from ppermute")
-
-REDUCE_SCATTER = """
-n = jax.lax.psum(1, axis_name)
-i = jax.lax.axis_index(axis_name)
-ring = [(j, (j + 1) % n) for j in range(n)]
-chunks = x.reshape((n, x.shape[0] // n) + x.shape[1:])
-part = chunks[i]
-for s in range(1, n):
-    part = jax.lax.ppermute(part, axis_name, ring) + chunks[(i - s) % n]
-"""
+E1, E2 = "1. One all-reduce for a two-layer network", "2. A logsumexp over split columns"
 
 WRONG = [
     Wrong(E1, "data parallelism: the batch split, the weights whole on every device",
@@ -52,43 +39,6 @@ WRONG = [
           top = jax.lax.pmax(block.max(axis=-1), "x")
           return top + jnp.log(jax.lax.psum(jnp.exp(block - top[:, None]).sum(axis=-1), "x"))
           """, reason="should reduce over 'y' only"),
-    Wrong(E3, "the whole of x passed around the ring, n - 1 times",
-          """
-          n = jax.lax.psum(1, axis_name)
-          ring = [(j, (j + 1) % n) for j in range(n)]
-          total, passing = x, x
-          for _ in range(n - 1):
-              passing = jax.lax.ppermute(passing, axis_name, ring)
-              total = total + passing
-          return total
-          """, reason="a ring sends"),
-    Wrong(E3, "recursive doubling: x sent 1, 2, 4... positions away",
-          """
-          n = jax.lax.psum(1, axis_name)
-          shift = 1
-          while shift < n:
-              x = x + jax.lax.ppermute(x, axis_name, [(j, (j + shift) % n) for j in range(n)])
-              shift *= 2
-          return x
-          """, reason="is not one step around the ring"),
-    Wrong(E3, "psum itself", "return jax.lax.psum(x, axis_name)", reason="uses \\['psum'\\]"),
-    Wrong(E3, "the reduce-scatter alone: each device has one complete chunk",
-          REDUCE_SCATTER + dedent("""
-          return jnp.zeros_like(chunks).at[(i + 1) % n].set(part).reshape(x.shape)
-          """), reason="should equal psum"),
-    Wrong(E3, "the complete chunks stored one place off",
-          REDUCE_SCATTER + dedent("""
-          out = jnp.zeros_like(chunks).at[(i + 1) % n].set(part)
-          for s in range(1, n):
-              part = jax.lax.ppermute(part, axis_name, ring)
-              out = out.at[(i - s) % n].set(part)
-          return out.reshape(x.shape)
-          """), reason="should equal psum"),
-    Wrong(E3, "a ring reduce-scatter, then all_gather",
-          REDUCE_SCATTER + dedent("""
-          gathered = jax.lax.all_gather(part, axis_name)      # device j has chunk (j + 1) % n
-          return jnp.roll(gathered, 1, axis=0).reshape(x.shape)
-          """), reason="uses \\['all_gather'\\]"),
     Wrong(E2, "the exponentials psummed whole, the blocks summed after: the matrix moves",
           """
           top = jax.lax.pmax(block.max(axis=-1), axis_name)

@@ -139,7 +139,7 @@ WRONG = [
           shape = x.shape[:-1] + (k,)
           return [ShapedArray(shape, np.dtype("float32")), ShapedArray(shape, np.dtype("int32"))]
           """, None, None), reason="the values have x's dtype"),
-    Wrong("3. A new primitive: top_k", "the rules delegated to chapter 11's lax.top_k",
+    Wrong("3. A new primitive: top_k", "the rules delegated to appendix A12's lax.top_k",
           (None, """
           values, indices = lax.top_k(x, k)
           t_values = (Zero.from_primal_value(values) if type(t) is Zero
@@ -147,7 +147,7 @@ WRONG = [
           return [values, indices], [t_values, Zero.from_primal_value(indices)]
           """, """
           return lax.top_k(x, k, axis=-1 if d < x.ndim - 1 else -2), [d, d]
-          """), reason="chapter 11's"),
+          """), reason="appendix A12's"),
     Wrong("2. A cumulative logsumexp", "the axis moved with a transpose, right for matrices only",
           """
           x = jnp.asarray(x)

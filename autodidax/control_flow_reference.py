@@ -1,0 +1,508 @@
+# Generated from chapters/A10_control_flow_reference.md by `make export`: edit the chapter, not this file.
+
+
+"""The reference half of chapter 10's control flow: the three primitives under `vmap`,
+`while_loop` under `jvp`, `scan` lowered, `cond` under reverse mode, and `fori_loop`, `switch`
+and `map`, built on the three."""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from autodidax import lax
+from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
+                                transpose_rules)
+from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped, vmap
+from autodidax.control_flow import (bind_cond, common_consts, cond_p, const_values, jvp_jaxpr,
+                                    no_operand, nonzero_tangents, one_operand, retype_invars,
+                                    scan, scan_p, split_scan_args, split_while_args,
+                                    stacked_aval, trace_to_jaxpr_with_consts, type_diff,
+                                    unstacked_aval, while_loop, while_p)
+from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, api_boundary,
+                            get_aval, impl_rules, set_current_trace)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
+                             trace_to_jaxpr)
+from autodidax.jvp import Zero, instantiate_zeros, jvp_rules, tangent_aval, zeros_like_aval
+from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
+                                jaxpr_subcomp, lowering_rules)
+from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
+
+
+def mapped_size(vals, dims):
+    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+
+
+def batch_jaxpr(closed: ClosedJaxpr, axis_size, in_dims, in_avals, force):
+    """`closed`, batched: inputs of types `in_avals` batched along `in_dims`; each output batched
+    along axis 0 if it depends on a batched input or is marked in `force`, unbatched otherwise.
+    Returns the jaxpr, and which outputs are batched."""
+    out_batched = []
+
+    def batched_fun(*args):
+        outs, dims = batch(jaxpr_as_fun(closed), axis_size, in_dims, args)
+        out_batched[:] = [d is not not_mapped or f for d, f in zip(dims, force)]
+        return [bdim_at_front(o, d, axis_size) if b else o
+                for o, d, b in zip(outs, dims, out_batched)]
+
+    return trace_to_jaxpr(batched_fun, in_avals), out_batched
+
+
+def select_examples(which, cases):
+    """`select_n` with one `which` per example, for cases batched along axis 0."""
+    shape = get_aval(cases[0]).shape
+    if len(shape) > 1:
+        which = lax.broadcast_in_dim(which, shape, [0])
+    return lax.select_n(which, *cases)
+
+
+def _cond_batching_rule(vals, dims, *, branches):
+    (index, *ops), (index_dim, *op_dims) = vals, dims
+    size = mapped_size(vals, dims)
+    if index_dim is not not_mapped:     # a predicate per example: run every branch, then select
+        index = moveaxis(index, index_dim, 0)
+        results = [batch(jaxpr_as_fun(b), size, op_dims, ops) for b in branches]
+        outs = [select_examples(index, [bdim_at_front(outs[k], out_dims[k], size)
+                                         for outs, out_dims in results])
+                for k in range(len(branches[0].out_avals))]
+        return outs, [0] * len(outs)
+    avals, n_out = [get_aval(x) for x in ops], len(branches[0].out_avals)
+    out_batched = [False] * n_out
+    for b in branches:
+        _, batched = batch_jaxpr(b, size, op_dims, avals, [False] * n_out)
+        out_batched = [x or y for x, y in zip(out_batched, batched)]
+    new = tuple(batch_jaxpr(b, size, op_dims, avals, out_batched)[0] for b in branches)
+    outs = cond_p.bind(index, *ops, branches=new)
+    return outs, [0 if b else not_mapped for b in out_batched]
+
+
+batching_rules[cond_p] = _cond_batching_rule
+
+
+def _permute_invars(closed, order):
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in order], j.eqns, j.outvars),
+                       closed.consts)
+
+
+def _add_invars(closed, avals):
+    """`closed`, taking unused inputs of types `avals` after its own."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars + [Var(a) for a in avals], j.eqns,
+                             j.outvars), closed.consts)
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    nonzeros = nonzero_tangents(primals, tangents)
+    body_nz, carry_nz = nonzeros[nc:nc + nb], nonzeros[nc + nb:]
+    while True:     # a carry tangent the body makes nonzero is nonzero from the start
+        _, out_nz = jvp_jaxpr(body_jaxpr, body_nz + carry_nz, carry_nz)
+        if out_nz == carry_nz:
+            break
+        carry_nz = [a or b for a, b in zip(carry_nz, out_nz)]
+    body_jvp, _ = jvp_jaxpr(body_jaxpr, body_nz + carry_nz, carry_nz)
+    # body_jvp takes (consts, carry, tangents of consts, tangents of carry); the loop needs the
+    # consts first, then the carry.
+    n, nbt, nct = len(carry_nz), sum(body_nz), sum(carry_nz)
+    order = [*range(nb), *range(nb + n, nb + n + nbt), *range(nb, nb + n),
+             *range(nb + n + nbt, nb + n + nbt + nct)]
+    body_jvp = _permute_invars(body_jvp, order)
+    carry_avals = body_jaxpr.in_avals[nb:]
+    cond_jvp = _add_invars(cond_jaxpr, [tangent_aval(a)
+                                        for a, nz in zip(carry_avals, carry_nz) if nz])
+    body_tangents = [t for t, nz in zip(tangents[nc:nc + nb], body_nz) if nz]
+    init_tangents = [instantiate_zeros(t) for t, nz in zip(tangents[nc + nb:], carry_nz) if nz]
+    outs = while_p.bind(*primals[:nc + nb], *body_tangents, *primals[nc + nb:], *init_tangents,
+                        cond_jaxpr=cond_jvp, cond_nconsts=nc,
+                        body_jaxpr=body_jvp, body_nconsts=nb + nbt)
+    out_tangents = iter(outs[n:])
+    return outs[:n], [next(out_tangents) if nz else Zero(tangent_aval(a))
+                      for nz, a in zip(carry_nz, carry_avals)]
+
+
+jvp_rules[while_p] = _while_jvp
+
+
+def _while_batching_rule(vals, dims, *, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    size = mapped_size(vals, dims)
+    cond_consts, body_consts, init = split_while_args(list(vals), nc, nb)
+    cc_dims, bc_dims, init_dims = split_while_args(list(dims), nc, nb)
+    cc_avals, bc_avals = [get_aval(x) for x in cond_consts], [get_aval(x) for x in body_consts]
+    carry_avals = body_jaxpr.in_avals[nb:]
+
+    def carry_types(batched):
+        return ([0 if b else not_mapped for b in batched],
+                [a.update(shape=(size, *a.shape)) if b else a
+                 for a, b in zip(carry_avals, batched)])
+
+    carry_bat = [d is not not_mapped for d in init_dims]
+    while True:     # a carry the body makes batched is batched from the start
+        cd, ca = carry_types(carry_bat)
+        _, out_bat = batch_jaxpr(body_jaxpr, size, bc_dims + cd, bc_avals + ca, carry_bat)
+        if out_bat == carry_bat:
+            break
+        carry_bat = [a or b for a, b in zip(carry_bat, out_bat)]
+    _, (pred_batched,) = batch_jaxpr(cond_jaxpr, size, cc_dims + cd, cc_avals + ca, [False])
+    if pred_batched:
+        carry_bat = [True] * len(carry_bat)
+        cd, ca = carry_types(carry_bat)
+    init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, init_dims, carry_bat)]
+    if not pred_batched:
+        new_cond, _ = batch_jaxpr(cond_jaxpr, size, cc_dims + cd, cc_avals + ca, [False])
+        new_body, _ = batch_jaxpr(body_jaxpr, size, bc_dims + cd, bc_avals + ca, carry_bat)
+        outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=new_cond,
+                            cond_nconsts=nc, body_jaxpr=new_body, body_nconsts=nb)
+        return outs, cd
+
+    def preds(cond_consts, carry):
+        (pred,), (d,) = batch(jaxpr_as_fun(cond_jaxpr), size, cc_dims + cd,
+                              [*cond_consts, *carry])
+        return bdim_at_front(pred, d, size)
+
+    def any_pred(*args):
+        return [lax.reduce_max(preds(args[:nc], args[nc:]), [0])]
+
+    def masked_body(*args):     # examples whose predicate is false keep their carry
+        cond_consts, body_consts, carry = split_while_args(args, nc, nb)
+        new, new_dims = batch(jaxpr_as_fun(body_jaxpr), size, bc_dims + cd,
+                              [*body_consts, *carry])
+        new = [bdim_at_front(x, d, size) for x, d in zip(new, new_dims)]
+        which = preds(cond_consts, carry)
+        return [select_examples(which, [old, x]) for old, x in zip(carry, new)]
+
+    new_cond = trace_to_jaxpr(any_pred, cc_avals + ca)
+    new_body = trace_to_jaxpr(masked_body, cc_avals + bc_avals + ca)
+    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *init, cond_jaxpr=new_cond,
+                        cond_nconsts=nc, body_jaxpr=new_body, body_nconsts=nc + nb)
+    return outs, cd
+
+
+batching_rules[while_p] = _while_batching_rule
+
+
+def _scan_batching_rule(vals, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    size = mapped_size(vals, dims)
+    n_ys = len(jaxpr.out_avals) - nk
+    batched = [d is not not_mapped for d in dims]
+    const_b, carry_b, xs_b = split_scan_args(batched, nc, nk)
+
+    def body_types(bat):
+        return ([0 if b else not_mapped for b in bat],
+                [a.update(shape=(size, *a.shape)) if b else a
+                 for a, b in zip(jaxpr.in_avals, bat)])
+
+    while True:     # a carry the body makes batched is batched from the start
+        body, out_b = batch_jaxpr(jaxpr, size, *body_types(const_b + carry_b + xs_b),
+                                  carry_b + [False] * n_ys)
+        if out_b[:nk] == carry_b:
+            break
+        carry_b = [a or b for a, b in zip(carry_b, out_b[:nk])]
+    consts, init, xs = split_scan_args(vals, nc, nk)
+    c_dims, i_dims, x_dims = split_scan_args(dims, nc, nk)
+    consts = [moveaxis(x, d, 0) if d is not not_mapped else x for x, d in zip(consts, c_dims)]
+    init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, i_dims, carry_b)]
+    xs = [moveaxis(x, d, 1) if d is not not_mapped else x for x, d in zip(xs, x_dims)]
+    outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, length=length, reverse=reverse,
+                       unroll=unroll, num_consts=nc, num_carry=nk)
+    return outs, ([0 if b else not_mapped for b in carry_b]
+                  + [1 if b else not_mapped for b in out_b[nk:]])
+
+
+batching_rules[scan_p] = _scan_batching_rule
+
+
+_I32 = ShapedArray((), np.dtype(np.int32))
+
+
+def _scan_step(ctx, jaxpr, length, reverse, step, consts, carry, xs, ys, x_avals, y_avals):
+    """One iteration of the scan, at step `step` (an i32 ir.Value); returns (carry, ys)."""
+    i = hlo.subtract(ir_constant(np.int32(length - 1)), step) if reverse else step
+    zero = ir_constant(np.int32(0))
+    x_t = []
+    for x, a in zip(xs, x_avals):
+        row = hlo.dynamic_slice(x, [i] + [zero] * len(a.shape),
+                                ir.DenseI64ArrayAttr.get([1, *a.shape]))
+        x_t.append(hlo.reshape(aval_to_ir_type(a), row))
+    outs = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, const_values(jaxpr),
+                         list(consts) + list(carry) + x_t)
+    carry, y_t = outs[:len(carry)], outs[len(carry):]
+    ys = [hlo.dynamic_update_slice(buf, hlo.reshape(aval_to_ir_type(stacked_aval(a, 1)), y),
+                                   [i] + [zero] * len(a.shape))
+          for buf, y, a in zip(ys, y_t, y_avals)]
+    return carry, ys
+
+
+def _scan_lowering(ctx, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nc, nk = num_consts, num_carry
+    consts, carry, xs = split_scan_args(list(args), nc, nk)
+    x_avals = [unstacked_aval(a) for a in ctx.avals_in[nc + nk:]]
+    y_avals = jaxpr.out_avals[nk:]
+    ys = [full_like_aval(0, a) for a in ctx.avals_out[nk:]]
+    trips = length // unroll if unroll else 0
+    if unroll != 1 and trips == 1 and length % unroll == 0:
+        trips = 0                               # fully unrolled: no loop at all, as in JAX
+    step = lambda t, carry, ys: _scan_step(ctx, jaxpr, length, reverse, t, consts,  # noqa: E731
+                                           carry, xs, ys, x_avals, y_avals)
+    if trips:
+        state = [ir_constant(np.int32(0)), *carry, *ys]
+        types = [aval_to_ir_type(_I32)] + [aval_to_ir_type(a) for a in
+                                           [*ctx.avals_in[nc:nc + nk], *ctx.avals_out[nk:]]]
+        loop = hlo.WhileOp(types, state)
+        cond_block = loop.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(cond_block):
+            hlo.return_([compare(cond_block.arguments[0], ir_constant(np.int32(trips)), "LT",
+                                 _I32)])
+        body_block = loop.regions[1].blocks.append(*types)
+        with ir.InsertionPoint(body_block):
+            trip, *rest = body_block.arguments
+            c, b = list(rest[:nk]), list(rest[nk:])
+            for k in range(unroll):
+                t = hlo.add(hlo.multiply(trip, ir_constant(np.int32(unroll))),
+                            ir_constant(np.int32(k)))
+                c, b = step(t, c, b)
+            hlo.return_([hlo.add(trip, ir_constant(np.int32(1))), *c, *b])
+        results = list(loop.results)[1:]
+        carry, ys = results[:nk], results[nk:]
+    for t in range(trips * unroll, length):     # the steps that do not fill a trip
+        carry, ys = step(ir_constant(np.int32(t)), carry, ys)
+    return list(carry) + list(ys)
+
+
+lowering_rules[scan_p] = _scan_lowering
+
+
+def _cond_partial_eval(trace, args, params):
+    branches = params["branches"]
+    index, *ops = args
+    if trace.is_unknown(index):
+        return JaxprTrace.process_primitive(trace, cond_p, args, params)
+    unknowns = [trace.is_unknown(x) for x in ops]
+    splits = [partial_eval_jaxpr(b, unknowns) for b in branches]
+    out_avals = branches[0].out_avals
+    out_uk = [any(s[2][k] for s in splits) for k in range(len(out_avals))]
+    res_avals = []      # per branch: what its unknown part reads, then outputs it passes on
+    for known, unknown, uk, fwd in splits:
+        passed = [a for a, u, mine in zip(out_avals, out_uk, uk) if u and not mine]
+        res_avals.append([v.aval for v in unknown.jaxpr.invars[:len(fwd)]] + passed)
+
+    def known_branch(i):
+        known, unknown, uk, fwd = splits[i]
+
+        def fun(*known_ops):
+            outs = eval_jaxpr(known.jaxpr, known.consts, *known_ops)
+            n = uk.count(False)
+            mine, computed = iter(outs[:n]), iter(outs[n:])
+            k_outs = [None if u else next(mine) for u in uk]
+            res = [known_ops[f] if f is not None else next(computed) for f in fwd]
+            res += [o for o, u, m in zip(k_outs, out_uk, uk) if u and not m]
+            all_res = []
+            for j, avals in enumerate(res_avals):
+                all_res += res if j == i else [zeros_like_aval(a) for a in avals]
+            return [o for o, u in zip(k_outs, out_uk) if not u] + all_res
+        return trace_to_jaxpr(fun, [get_aval(x) for x, u in zip(ops, unknowns) if not u])
+
+    def unknown_branch(i):
+        known, unknown, uk, fwd = splits[i]
+        start, n_res = sum(len(a) for a in res_avals[:i]), sum(len(a) for a in res_avals)
+
+        def fun(*args):
+            mine, uk_ops = args[start:start + len(res_avals[i])], args[n_res:]
+            res, passed = mine[:len(fwd)], iter(mine[len(fwd):])
+            outs = iter(eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *uk_ops))
+            return [next(outs) if m else next(passed) for u, m in zip(out_uk, uk) if u]
+        uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
+        return trace_to_jaxpr(fun, [a for avals in res_avals for a in avals] + uk_avals)
+
+    with set_current_trace(trace.parent_trace):
+        known_outs = cond_p.bind(index, *[x for x, u in zip(ops, unknowns) if not u],
+                                 branches=tuple(known_branch(i) for i in range(len(branches))))
+    n_known = out_uk.count(False)
+    unknown_outs = JaxprTrace.process_primitive(
+        trace, cond_p, [index, *known_outs[n_known:], *[x for x, u in zip(ops, unknowns) if u]],
+        {"branches": tuple(unknown_branch(i) for i in range(len(branches)))})
+    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
+
+
+partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+def _cond_transpose(cts, index, *ops, branches):
+    if is_linear(index):
+        raise ValueError("cond is not linear in its predicate")
+    linear = [is_linear(x) for x in ops]
+    known = [x for x in ops if not is_linear(x)]
+    cts = [instantiate_zeros(ct) for ct in cts]
+
+    def transposed(branch):
+        branch = retype_invars(branch, [i for i, lin in enumerate(linear) if lin],
+                                [x.aval for x in ops if is_linear(x)])
+
+        def fun(*known_and_cts):
+            it = iter(known_and_cts[:len(known)])
+            full = [x if is_linear(x) else next(it) for x in ops]
+            cts_in = backward_pass(branch.jaxpr, branch.consts, full, known_and_cts[len(known):])
+            return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
+        return trace_to_jaxpr(fun, [get_aval(x) for x in (*known, *cts)])
+
+    outs = iter(cond_p.bind(index, *known, *cts, branches=tuple(transposed(b) for b in branches)))
+    return [None] + [next(outs) if lin else None for lin in linear]
+
+
+transpose_rules[cond_p] = _cond_transpose
+
+
+def _bound_dtype(lower, upper):
+    """The dtype of the counter: the bounds', or the strongly typed one's if one is a weakly
+    typed integer (a Python int), as in JAX."""
+    la, ua = get_aval(lower), get_aval(upper)
+    if la.dtype == ua.dtype:
+        return la.dtype
+    if la.dtype.kind == "i" and ua.dtype.kind == "i" and la.weak_type != ua.weak_type:
+        return ua.dtype if la.weak_type else la.dtype
+    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                    f"{la.dtype.name} and {ua.dtype.name}")
+
+
+@api_boundary
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """`val = body_fun(i, val)` for `i` from `lower` to `upper - 1`; returns the final `val`."""
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    dtype = _bound_dtype(lower, upper)
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        length = max(int(upper) - int(lower), 0)
+
+        def scan_body(carry, _):
+            i, x = carry
+            return (i + 1, body_fun(i, x)), None
+
+        (_, result), _ = scan(scan_body, (int(lower), init_val), None, length=length,
+                              unroll=False if unroll is None else unroll)
+        return result
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
+                         "statically known.")
+    if get_aval(lower).dtype != dtype:
+        lower = lax.convert_element_type(lower, dtype)
+    if get_aval(upper).dtype != dtype:
+        upper = lax.convert_element_type(upper, dtype)
+
+    def fori_cond(carry):
+        i, upper, _ = carry
+        return lax.lt(i, upper)
+
+    def fori_body(carry):
+        i, upper, x = carry
+        return lax.add(i, 1), upper, body_fun(i, x)
+
+    return while_loop(fori_cond, fori_body, (lower, upper, init_val))[2]
+
+
+clamp_p = Primitive("clamp")
+
+
+def _clamp_abstract(lo, x, hi):
+    for b in (lo, hi):
+        if b.dtype != x.dtype or (b.shape and b.shape != x.shape):
+            raise TypeError(f"clamp requires min and max to be scalars or of the operand's "
+                            f"shape, of its dtype; got min {lo.str_short()}, operand "
+                            f"{x.str_short()}, max {hi.str_short()}")
+    return x
+
+
+def _clamp_batching_rule(vals, dims, **params):
+    size = mapped_size(vals, dims)
+    lo, x, hi = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    shape = get_aval(x).shape
+    lo, hi = [lax.broadcast_in_dim(b, shape, [0]) if get_aval(b).shape != shape else b
+              for b in (lo, hi)]
+    return clamp_p.bind(lo, x, hi), 0
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    out = clamp_p.bind(lo, x, hi)
+    t = tangents[1]
+    if type(t) is Zero:
+        return out, t
+    inside = lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi))
+    return out, lax.select_n(inside, zeros_like_aval(get_aval(t)), t)
+
+
+impl_rules[clamp_p] = lambda lo, x, hi: np.clip(x, lo, hi)
+abstract_eval_rules[clamp_p] = _clamp_abstract
+jvp_rules[clamp_p] = _clamp_jvp
+batching_rules[clamp_p] = _clamp_batching_rule
+lowering_rules[clamp_p] = lambda ctx, lo, x, hi: [hlo.clamp(lo, x, hi)]
+
+
+def clamp(min, x, max):
+    """`x` with values below `min` raised to it and above `max` lowered to it."""
+    return clamp_p.bind(min, x, max)
+
+
+@api_boundary
+def switch(index, branches, *operands, operand=no_operand):
+    """`branches[index](*operands)`, with `index` clamped into range."""
+    if not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    operands = one_operand(operands, operand)
+    if np.shape(index):
+        raise TypeError(f"Branch index must be scalar, got {index} of shape "
+                        f"{np.shape(index)}.")
+    try:
+        dtype = get_aval(index).dtype
+    except TypeError:
+        raise TypeError(f"Index type must be an integer, got {index}.") from None
+    if dtype.kind not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {dtype}")
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = lax.convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    ops_flat, in_tree = tree_flatten(operands)
+    avals = [get_aval(x) for x in ops_flat]
+    traced = [trace_to_jaxpr_with_consts(b, in_tree, avals) for b in branches]
+    trees = [t[2] for t in traced]
+    for i, tree in enumerate(trees[1:], 1):
+        if tree != trees[0]:
+            raise TypeError(f"branch 0 and branch{i} outputs must have same type structure, "
+                            f"got {trees[0]} and {tree}.")
+        diff = type_diff("branch 0", f"branch{i}", traced[0][0].out_avals, traced[i][0].out_avals)
+        if diff:
+            raise TypeError(diff + ".")
+    jaxprs, consts = common_consts([t[0] for t in traced], [t[1] for t in traced])
+    return tree_unflatten(trees[0], bind_cond(index, jaxprs, [*consts, *ops_flat]))
+
+
+@api_boundary
+def map(f, xs, *, batch_size=None):
+    """`f` applied to each row of `xs` (a pytree of arrays), the results stacked."""
+    if batch_size is None:
+        return scan(lambda _, x: ((), f(x)), (), xs)[1]
+    leaves, tree = tree_flatten(xs)
+    n = np.shape(leaves[0])[0]
+    batches, rest = divmod(n, batch_size) if batch_size else (0, n)
+    cut = batches * batch_size
+    outs = []
+    if batches:
+        stacked = tree_unflatten(tree, [lax.reshape(x[:cut], (batches, batch_size,
+                                                              *np.shape(x)[1:]))
+                                        for x in leaves])
+        ys = scan(lambda _, x: ((), vmap(f)(x)), (), stacked)[1]
+        outs.append(tree_map(lambda y: lax.reshape(y, (cut, *np.shape(y)[2:])), ys))
+    if rest:
+        outs.append(vmap(f)(tree_unflatten(tree, [x[cut:] for x in leaves])))
+    if len(outs) == 1:
+        return outs[0]
+    return tree_map(lambda a, b: lax.concatenate([a, b], 0), *outs)
+
+
+lax.later_names.update(switch=switch, fori_loop=fori_loop, map=map)
