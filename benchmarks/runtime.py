@@ -25,11 +25,6 @@ from turns import in_turns, per_call, seconds  # noqa: E402
 TARGET = 1.5
 
 
-def best(fn, number, repeats=7):
-    """Seconds per call of `fn()`, the best of `repeats` runs of `number` calls."""
-    return per_call(fn, number, repeats)
-
-
 def best_each(cases: dict, count, repeats=5) -> dict:
     """Per case (name -> (make, run)): seconds per `run(item)` over `count` fresh items from
     `make()`, made outside the timing; the cases take turns, and each keeps its best repeat."""
@@ -74,14 +69,14 @@ def main():
                           "jax": lambda: jnp_ref.sin(jax_small)}, rounds=9, calls=20000)
     eager_sin = min(eager_sin["ours"]), min(eager_sin["jax"])
     rows.append(("device_put f32[3]",
-                 best(lambda: runtime.device_put(small), 5000),
-                 best(lambda: jax.device_put(small), 5000)))
+                 per_call(lambda: runtime.device_put(small), 5000, 7),
+                 per_call(lambda: jax.device_put(small), 5000, 7)))
     rows.append(("device_put f32[1000,1000], copied",
-                 best(lambda: runtime.device_put(large).block_until_ready(), 50),
-                 best(lambda: jax.device_put(large, may_alias=False).block_until_ready(), 50)))
+                 per_call(lambda: runtime.device_put(large).block_until_ready(), 50, 7),
+                 per_call(lambda: jax.device_put(large, may_alias=False).block_until_ready(), 50, 7)))
     rows.append(("device_put f32[1000,1000], shared",
-                 best(lambda: runtime.device_put(host_large).block_until_ready(), 2000),
-                 best(lambda: jax.device_put(large_ro).block_until_ready(), 2000)))
+                 per_call(lambda: runtime.device_put(host_large).block_until_ready(), 2000, 7),
+                 per_call(lambda: jax.device_put(large_ro).block_until_ready(), 2000, 7)))
     # The floor for np.asarray: NumPy calling a Python-level `__array__` costs about a
     # microsecond and a half more than its own C++ path, which jax.Array takes. The least any
     # Python class can do is a wrapper whose `__array__` returns the buffer's view.
@@ -108,7 +103,7 @@ def main():
     ours_x, jax_x = runtime.device_put(small), jax.device_put(small)
     jitted = jax.jit(three_ops)
     rows.append(("call a compiled 3-op program, f32[3]",
-                 best(lambda: exe(ours_x), 5000), best(lambda: jitted(jax_x), 5000)))
+                 per_call(lambda: exe(ours_x), 5000, 7), per_call(lambda: jitted(jax_x), 5000, 7)))
 
     # Compiling: a new program each time (a different constant), into empty persistent caches.
     jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="jax-bench-"))

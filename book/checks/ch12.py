@@ -4,16 +4,8 @@ import numpy as np
 
 import autodidax as jax
 import autodidax.numpy as jnp
-from autodidax.jaxpr import ClosedJaxpr, Jaxpr
+from book.checks.common import equations
 
-
-def equations(jaxpr):
-    """Every equation of a jaxpr, and of the jaxprs in its equations' params."""
-    for eqn in jaxpr.eqns:
-        yield eqn
-        for p in eqn.params.values():
-            if isinstance(p, (Jaxpr, ClosedJaxpr)):
-                yield from equations(p)
 
 
 def hashes(f, *args):

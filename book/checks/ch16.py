@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 import autodidax as jax
-from autodidax.jaxpr import ClosedJaxpr, Jaxpr
+from book.checks.common import equations
 
 def _sharding_names(nb):
     """The notebook's own Mesh, NamedSharding, P and shard_map (its export cells ran again)."""
@@ -20,17 +20,6 @@ def collectives_in(hlo_text: str) -> dict:
     found = re.findall(r"\b(" + "|".join(COLLECTIVES) + r")(?:-start)?\(", hlo_text)
     return {op: found.count(op) for op in COLLECTIVES if op in found}
 
-
-def equations_in(jaxpr) -> list:
-    """The equations of a jaxpr and of the jaxprs in its equations' parameters."""
-    eqns = []
-    for eqn in jaxpr.eqns:
-        eqns.append(eqn)
-        for p in eqn.params.values():
-            for inner in p if isinstance(p, (tuple, list)) else [p]:
-                if isinstance(inner, (ClosedJaxpr, Jaxpr)):
-                    eqns += equations_in(getattr(inner, "jaxpr", inner))
-    return eqns
 
 
 def check_mlp_specs(nb):
@@ -66,7 +55,7 @@ def check_sharded_logsumexp(nb):
         f"{got.shape}"
     assert np.allclose(got, want, rtol=1e-5), \
         f"over columns split on 8 devices, the logsumexp of the rows should be {want}, got {got}"
-    eqns = equations_in(jax.make_jaxpr(lse)(a).jaxpr)
+    eqns = list(equations(jax.make_jaxpr(lse)(a).jaxpr))
     assert not {"all_gather", "all_to_all"} & {e.primitive.name for e in eqns}, \
         "sharded_logsumexp moves the matrix between devices: reduce with pmax and psum"
     blocks = [(e.primitive.name, v.aval.shape) for e in eqns if e.primitive.name in ("psum", "pmax")

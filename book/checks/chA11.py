@@ -4,23 +4,13 @@ import numpy as np
 
 import autodidax as jax
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr
+from book.checks.common import equations
 
-
-def equations_in(jaxpr) -> list:
-    """The equations of a jaxpr and of the jaxprs in its equations' parameters."""
-    eqns = []
-    for eqn in jaxpr.eqns:
-        eqns.append(eqn)
-        for p in eqn.params.values():
-            for inner in p if isinstance(p, (tuple, list)) else [p]:
-                if isinstance(inner, (ClosedJaxpr, Jaxpr)):
-                    eqns += equations_in(getattr(inner, "jaxpr", inner))
-    return eqns
 
 
 def primitives_in(jaxpr) -> list:
     """The names of the primitives of a jaxpr and of the jaxprs in its equations' parameters."""
-    return [eqn.primitive.name for eqn in equations_in(jaxpr)]
+    return [eqn.primitive.name for eqn in equations(jaxpr)]
 
 
 def ppermutes_in(jaxpr, times=1) -> list:

@@ -1,16 +1,8 @@
 """Checks of appendix A3's exercises (chapters/A3_linalg.md): each takes the notebook's
 namespace."""
 import numpy as np
+from book.checks.common import equations
 
-
-def equations(jaxpr):
-    """Every equation of `jaxpr`, and of the jaxprs nested in it."""
-    for eqn in jaxpr.eqns:
-        yield eqn
-        for value in eqn.params.values():
-            for j in (value if isinstance(value, tuple) else (value,)):
-                if hasattr(j, "eqns"):
-                    yield from equations(getattr(j, "jaxpr", j))
 
 
 def mvn_reference(x, mean, cov):
