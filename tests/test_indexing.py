@@ -152,3 +152,25 @@ def test_at_methods_take_wrap_negative_indices(method):
     expected = getattr(jv.at[np.array([-1])], method)(
         *((jjnp.sin,) if method == "apply" else args), wrap_negative_indices=False)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(expected))
+
+
+def test_the_in_dim_exercises_expect_jaxs_slices():
+    """Appendix A12's exercises hard-code the `slice` that JAX's lax.index_in_dim and
+    slice_in_dim make (book/checks/chA12.py, whose checks may not import jax): they are JAX's."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+
+    def params(f):
+        eqn = jax.make_jaxpr(f)(x).jaxpr.eqns[0]
+        assert eqn.primitive.name == "slice"
+        return tuple(tuple(eqn.params[k]) for k in ("start_indices", "limit_indices", "strides"))
+
+    assert params(lambda x: jax.lax.index_in_dim(x, -1, 2)) == ((0, 0, 3), (2, 3, 4), (1, 1, 1))
+    assert params(lambda x: jax.lax.index_in_dim(x, -3, 1, False)) == (
+        (0, 0, 0), (2, 1, 4), (1, 1, 1))
+    for (start, limit, stride, axis), want in [
+            ((1, 3, 1, 2), ((0, 0, 1), (2, 3, 3), (1, 1, 1))),
+            ((None, None, 2, 2), ((0, 0, 0), (2, 3, 4), (1, 1, 2))),
+            ((-2, None, 1, 1), ((0, 1, 0), (2, 3, 4), (1, 1, 1))),
+            ((0, -1, 2, 2), ((0, 0, 0), (2, 3, 3), (1, 1, 2))),
+            ((0, 0, 1, 0), ((0, 0, 0), (0, 3, 4), (1, 1, 1)))]:
+        assert params(lambda x: jax.lax.slice_in_dim(x, start, limit, stride, axis)) == want
