@@ -20,13 +20,16 @@ _RUNNER = _sys.argv[:1] == ["-m"] and "autodidax.runner" in getattr(_sys, "orig_
 if not _RUNNER:
     from autodidax import core, lax  # noqa: F401  (chapter 01; lax: appendix A6)
     from autodidax import numpy  # noqa: F401  (appendix A1: jax.numpy)
+    from autodidax import tree_util_text  # noqa: F401  (appendix A16: pytrees in words)
     from autodidax import tree_util  # (chapter 02)
     from autodidax.core import Array  # noqa: F401
     from autodidax.jvp import jvp  # noqa: F401  (chapter 03)
     from autodidax.batching import jacfwd, vmap  # noqa: F401  (chapter 04: jacfwd as vmap of jvp)
+    from autodidax import catalogue_rules  # noqa: F401  (appendix A17: the rest of lax's rules)
     from autodidax import collectives  # noqa: F401  (appendix A9: lax.pmean, lax.all_gather...)
     from autodidax import jaxpr as _jaxpr  # (chapter 05)
     from autodidax.jaxpr import make_jaxpr  # noqa: F401
+    from autodidax import lowering_rest  # noqa: F401  (appendix A18: more lowering rules)
     from autodidax.runtime import (block_until_ready, clear_caches, config,  # noqa: F401
                                    default_backend, device_count, device_get, device_put,
                                    devices, get_backend,
@@ -35,10 +38,12 @@ if not _RUNNER:
     from autodidax.jit import disable_jit, jit  # noqa: F401  (chapter 08)
     from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: F401  (chapter 09)
                                     value_and_grad, vjp)
+    from autodidax import autodiff_rest, donation  # noqa: F401  (appendix A19: donate_argnums...)
     from autodidax import control_flow  # noqa: F401  (chapter 10: also lax.cond and friends)
     from autodidax import control_flow_reference  # noqa: F401  (appendix A10: lax.switch...)
     from autodidax import indexing  # noqa: F401  (chapter 11: x[...] with arrays, x.at, sort)
     from autodidax import indexing_rest  # noqa: F401  (appendix A12: the _in_dim variants...)
+    from autodidax import bit_primitives, checkpoint_checks  # noqa: F401  (appendix A20)
     from autodidax import random  # noqa: F401  (chapter 12: jax.random)
     from autodidax import distributions as _distributions  # (appendix A14: jax.random's others)
     from autodidax.custom import custom_jvp, custom_vjp  # noqa: F401  (chapter 13)
@@ -46,6 +51,7 @@ if not _RUNNER:
     from autodidax import ad_checkpoint  # noqa: F401  (chapter 14: jax.ad_checkpoint)
     from autodidax.ad_checkpoint import (checkpoint, checkpoint_policies,  # noqa: F401
                                          remat)  # (chapter 14)
+    from autodidax import error_texts as _error_texts  # (appendix A21: JAX's error texts)
     from autodidax import callbacks as _callbacks  # (chapter 15)
     from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: F401
     from autodidax import debug  # noqa: F401  (chapter 15: jax.debug.print, jax.debug.callback)

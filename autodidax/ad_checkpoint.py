@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
-import os
 import types
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
@@ -21,21 +18,24 @@ from autodidax.autodiff import (_inner_jaxprs, backward_pass, call_dce_rule, dce
                                 linearize_flat, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
 from autodidax.batching import batch, batching_rules, fancy_batching_rules, moveaxis
+from autodidax.bit_primitives import reduce_precision_p   # appendix A20's
+from autodidax.checkpoint_checks import (CheckpointTrace, arg_names,  # appendix A20's
+                                         check_prevent_cse, close_over_static_args,
+                                         with_static_hint)
 from autodidax.core import (ConcretizationTypeError, EvalTrace, Primitive, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace, trace_ctx)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTrace, JaxprTracer, Var,
                              eval_jaxpr)
 from autodidax.jvp import Zero, check_callable, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import jaxpr_subcomp, lowering_rules
-from autodidax.tree_util import (flatten_fun, keystr, tree_flatten, tree_flatten_with_path,
-                                 tree_map, tree_unflatten)
+from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
 def saved_residuals(f, *args, **kwargs) -> list:
     """The residuals reverse mode saves for `f` at `args`: a list of (aval, where it came from)."""
     check_callable(f)
     flat, in_tree = tree_flatten((args, kwargs))
-    names = _arg_names(f, args, kwargs, len(flat))
+    names = arg_names(f, args, kwargs, len(flat))
 
     def flat_f(*xs):
         a, k = tree_unflatten(in_tree, list(xs))
@@ -83,22 +83,6 @@ def _describe(eqn) -> str:
     return f"output of {eqn.primitive.name}{where}"
 
 
-def _arg_names(f, args, kwargs, n) -> list:
-    """A name per flat argument, as JAX's debug info gives them: `x`, `params['w']`..."""
-    try:
-        bound = inspect.signature(f).bind(*args, **kwargs)
-    except (TypeError, ValueError):
-        return [f"at flattened index {i}" for i in range(n)]
-    names = []
-    for name, value in bound.arguments.items():
-        kind = inspect.signature(f).parameters[name].kind
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            value, name = tuple(value), name
-        paths, _ = tree_flatten_with_path(value)
-        names += [name + keystr(path) for path, _ in paths]
-    return names if len(names) == n else [f"at flattened index {i}" for i in range(n)]
-
-
 def print_saved_residuals(f, *args, **kwargs) -> None:
     """Print the residuals reverse mode saves for `f` at `args`, one line each, as JAX's."""
     for aval, source in saved_residuals(f, *args, **kwargs):
@@ -123,20 +107,6 @@ def convert_constvars(closed: ClosedJaxpr):
     return Jaxpr([], [*j.constvars, *j.invars], j.eqns, j.outvars), list(closed.consts)
 
 
-class CheckpointTrace(JaxprTrace):
-    """The trace that records a checkpointed function: it names the function in errors."""
-
-    def __init__(self, fun):
-        super().__init__()
-        code = getattr(fun, "__code__", None)
-        where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else "?"
-        self.where = where
-        self.fun_name = getattr(fun, "__name__", type(fun).__name__)
-
-    def __repr__(self):
-        return f"checkpoint({self.fun_name}) at {self.where}"
-
-
 def _trace_checkpointed(fun, flat_fun, avals) -> ClosedJaxpr:
     trace = CheckpointTrace(fun)
     tracers = [trace.new_arg(a) for a in avals]
@@ -145,17 +115,10 @@ def _trace_checkpointed(fun, flat_fun, avals) -> ClosedJaxpr:
             outs = flat_fun(*tracers)
         return trace.to_jaxpr(tracers, outs)
     except ConcretizationTypeError as e:      # JAX's hint, for Python control flow on a value
-        if e.args and isinstance(e.args[0], str) and _STATIC_HINT not in e.args[0]:
-            e.args = (e.args[0] + _STATIC_HINT,) + e.args[1:]
+        with_static_hint(e)
         raise
     finally:
         trace.invalidate()
-
-
-_STATIC_HINT = (
-    "\n\nConsider using the `static_argnums` parameter for `jax.remat` or `jax.checkpoint`. "
-    "See the `jax.checkpoint` docstring and its example involving `static_argnums`:\n"
-    "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n")
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):
@@ -164,17 +127,12 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
     check_callable(fun)
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
-    if isinstance(prevent_cse, (list, tuple)):
-        raise NotImplementedError("prevent_cse as a tuple of bools (one per argument) is not "
-                                  "supported by autodidax; pass True or False")
-    if not isinstance(prevent_cse, bool):
-        raise TypeError("prevent_cse must be a bool or tuple of bools, got "
-                        f"{type(prevent_cse)=}")
+    check_prevent_cse(prevent_cse)
 
     @functools.wraps(fun)
     @api_boundary
     def fun_remat(*args, **kwargs):
-        fun_, args = _static_argnums(fun, static_argnums, args)
+        fun_, args = close_over_static_args(fun, static_argnums, args)
         flat, in_tree = tree_flatten((args, kwargs))
         flat_fun, out_tree = flatten_fun(lambda a, k: fun_(*a, **k), in_tree)
         closed = _trace_checkpointed(fun, flat_fun, [get_aval(x) for x in flat])
@@ -188,26 +146,6 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
 def remat(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """Another name for `checkpoint`."""
     return checkpoint(fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums)
-
-
-def _static_argnums(fun, static_argnums, args):
-    """(`fun` with the static arguments closed over, the dynamic arguments)."""
-    if not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
-        raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must "
-                        f"be an int, tuple of ints or, bool, but got value {static_argnums}")
-    if not all(-len(args) <= d < len(args) for d in static_argnums):
-        raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
-                         "only take integer values greater than or equal to `-len(args)` and "
-                         f"less than `len(args)`, but got {static_argnums}, while `len(args)` "
-                         f"= {len(args)}")
-    if not static_argnums:
-        return fun, args
-    static = {d % len(args) for d in static_argnums}
-
-    def fun_(*dynamic, **kwargs):
-        it = iter(dynamic)
-        return fun(*[args[i] if i in static else next(it) for i in range(len(args))], **kwargs)
-    return fun_, tuple(a for i, a in enumerate(args) if i not in static)
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, **params):
@@ -274,8 +212,7 @@ def nothing_saveable(*_, **__) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class DotsSaveable:
-    """Save the results of matrix products (`dot_general`), only those without batch
-    dimensions if `only_if_no_batch_dims`."""
+    """Save the results of `dot_general`s (without batch dimensions if `only_if_no_batch_dims`)."""
     only_if_no_batch_dims: bool
 
     def __call__(self, prim, *avals, **params):
@@ -354,39 +291,7 @@ batching_rules[name_p] = lambda vals, dims, *, name: (name_p.bind(vals[0], name=
 lowering_rules[name_p] = lambda ctx, x, *, name: [x]
 
 
-reduce_precision_p = Primitive("reduce_precision")
-
-
-def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
-    info = np.finfo(x.dtype)
-    if (exponent_bits, mantissa_bits) != (info.nexp, info.nmant):
-        raise NotImplementedError("reduce_precision to fewer bits than the dtype has")
-    return x
-
-
-impl_rules[reduce_precision_p] = _reduce_precision_impl
-abstract_eval_rules[reduce_precision_p] = lambda x, **params: x
-jvp_rules[reduce_precision_p] = lambda primals, tangents, **params: (
-    reduce_precision_p.bind(primals[0], **params),
-    tangents[0] if type(tangents[0]) is Zero else reduce_precision_p.bind(tangents[0], **params))
-transpose_rules[reduce_precision_p] = lambda ct, x, **params: [
-    reduce_precision_p.bind(ct, **params)]
-batching_rules[reduce_precision_p] = lambda vals, dims, **params: (
-    reduce_precision_p.bind(vals[0], **params), dims[0])
-
-
-def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
-    i32 = ir.IntegerType.get_signless(32)
-    return [hlo.reduce_precision(x, ir.IntegerAttr.get(i32, exponent_bits),
-                                 ir.IntegerAttr.get(i32, mantissa_bits))]
-
-
-lowering_rules[reduce_precision_p] = _reduce_precision_lowering
-
-
 dce_rules[remat_p] = call_dce_rule
-
-
 remat_disallowed_effects: dict = {}     # primitive -> params -> the name of its effect
 
 

@@ -7,23 +7,19 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
-from autodidax.batching import batching_rules, jacfwd, psum_p, vmap
+from autodidax.batching import jacfwd, psum_p, vmap
 from autodidax.collectives import pmax_p, pmin_p
-from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, abstract_eval_rules,
-                            api_boundary, get_aval, impl_rules, set_current_trace,
-                            take_current_trace)
+from autodidax.core import (Array, LiteralArray, ShapedArray, api_boundary, get_aval,
+                            set_current_trace, take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jit import jit_p
 from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums_partial,
-                           check_callable, deflinear, float0, full_like, instantiate_zeros,
-                           jacobian_blocks, maybe_jvp_tracer, split_aux, std_basis,
-                           tangent_aval)
+                           check_callable, float0, full_like, instantiate_zeros, jacobian_blocks,
+                           maybe_jvp_tracer, split_aux, std_basis, tangent_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
@@ -60,10 +56,11 @@ class LinearizeTrace(JVPTrace):
                 f"typeof(tangent)={get_aval(tracer.tangent).str_short()})")
 
 
-def linearize_flat(flat_fun, primals):
+def linearize_flat(flat_fun, primals, prune=True):
     """Evaluate `flat_fun` at `primals` and stage its derivative there into a jaxpr. Returns
     the outputs, and a ClosedJaxpr from the tangents of the floating-point inputs to those of
-    the floating-point outputs (integers and booleans have no derivative)."""
+    the floating-point outputs (integers and booleans have no derivative), its dead code pruned
+    unless `prune` is False."""
     with take_current_trace() as parent:
         pe = PartialEvalTrace(parent)
         jvp_trace = LinearizeTrace(pe, TraceTag())
@@ -80,7 +77,8 @@ def linearize_flat(flat_fun, primals):
             pairs = [jvp_trace.to_primal_tangent_pair(o) for o in outs]
             with set_current_trace(pe):
                 tangents_out = [instantiate_zeros(t) for p, t in pairs if is_float(p)]
-            linear = dce_closed_jaxpr(pe.to_jaxpr(tangents_in, tangents_out))
+            linear = pe.to_jaxpr(tangents_in, tangents_out)
+            linear = dce_closed_jaxpr(linear) if prune else linear
         finally:
             jvp_trace.invalidate()
             pe.invalidate()
@@ -227,6 +225,13 @@ def add_cotangents(x, y):
     return add_any(x, y)
 
 
+def read_var(env, v):
+    """The value of `v` in `env`; a weakly typed literal stays weak, as it was when traced."""
+    if type(v) is Literal:
+        return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
+    return env[v]
+
+
 def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
     """The cotangents of the inputs of `jaxpr` that are `UndefinedPrimal`s in `args`, given
     the cotangents of its outputs. `jaxpr` must be linear in those inputs."""
@@ -237,11 +242,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
             linear.add(v)
         else:
             env[v] = x
-
-    def read(v):
-        if type(v) is Literal:      # a weakly typed literal stays weak, as it was when traced
-            return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
-        return env[v]
+    read = functools.partial(read_var, env)
 
     linear_eqns = []
     for eqn in jaxpr.eqns:          # forwards: evaluate the non-linear work on known values
@@ -264,10 +265,8 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents_out):
         if rule is None:
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.primitive}' not implemented")
-        if eqn.primitive.multiple_results:
-            ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
-        else:
-            ct = cts[0]
+        ct = ([Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
+              if eqn.primitive.multiple_results else cts[0])
         args_in = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
                    for v in eqn.invars]
         for v, ct_in in zip(eqn.invars, rule(ct, *args_in, **eqn.params)):
@@ -363,14 +362,7 @@ transpose_rules[lax.reshape_p] = _reshape_transpose
 transpose_rules[lax.squeeze_p] = lambda ct, x, *, dimensions: [lax.expand_dims(ct, dimensions)]
 transpose_rules[lax.transpose_p] = lambda ct, x, *, permutation: [
     lax.transpose(ct, np.argsort(permutation).tolist())]
-transpose_rules[lax.rev_p] = lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)]
-transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [
-    lax.cumsum(ct, axis, not reverse)]     # each input adds to the sums after it (JAX's rule)
 transpose_rules[lax.select_n_p] = _select_n_transpose
-transpose_rules[lax.stack_p] = lambda ct, *xs, axis: [
-    piece if is_linear(x) else None for x, piece in zip(xs, lax.unstack_p.bind(ct, axis=axis))]
-transpose_rules[lax.unstack_p] = lambda cts, x, *, axis: [
-    lax.stack_p.bind(*map(instantiate_zeros, cts), axis=axis)]
 
 
 def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
@@ -406,88 +398,7 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_typ
 transpose_rules[lax.dot_general_p] = _dot_general_transpose
 
 
-pad = lax.pad
-
-
-def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
-    shape = x.aval.shape
-    strides = strides or (1,) * len(shape)
-    config = []
-    for d, start, stride, n in zip(shape, start_indices, strides, get_aval(ct).shape):
-        end = start + (n - 1) * stride + 1 if n else start
-        config.append((start, d - end, stride - 1))
-    return [lax.pad(ct, LiteralArray(np.zeros((), x.aval.dtype)), config)]
-
-
-def _pad_transpose(ct, x, padding_value, *, padding_config):
-    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    everything = list(range(get_aval(ct).ndim))
-
-    def t_operand():
-        unpadded = lax.pad(ct, np.zeros((), get_aval(ct).dtype),
-                           [(-a, -b, 0) for a, b in zip(lo, hi)])
-        return lax.slice(unpadded, [0] * len(lo), get_aval(unpadded).shape,
-                         [i + 1 for i in interior])
-
-    t_x = t_operand() if is_linear(x) or is_linear(padding_value) else None
-    t_value = (lax.sub(lax.reduce_sum(ct, everything), lax.reduce_sum(t_x, everything))
-               if is_linear(padding_value) else None)
-    return [t_x if is_linear(x) else None, t_value]
-
-
-transpose_rules[lax.slice_p] = _slice_transpose
-transpose_rules[lax.pad_p] = _pad_transpose
-
-
-split_p = Primitive("split")
-split_p.multiple_results = True
-
-
-def _split_impl(x, *, sizes, axis):
-    return np.split(x, np.cumsum(sizes)[:-1], axis)
-
-
-def _split_abstract(x, *, sizes, axis):
-    if not 0 <= axis < x.ndim or any(n < 0 for n in sizes) or sum(sizes) != x.shape[axis]:
-        raise ValueError(f"split: sizes {sizes} must be nonnegative and add up to dimension "
-                         f"{axis} of the operand's shape {x.shape}")
-    return [x.update(shape=x.shape[:axis] + (n,) + x.shape[axis + 1:]) for n in sizes]
-
-
-def split(x, sizes, axis=0):
-    return split_p.bind(x, sizes=tuple(sizes), axis=axis)
-
-
-def _concatenate_transpose(ct, *xs, dimension):
-    sizes = [(x.aval if is_linear(x) else get_aval(x)).shape[dimension] for x in xs]
-    return [piece if is_linear(x) else None
-            for x, piece in zip(xs, split(ct, sizes, dimension))]
-
-
-def _split_batching_rule(vals, dims, *, sizes, axis):
-    (x,), (d,) = vals, dims
-    return split(x, sizes, axis + (axis >= d)), [d] * len(sizes)
-
-
-def _split_lowering(ctx, x, *, sizes, axis):
-    aval, outs, start = ctx.avals_in[0], [], 0
-    dense = lambda xs: ir.DenseI64ArrayAttr.get(list(xs))
-    for n in sizes:
-        starts, limits = [0] * aval.ndim, list(aval.shape)
-        starts[axis], limits[axis] = start, start + n
-        outs.append(hlo.slice(x, dense(starts), dense(limits), dense([1] * aval.ndim)))
-        start += n
-    return outs
-
-
-impl_rules[split_p] = _split_impl
-abstract_eval_rules[split_p] = _split_abstract
-deflinear(split_p)
-batching_rules[split_p] = _split_batching_rule
-lowering_rules[split_p] = _split_lowering
-transpose_rules[lax.concatenate_p] = _concatenate_transpose
-transpose_rules[split_p] = lambda cts, x, *, sizes, axis: [
-    lax.concatenate(list(map(instantiate_zeros, cts)), axis)]
+grad_checks: dict = {}   # "cotangents", "argnums", "inputs"... -> appendix A19's checks
 
 
 @api_boundary
@@ -514,13 +425,7 @@ def vjp(fun, *primals, has_aux=False):
         if ct_tree != out_tree:
             raise TypeError(f"the cotangent must have the structure of the function's output, "
                             f"{out_tree}, but it has {ct_tree}")
-        for ct, aval in zip(cts_flat, out_avals):
-            want = tangent_aval(aval)
-            got = (np.shape(ct), ct.dtype if getattr(ct, "dtype", None) == float0
-                   else get_aval(ct).dtype)
-            if got != (want.shape, want.dtype):
-                raise ValueError(f"a cotangent of type {_type_str(*got)} was given for an "
-                                 f"output of type {aval.str_short()}")
+        grad_checks["cotangents"](cts_flat, out_avals)
         cts = [ct for ct, aval in zip(cts_flat, out_avals) if aval.dtype.kind == "f"]
         cts_in = backward_pass(linear.jaxpr, linear.consts,
                                [UndefinedPrimal(a) for a in linear.in_avals], cts)
@@ -531,65 +436,24 @@ def vjp(fun, *primals, has_aux=False):
     return (out, vjp_fun, tree_unflatten(aux_tree, aux_flat)) if has_aux else (out, vjp_fun)
 
 
-def _type_str(shape, dtype):
-    if dtype == float0:
-        return f"float0[{','.join(map(str, shape))}]"
-    return ShapedArray(shape, dtype).str_short()
-
-
-def _check_inputs(name, leaves, allow_int):
-    for leaf in leaves:
-        dtype = get_aval(leaf).dtype
-        if dtype.kind != "f" and not allow_int:
-            raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that "
-                            f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
-                            "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
-                            "to True.")
-
-
-def _check_scalar(out):
-    try:
-        aval = get_aval(out)
-    except TypeError:
-        aval = None
-    if aval is None or aval.shape:
-        what = f"was {out}" if aval is None else f"had shape: {aval.shape}"
-        raise TypeError(f"Gradient only defined for scalar-output functions. Output {what}.")
-
-
-def _check_outputs(name, leaves):
-    for leaf in leaves:
-        dtype = get_aval(leaf).dtype
-        if dtype.kind != "f":
-            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {dtype.name}. For "
-                            "differentiation of functions with integer outputs, use jax.vjp "
-                            "directly.")
-
-
 def _named_like(fun, f):
     """`f`, under `fun`'s name, as JAX's transformed functions are (so `jit` names it so)."""
     return api_boundary(functools.wraps(fun, updated=())(f))
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
-    """A function returning `(fun(*args), gradient)`: the gradient with respect to the
-    positional arguments `argnums` (an int, or a tuple of ints for a tuple of gradients).
-    Keyword arguments are passed to `fun` and not differentiated, as in JAX."""
+    """A function returning `(fun(*args), gradient)`, with respect to the positional arguments
+    `argnums` (an int or a tuple); keyword arguments are not differentiated, as in JAX."""
     check_callable(fun)
 
     def value_and_grad_f(*args, **kwargs):
-        most = argnums if isinstance(argnums, int) else max(argnums)
-        if most >= len(args):
-            raise TypeError(f"differentiating with respect to {argnums=} requires at least "
-                            f"{most + 1} positional arguments to be passed by the caller, but "
-                            f"got only {len(args)} positional arguments.")
+        grad_checks["argnums"](argnums, args)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         partial_fun, dynamic = argnums_partial(f, argnums, args, "grad")
-        _check_inputs("grad", tree_flatten(dynamic)[0], allow_int)
+        grad_checks["inputs"]("grad", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
-        _check_scalar(out)
-        _check_outputs("grad", [out])
+        grad_checks["scalar"](out)
+        grad_checks["outputs"]("grad", [out])
         out_aval = get_aval(out)
         grads = vjp_fun(LiteralArray(np.ones((), out_aval.dtype), out_aval.weak_type))
         g = grads[0] if isinstance(argnums, int) else grads
@@ -614,10 +478,10 @@ def jacrev(fun, argnums=0, allow_int=False):
     def jacfun(*args, **kwargs):
         f = functools.partial(fun, **kwargs) if kwargs else fun
         partial_fun, dynamic = argnums_partial(f, argnums, args, "jacrev")
-        _check_inputs("jacrev", tree_flatten(dynamic)[0], allow_int)
+        grad_checks["inputs"]("jacrev", tree_flatten(dynamic)[0], allow_int)
         out, vjp_fun = vjp(partial_fun, *dynamic)
         out_flat, out_tree = tree_flatten(out)
-        _check_outputs("jacrev", out_flat)
+        grad_checks["outputs"]("jacrev", out_flat)
         out_avals = [get_aval(o) for o in out_flat]
         rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*std_basis(out_avals))
         rows = rows[0] if isinstance(argnums, int) else rows
@@ -646,11 +510,7 @@ def eval_jaxpr_recorded(jaxpr: Jaxpr, consts, args, traces, origins=None):
     `origins` is a dict, it maps the id of each recorded equation to that equation's index."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
-
-    def read(v):
-        if type(v) is Literal:
-            return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
-        return env[v]
+    read = functools.partial(read_var, env)
 
     for i, eqn in enumerate(jaxpr.eqns):
         before = [len(t.eqns) for t in traces]

@@ -155,7 +155,7 @@ def batch(f, axis_size, in_dims, args, axis_name=_inherit):
     return list(out_vals), list(out_dims)
 
 
-def _vectorized(prim):
+def vectorized(prim):
     def rule(vals, dims, **params):
         (x,), (d,) = vals, dims
         return prim.bind(x, **params), d
@@ -164,10 +164,8 @@ def _vectorized(prim):
 
 for _p in [lax.neg_p, lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.sqrt_p,
            lax.abs_p, lax.sign_p, lax.square_p, lax.integer_pow_p, lax.convert_element_type_p,
-           lax.not_p, lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p, lax.exp2_p,
-           lax.expm1_p, lax.log1p_p, lax.tan_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.sinh_p,
-           lax.cosh_p, lax.asinh_p, lax.acosh_p, lax.atanh_p, lax.rsqrt_p, lax.stop_gradient_p]:
-    batching_rules[_p] = _vectorized(_p)
+           lax.not_p, lax.stop_gradient_p]:
+    batching_rules[_p] = vectorized(_p)
 
 
 def _shape(x):
@@ -196,7 +194,7 @@ def bdim_at_front(x, bdim, size):
     return broadcast(x, size, 0) if bdim is not_mapped else moveaxis(x, bdim, 0)
 
 
-def _broadcasting(prim):
+def broadcasting(prim):
     def rule(vals, dims, **params):
         ranks = [len(_shape(x)) - (d is not not_mapped) for x, d in zip(vals, dims)]
         rank = max(ranks)
@@ -216,31 +214,9 @@ def _align(x, d, rank, out_rank, out_dim):
     return lax.expand_dims(x, [i for i in range(out_rank + 1) if i != out_dim])
 
 
-for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.pow_p,
-           lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p,
-           lax.and_p, lax.or_p, lax.xor_p, lax.atan2_p, lax.rem_p]:
-    batching_rules[_p] = _broadcasting(_p)
-
-
-def _select_n_rule(vals, dims, **params):
-    (which, *cases), (wd, *case_dims) = vals, dims
-    size = next(_shape(x)[d] for x, d in zip(vals, dims) if d is not not_mapped)
-    which_rank = len(_shape(which)) - (wd is not not_mapped)
-    case_rank = len(_shape(cases[0])) - (case_dims[0] is not not_mapped)
-    d0 = case_dims[0]
-    if d0 is not not_mapped and all(d == d0 for d in case_dims) and (
-            (wd is not_mapped and which_rank == 0) or (wd == d0 and which_rank == case_rank)):
-        return lax.select_n_p.bind(which, *cases, **params), d0
-    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
-    if wd is not not_mapped or which_rank != 0:
-        if which_rank == case_rank:
-            which = bdim_at_front(which, wd, size)
-        else:   # one predicate per example, for cases that are arrays
-            which = lax.broadcast_in_dim(which, _shape(cases[0]), [0])
-    return lax.select_n_p.bind(which, *cases, **params), 0
-
-
-batching_rules[lax.select_n_p] = _select_n_rule
+for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.gt_p, lax.lt_p,
+           lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p, lax.and_p, lax.or_p, lax.xor_p]:
+    batching_rules[_p] = broadcasting(_p)
 
 
 def _add_any_rule(vals, dims):
@@ -257,7 +233,7 @@ def _add_any_rule(vals, dims):
 batching_rules[add_any_p] = _add_any_rule
 
 
-def _reducer(prim):
+def reducer(prim):
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
         out_dim = d - sum(a < d for a in axes)
@@ -267,21 +243,8 @@ def _reducer(prim):
     return rule
 
 
-for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p,
-           lax.reduce_or_p, lax.reduce_and_p, lax.argmax_p, lax.argmin_p]:
-    batching_rules[_p] = _reducer(_p)
-
-
-def _cumulative_rule(prim):
-    """`cumsum` and `cumprod` keep their axis: shift it past the batch axis."""
-    def rule(vals, dims, *, axis, reverse):
-        (x,), (d,) = vals, dims
-        return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
-    return rule
-
-
-for _p in [lax.cumsum_p, lax.cumprod_p]:
-    batching_rules[_p] = _cumulative_rule(_p)
+for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p]:
+    batching_rules[_p] = reducer(_p)
 
 
 def _transpose_rule(vals, dims, *, permutation, **params):
@@ -327,28 +290,12 @@ def _concatenate_rule(vals, dims, *, dimension, **params):
     return lax.concatenate_p.bind(*xs, dimension=dimension + (dimension >= d), **params), d
 
 
-def _stack_rule(vals, dims, *, axis):
-    d = dims[0]
-    if d is not not_mapped and all(x == d for x in dims):
-        return lax.stack_p.bind(*vals, axis=axis + (axis > d)), d + (axis <= d)
-    size = next(_shape(x)[xd] for x, xd in zip(vals, dims) if xd is not not_mapped)
-    return lax.stack_p.bind(*[bdim_at_front(x, xd, size) for x, xd in zip(vals, dims)],
-                            axis=axis + 1), 0
-
-
-def _unstack_rule(vals, dims, *, axis):
-    (x,), (d,) = vals, dims
-    outs = lax.unstack_p.bind(x, axis=axis + (axis >= d))
-    return outs, [d - (axis < d)] * len(outs)
-
-
 def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
     (x,), (d,) = vals, dims
     x = moveaxis(x, d, 0)
     if dimensions is not None:
         dimensions = (0,) + tuple(p + 1 for p in dimensions)
-    # `lax.reshape`, not `bind`: a reshape that changes nothing, such as a scalar's to `()`,
-    # stays a no-op once batched (as in JAX's `_reshape_batch_rule`)
+    # `lax.reshape`, not `bind`: a no-op reshape (a scalar's to `()`) stays one, as in JAX's
     return lax.reshape(x, (_shape(x)[0],) + new_sizes, dimensions), 0
 
 
@@ -356,26 +303,7 @@ batching_rules.update({
     lax.transpose_p: _transpose_rule, lax.squeeze_p: _squeeze_rule, lax.rev_p: _rev_rule,
     lax.slice_p: _slice_rule, lax.broadcast_in_dim_p: _broadcast_in_dim_rule,
     lax.concatenate_p: _concatenate_rule, lax.reshape_p: _reshape_rule,
-    lax.stack_p: _stack_rule, lax.unstack_p: _unstack_rule,
 })
-
-
-def _pad_rule(vals, dims, *, padding_config):
-    (x, value), (d, value_dim) = vals, dims
-    if d is not_mapped:
-        x, d = broadcast(x, _shape(value)[value_dim], 0), 0
-    config = list(padding_config)
-    config.insert(d, (0, 0, 0))
-    if value_dim is not_mapped:
-        return lax.pad(x, value, config), d
-    dtype = get_aval(x).dtype
-    padded = lax.pad(x, np.zeros((), dtype), config)
-    mask = lax.pad(lax.broadcast_in_dim(np.array(True), _shape(x), ()), np.array(False), config)
-    values = lax.broadcast_in_dim(value, _shape(padded), (d,))
-    return lax.select_n(mask, values, padded), d
-
-
-batching_rules[lax.pad_p] = _pad_rule
 
 
 def _bump(axes, d):

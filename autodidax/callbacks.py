@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import traceback
 import weakref
 from typing import Any, Callable
 
@@ -21,8 +20,10 @@ from autodidax.ad_checkpoint import remat_disallowed_effects
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.control_flow import scan
-from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, aval_rules,
-                            canonicalize_dtype, get_aval, impl_rules)
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, aval_rules, get_aval,
+                            impl_rules)
+from autodidax.error_texts import (callback_error, check_callback_results, check_vmap_method,
+                                   result_aval)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
 from autodidax.runtime import (Array, Executable, _placement, device_put, executable_kinds,
@@ -80,11 +81,16 @@ def _on_host(flat_args):
     return [device_put(np.array(x), cpu) for x in flat_args]
 
 
-def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
+def call_on_host(callback, args, result_avals) -> list:
+    """Evaluation of a callback with results: called on host copies, its results checked."""
     try:
         return list(check_callback_results(callback(*_on_host(args)), result_avals))
     except Exception as e:
         raise callback_error(e) from None
+
+
+def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
+    return call_on_host(callback, args, result_avals)
 
 
 def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
@@ -100,22 +106,16 @@ abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
 aval_rules[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, weak_type=s.weak_type)
 
 
-_VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
-                 "legacy_vectorized", None]
-
-
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
                   **kwargs):
     """Call the pure Python function `callback(*args, **kwargs)`, which returns arrays of the
     shapes and dtypes of `result_shape_dtypes`, eagerly or from a compiled program."""
-    if vmap_method not in _VMAP_METHODS:
-        raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
-                         f"but got: {vmap_method}")
+    check_vmap_method(vmap_method)
     if sharding is not None:
         raise NotImplementedError("autodidax's pure_callback runs on one device: "
                                   "sharding must be None")
     flat_args, in_tree = tree_flatten((args, kwargs))
-    result_avals = tree_map(_result_aval, result_shape_dtypes)
+    result_avals = tree_map(result_aval, result_shape_dtypes)
     flat_avals, out_tree = tree_flatten(result_avals)
     outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
                                 result_avals=tuple(flat_avals), sharding=None,
@@ -133,9 +133,8 @@ def _layout(aval) -> ir.DenseElementsAttr:
 
 def emit_python_callback(ctx, callback, token, operands, result_avals, *,
                          has_side_effect: bool):
-    """Emit a `custom_call` to `callback` (flat arrays in, a tuple of flat arrays out) and
-    register `callback` with the module. With a `token` (an ir.Value) the call is ordered:
-    it takes the token first and returns a new one first. Returns (results, new token)."""
+    """Emit a `custom_call` to `callback` (flat arrays in, a tuple out), registered with the
+    module; with a `token` (an ir.Value), ordered. Returns (results, new token)."""
     def wrapped(*args):
         if token is None:
             return tuple(check_callback_results(callback(*args), result_avals))
@@ -227,24 +226,31 @@ def _pure_callback_jvp(primals, tangents, **params):
 jvp_rules[pure_callback_p] = _pure_callback_jvp
 
 
+def sequential_batching(prim, vals, dims, unroll=1, **params):
+    """`prim` bound once per example, in a `scan` over the batch: outputs batched along 0."""
+    vals = [x if d is None else moveaxis(x, d, 0) for x, d in zip(vals, dims)]
+    batched = [d is not None for d in dims]
+
+    def body(carry, xs):
+        xs = iter(xs)
+        return carry, prim.bind(*[next(xs) if b else v for v, b in zip(vals, batched)], **params)
+    _, outs = scan(body, (), [v for v, b in zip(vals, batched) if b], unroll=unroll)
+    return list(outs), [0] * len(outs)
+
+
 def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vmap_method):
     size = next(x.shape[d] for x, d in zip(vals, dims) if d is not None)
+    params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
+    if vmap_method in ("sequential", "sequential_unrolled"):
+        return sequential_batching(pure_callback_p, vals, dims, result_avals=result_avals,
+                                   unroll=size if vmap_method == "sequential_unrolled" else 1,
+                                   **params)
     vals = [x if d is None else moveaxis(x, d, 0) for x, d in zip(vals, dims)]
     batched_avals = tuple(a.update(shape=(size, *a.shape)) for a in result_avals)
-    params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
     if vmap_method in ("expand_dims", "broadcast_all"):
         n = size if vmap_method == "broadcast_all" else 1
         vals = [lax.broadcast(x, (n,)) if d is None else x for x, d in zip(vals, dims)]
         outs = pure_callback_p.bind(*vals, result_avals=batched_avals, **params)
-    elif vmap_method in ("sequential", "sequential_unrolled"):
-        batched = [d is not None for d in dims]
-
-        def body(carry, xs):
-            xs = iter(xs)
-            args = [next(xs) if b else v for v, b in zip(vals, batched)]
-            return carry, pure_callback_p.bind(*args, result_avals=result_avals, **params)
-        _, outs = scan(body, (), [v for v, b in zip(vals, batched) if b],
-                       unroll=size if vmap_method == "sequential_unrolled" else 1)
     else:
         raise NotImplementedError(
             "vmap is only supported for the pure_callback primitive when vmap_method is one of "
@@ -268,9 +274,8 @@ def effectful_callback_lowering(ctx, host, args, result_avals, ordered: bool) ->
         results, module_ctx.token = emit_python_callback(ctx, host, token, args, result_avals,
                                                          has_side_effect=True)
         return results
-    # In a called function without a token, or in the body of a loop or a branch, which cannot
-    # use a value of the function around it: a token of this block's own, made at its first
-    # ordered callback and threaded through the others.
+    # A called function without a token, or a loop's or branch's body, which cannot use the outer
+    # token: a token of the block's own, made at its first ordered callback, threaded on.
     local = _block_tokens.setdefault(module_ctx, [])
     i = next((i for i, (block, _) in enumerate(local) if block == here), None)
     token = hlo.create_token() if i is None else local.pop(i)[1]
@@ -292,13 +297,6 @@ io_callback_p = Primitive("io_callback")
 io_callback_p.multiple_results = True
 
 
-def _io_callback_impl(*args, callback, result_avals, sharding, ordered):
-    try:
-        return list(check_callback_results(callback(*_on_host(args)), result_avals))
-    except Exception as e:
-        raise callback_error(e) from None
-
-
 def _io_callback_jvp(primals, tangents, **params):
     raise ValueError("IO callbacks do not support JVP.")
 
@@ -306,16 +304,8 @@ def _io_callback_jvp(primals, tangents, **params):
 def _io_callback_batching(vals, dims, *, callback, result_avals, sharding, ordered):
     if ordered:
         raise ValueError("Cannot `vmap` ordered IO callback.")
-    vals = [x if d is None else moveaxis(x, d, 0) for x, d in zip(vals, dims)]
-    batched = [d is not None for d in dims]
-
-    def body(carry, xs):
-        xs = iter(xs)
-        args = [next(xs) if b else v for v, b in zip(vals, batched)]
-        return carry, io_callback_p.bind(*args, callback=callback, result_avals=result_avals,
-                                         sharding=sharding, ordered=False)
-    _, outs = scan(body, (), [v for v, b in zip(vals, batched) if b])
-    return list(outs), [0] * len(outs)
+    return sequential_batching(io_callback_p, vals, dims, callback=callback,
+                               result_avals=result_avals, sharding=sharding, ordered=False)
 
 
 def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered):
@@ -324,7 +314,8 @@ def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered)
     return effectful_callback_lowering(ctx, host, args, result_avals, ordered)
 
 
-impl_rules[io_callback_p] = _io_callback_impl
+impl_rules[io_callback_p] = lambda *args, callback, result_avals, **_: call_on_host(
+    callback, args, result_avals)
 abstract_eval_rules[io_callback_p] = lambda *avals, result_avals, **params: list(result_avals)
 jvp_rules[io_callback_p] = _io_callback_jvp
 batching_rules[io_callback_p] = _io_callback_batching
@@ -342,41 +333,7 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
         raise NotImplementedError("autodidax's io_callback runs on one device: "
                                   "sharding must be None")
     flat_args, in_tree = tree_flatten((args, kwargs))
-    flat_avals, out_tree = tree_flatten(tree_map(_result_aval, result_shape_dtypes))
+    flat_avals, out_tree = tree_flatten(tree_map(result_aval, result_shape_dtypes))
     outs = io_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
                               result_avals=tuple(flat_avals), sharding=None, ordered=ordered)
     return tree_unflatten(out_tree, outs)
-
-
-def _result_aval(x) -> ShapedArray:
-    dtype = np.dtype(x.dtype)
-    if canonicalize_dtype(dtype) != dtype:
-        raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
-                         "`jax_enable_x64` is disabled")
-    return ShapedArray(tuple(x.shape), dtype)
-
-
-def check_callback_results(outs, result_avals) -> tuple:
-    """The callback's results as NumPy arrays, checked against the declared avals (JAX's
-    checks and messages, raised as RuntimeError when the callback returns)."""
-    if len(outs) != len(result_avals):
-        raise RuntimeError("Mismatched number of outputs from callback. "
-                           f"Expected: {len(result_avals)}, Actual: {len(outs)}")
-    outs = [np.asarray(o) for o in outs]
-    outs = tuple(np.array(o, canonicalize_dtype(o.dtype), order="C", copy=None)  # no 64 bits
-                 for o in outs)
-    for i, (out, aval) in enumerate(zip(outs, result_avals)):
-        if out.shape != aval.shape:
-            raise RuntimeError(f"Incorrect output shape for return value #{i}: "
-                               f"Expected: {aval.shape}, Actual: {out.shape}")
-        if out.dtype != aval.dtype:
-            raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
-                               f"Expected: {aval.dtype}, Actual: {out.dtype}")
-    return outs
-
-
-def callback_error(e: BaseException) -> Exception:
-    """The error a failing callback becomes: XLA's runtime error, naming what went wrong, as
-    JAX raises it whether the callback ran eagerly or in a compiled program."""
-    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    return xc.XlaRuntimeError(f"INTERNAL: CpuCallback error calling callback: {text}")

@@ -2,8 +2,8 @@
 
 
 """The rest of chapter 16's `shard_map`: the collectives' transposes, `ppermute`, `all_to_all`,
-`pcast`, the rules of `shard_map_p` for `jvp`, `grad` and `vmap`, `GSPMDSharding` and
-`visualize_array_sharding`."""
+`pcast`, the rules of `shard_map_p` and `sharding_constraint_p` for `jvp`, `grad` and `vmap`,
+`GSPMDSharding` and `visualize_array_sharding`."""
 from __future__ import annotations
 
 import math
@@ -17,7 +17,8 @@ from autodidax import debug, lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (_reduce_sum_transpose, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
-from autodidax.batching import (_check_axis_names, _no_groups, batch, bound_axis_size,
+from autodidax.batching import (_check_axis_names, _no_groups, batch, batching_rules,
+                                bound_axis_size,
                                 fancy_batching_rules, moveaxis, not_mapped, psum_p)
 from autodidax.collectives import all_gather, all_gather_p, psum_scatter, reduce_scatter_p
 from autodidax.core import (Primitive, abstract_eval_rules, get_aval, impl_rules,
@@ -27,8 +28,9 @@ from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rul
                            zeros_like_aval)
 from autodidax.lowering import lowering_rules
 from autodidax.sharding import (_CHANNEL, Mesh, NamedSharding, PartitionSpec, _block_aval,
-                                _collective, _groups_attr, _mesh_axes, _trace_body,
-                                replica_groups, shard_map_p, unnamed_layouts)
+                                _collective, _constrain, _groups_attr, _mesh_axes, _trace_body,
+                                replica_groups, shard_map_p, sharding_constraint_p,
+                                unnamed_layouts)
 from autodidax.tree_util import tree_map
 
 
@@ -387,6 +389,24 @@ def _shard_map_batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_spe
 
 
 fancy_batching_rules[shard_map_p] = _shard_map_batching
+
+
+def _constraint_jvp(primals, tangents, *, sharding, **_):
+    (x,), (t,) = primals, tangents
+    return _constrain(x, sharding), t if type(t) is Zero else _constrain(t, sharding)
+
+
+def _constraint_batching(vals, dims, *, sharding, **_):
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
+    spec.insert(d, None)
+    return _constrain(x, NamedSharding(sharding.mesh, PartitionSpec(*spec))), d
+
+
+jvp_rules[sharding_constraint_p] = _constraint_jvp
+transpose_rules[sharding_constraint_p] = lambda ct, x, *, sharding, **_: [
+    ct if type(ct) is Zero else _constrain(ct, sharding)]
+batching_rules[sharding_constraint_p] = _constraint_batching
 
 
 class GSPMDSharding:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -68,6 +69,26 @@ def backend_compile(text: str, device):
     with make_ir_context():
         module = ir.Module.parse(text)
     return client.compile_and_load(module, device_list, options, host_callbacks=list(callbacks))
+
+
+_HLO_DTYPES = {"pred": "bool", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
+               "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+               "f16": "float16", "f32": "float32", "f64": "float64"}
+
+
+def result_types(loaded) -> list[tuple]:
+    """(shape, dtype name) of each result of a compiled program, from the first line of its HLO:
+    `HloModule name, ..., entry_computation_layout={(f32[3]{0})->(f32[3]{0}, s32[]{})}`."""
+    header = loaded.hlo_modules()[0].to_string().split("\n", 1)[0]
+    layout = header[header.index("entry_computation_layout={") + 26:]
+    depth = 1
+    for end, ch in enumerate(layout):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0:
+            break
+    results = layout[:end].split(")->", 1)[1]
+    return [(tuple(int(d) for d in dims.split(",") if d), _HLO_DTYPES[dtype])
+            for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", results) if dtype != "token"]
 
 
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}

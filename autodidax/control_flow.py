@@ -5,7 +5,6 @@
 A10's `control_flow_reference` adds `switch`, `fori_loop`, `map` and the remaining rules)."""
 from __future__ import annotations
 
-import inspect
 import operator
 
 import numpy as np
@@ -18,14 +17,13 @@ from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, 
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
 from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace)
-from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
-                             jaxpr_as_fun, trace_to_jaxpr)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
+                             trace_to_jaxpr)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
-from autodidax.runtime import config, default_device, xla_primitive_executable
-from autodidax.tree_util import (flatten_fun, keystr, tree_flatten, tree_flatten_with_path,
-                                 tree_map, tree_unflatten)
+from autodidax.runtime import config
+from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
 def trace_to_jaxpr_with_consts(fun, in_tree, in_avals):
@@ -38,14 +36,28 @@ def trace_to_jaxpr_with_consts(fun, in_tree, in_avals):
     return ClosedJaxpr(opened, []), list(closed.consts), out_tree()
 
 
-def _same_type(a, b) -> bool:
+def same_type(a, b) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
+
+
+def same_types(avals1, avals2) -> bool:
+    return len(avals1) == len(avals2) and all(map(same_type, avals1, avals2))
+
+
+jax_errors = {}     # what is refused -> raises JAX's exception, word for word (appendix A10)
+
+
+def refuse(what, *args, **params):
+    """Refuse the call or jaxpr `what` names: with JAX's message, from `jax_errors`, or a short
+    one."""
+    jax_errors.get(what, lambda *args, **params: None)(*args, **params)
+    raise TypeError(f"{what}: the types or structures do not match")
 
 
 def type_diff(what1, what2, avals1, avals2) -> str | None:
     """A sentence naming the first output whose type differs, or None."""
     for i, (a, b) in enumerate(zip(avals1, avals2)):
-        if not _same_type(a, b):
+        if not same_type(a, b):
             where = "output" if len(avals1) == 1 else f"output {i} (flattened)"
             return (f"{what1} and {what2} output must have identical types, but the {where} of "
                     f"{what1} has type {a.str_short()} and that of {what2} has type "
@@ -60,11 +72,7 @@ cond_p.multiple_results = True
 def common_consts(jaxprs, consts):
     """Each branch takes the constants of all branches, each constant once (a value both
     branches close over is passed once, as JAX's `_dedup_consts` does), then the operands."""
-    unique = {}
-    for cs in consts:
-        for c in cs:
-            unique.setdefault(id(c), c)
-    all_consts = list(unique.values())
+    all_consts = list({id(c): c for cs in consts for c in cs}.values())
     out = []
     for closed, cs in zip(jaxprs, consts):
         j = closed.jaxpr
@@ -87,20 +95,6 @@ def one_operand(operands, operand):
     return (operand,)
 
 
-def _check_pred(pred):
-    if pred is None:
-        raise TypeError("cond predicate is None")
-    try:
-        aval = get_aval(pred)
-    except TypeError:
-        raise TypeError(f"Pred type must be either boolean or number, got {pred!r}.") from None
-    if aval.shape:
-        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
-    if aval.dtype.kind not in "biuf":
-        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
-    return aval
-
-
 @api_boundary
 def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`: both are traced, one runs.
@@ -108,9 +102,14 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = one_operand(operands, operand)
-    dtype = _check_pred(pred).dtype
-    if dtype.kind != "b":
-        pred = lax.ne(pred, np.zeros((), dtype))
+    try:
+        aval = get_aval(pred)
+    except TypeError:
+        aval = None
+    if aval is None or aval.shape or aval.dtype.kind not in "biuf":
+        refuse("cond_pred", pred)
+    if aval.dtype.kind != "b":
+        pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, np.int32)
     ops_flat, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in ops_flat]
@@ -124,24 +123,20 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
         raise TypeError(diff + ".")
     (true_jaxpr, false_jaxpr), consts = common_consts([true_jaxpr, false_jaxpr],
                                                        [true_consts, false_consts])
-    return tree_unflatten(true_tree, bind_cond(index, [false_jaxpr, true_jaxpr],
-                                                [*consts, *ops_flat]))
+    return tree_unflatten(true_tree, bind_forwarding(cond_p, [index, *consts, *ops_flat],
+                                                      branches=(false_jaxpr, true_jaxpr)))
 
 
-def bind_cond(index, branches, args):
-    """Bind `cond_p`, except for the outputs that every branch returns unchanged from the same
-    input: those are that input, and the branches do not return them (as in JAX)."""
-    fwd = []
-    for outs in zip(*[b.jaxpr.outvars for b in branches]):
-        where = {b.jaxpr.invars.index(v) if type(v) is Var and v in b.jaxpr.invars else None
-                 for b, v in zip(branches, outs)}
-        fwd.append(where.pop() if len(where) == 1 else None)
-    if any(f is not None for f in fwd):
-        branches = [ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars, b.jaxpr.eqns,
-                                      [v for v, f in zip(b.jaxpr.outvars, fwd) if f is None]),
-                                b.consts) for b in branches]
-    outs = iter(cond_p.bind(index, *args, branches=tuple(branches)))
-    return [next(outs) if f is None else jnp.asarray(args[f]) for f in fwd]
+forwarding_rules = {}   # primitive -> JAX's rewrite of what its jaxprs forward (appendix A10)
+
+
+def bind_forwarding(p, args, **params):
+    """`p.bind(*args, **params)`, after the rewrite in `forwarding_rules`: it gives what to bind,
+    and how to rebuild the outputs from what the equation returns."""
+    if p not in forwarding_rules:
+        return p.bind(*args, **params)
+    args, params, rebuild = forwarding_rules[p](args, **params)
+    return rebuild(p.bind(*args, **params))
 
 
 def _cond_impl(index, *args, branches):
@@ -150,19 +145,10 @@ def _cond_impl(index, *args, branches):
 
 
 def _cond_abstract(index, *avals, branches):
-    if index.shape or index.dtype != np.int32:
-        raise TypeError(f"cond's index must be an i32[] scalar, got {index.str_short()}")
-    for i, b in enumerate(branches):
-        if len(b.in_avals) != len(avals) or not all(
-                _same_type(a, b) for a, b in zip(b.in_avals, avals)):
-            got = ", ".join(a.str_short() for a in avals)
-            want = ", ".join(a.str_short() for a in b.in_avals)
-            raise TypeError(f"cond branch {i} takes ({want}), but the operands are ({got})")
     first = branches[0].out_avals
-    for i, b in enumerate(branches[1:], 1):
-        diff = type_diff("branch 0", f"branch {i}", first, b.out_avals)
-        if diff or len(b.out_avals) != len(first):
-            raise TypeError(diff or "cond's branches must return as many outputs")
+    if index.shape or index.dtype != np.int32 or not all(
+            same_types(b.in_avals, avals) and same_types(b.out_avals, first) for b in branches):
+        refuse("cond_p", index, *avals, branches=branches)
     return list(first)
 
 
@@ -252,7 +238,7 @@ def _trace_loop(trace, init_flat):
         traced, same_tree, out_avals = trace(avals)
         if not same_tree:
             break
-        promote = [a.weak_type and not _same_type(a, b) for a, b in zip(avals, out_avals)]
+        promote = [a.weak_type and not same_type(a, b) for a, b in zip(avals, out_avals)]
         if not any(promote):
             break
         init_flat = [_promote_weak(x, a, b) if p else x
@@ -286,8 +272,8 @@ def while_loop(cond_fun, body_fun, init_val):
     if cond_tree.num_leaves != 1 or pred[0].shape or pred[0].dtype != np.bool_:
         raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
                         + ", ".join(a.str_short() for a in pred) + ".")
-    if body_tree != in_tree or not all(_same_type(a, b) for a, b in zip(avals, out_avals)):
-        _check_carry(in_tree, body_tree, avals, out_avals)
+    if body_tree != in_tree or not all(same_type(a, b) for a, b in zip(avals, out_avals)):
+        refuse("while_loop", in_tree, body_tree, avals, out_avals)
     outs = while_p.bind(*cond_consts, *body_consts, *init_flat,
                         cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
                         body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
@@ -308,14 +294,10 @@ def _while_impl(*args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
 
 def _while_abstract(*avals, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     _, _, carry = split_while_args(avals, cond_nconsts, body_nconsts)
-    pred, = cond_jaxpr.out_avals
-    if pred.shape or pred.dtype != np.bool_:
-        raise TypeError(f"while's cond_jaxpr must return a bool[] scalar, got {pred.str_short()}")
-    outs = body_jaxpr.out_avals
-    if len(outs) != len(carry) or not all(_same_type(a, b) for a, b in zip(carry, outs)):
-        raise TypeError("while's body_jaxpr must return the carry's types ("
-                        + ", ".join(a.str_short() for a in carry) + "), but it returns ("
-                        + ", ".join(a.str_short() for a in outs) + ")")
+    pred, outs = cond_jaxpr.out_avals, body_jaxpr.out_avals
+    if [(a.shape, a.dtype) for a in pred] != [((), np.bool_)] or not same_types(carry, outs):
+        refuse("while_p", *avals, cond_jaxpr=cond_jaxpr, cond_nconsts=cond_nconsts,
+               body_jaxpr=body_jaxpr, body_nconsts=body_nconsts)
     return list(outs)
 
 
@@ -368,43 +350,14 @@ def unstacked_aval(aval):
 
 def _scan_length(xs_flat, length):
     """The trip count: `length`, or the leading size that every leaf of `xs` shares."""
-    for x in xs_flat:
-        if not np.shape(x):
-            raise ValueError(f"scan got value with no leading axis to scan over: {x}.")
-    sizes = [np.shape(x)[0] for x in xs_flat]
-    if length is not None:
-        try:
-            length = operator.index(length)
-        except TypeError:
-            raise ConcretizationTypeError(
-                "The `length` argument to `scan` expects a concrete `int` value. For scan-like "
-                "iteration with a dynamic length, use `while_loop` or `fori_loop`.") from None
-        if any(s != length for s in sizes):
-            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
-                             f"leading axis sizes {sizes}.")
-        return length
-    if not sizes:
-        raise ValueError("scan got no values to scan over and `length` not provided.")
-    if len(set(sizes)) > 1:
-        raise ValueError("scan got values with different leading axis sizes: "
-                         + ", ".join(str(s) for s in sizes) + ".")
-    return sizes[0]
-
-
-def _forwarding_rewrites(jaxpr, consts, init_flat, num_carry):
-    """Move carries that the body passes through unchanged to the constants. Returns the new
-    jaxpr, constants, carries, and which carries were moved."""
-    j, nc = jaxpr.jaxpr, len(consts)
-    moved = [j.outvars[i] is j.invars[nc + i] for i in range(num_carry)]
-    if not any(moved):
-        return jaxpr, consts, init_flat, moved
-    carry_in = j.invars[nc:nc + num_carry]
-    invars = ([v for v, m in zip(carry_in, moved) if m] + j.invars[:nc]
-              + [v for v, m in zip(carry_in, moved) if not m] + j.invars[nc + num_carry:])
-    outvars = [v for v, m in zip(j.outvars, moved) if not m] + j.outvars[num_carry:]
-    new = ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), jaxpr.consts)
-    new_consts = [x for x, m in zip(init_flat, moved) if m] + list(consts)
-    return new, new_consts, [x for x, m in zip(init_flat, moved) if not m], moved
+    sizes = {np.shape(x)[0] if np.shape(x) else None for x in xs_flat}
+    try:
+        n = operator.index(next(iter(sizes)) if length is None and len(sizes) == 1 else length)
+    except TypeError:
+        n = None
+    if n is None or not sizes <= {n}:
+        refuse("scan_length", xs_flat, length)
+    return n
 
 
 @api_boundary
@@ -439,26 +392,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return (jaxpr, consts), trees["carry"] == init_tree, jaxpr.out_avals[:len(avals)]
 
     (jaxpr, consts), init_flat, avals, out_avals = _trace_loop(trace, init_flat)
-    if trees["carry"] != init_tree or not all(_same_type(a, b) for a, b in zip(avals, out_avals)):
-        _check_scan_carry(f, init, init_tree, trees["carry"], avals, out_avals)
-    num_carry = len(init_flat)
-    jaxpr, consts, carry_flat, moved = _forwarding_rewrites(jaxpr, consts, init_flat, num_carry)
-    # a y that is an x slice as it came in: return that input, do not stack it again
-    j, n_in = jaxpr.jaxpr, len(jaxpr.jaxpr.invars)
-    n_xs, nk = len(xs_flat), len(carry_flat)
-    x_vars = j.invars[n_in - n_xs:]
-    same_x = [x_vars.index(v) if type(v) is Var and v in x_vars else None
-              for v in j.outvars[nk:]]
-    j = Jaxpr(j.constvars, j.invars, j.eqns,
-              j.outvars[:nk] + [v for v, s in zip(j.outvars[nk:], same_x) if s is None])
-    outs = scan_p.bind(*consts, *carry_flat, *xs_flat, jaxpr=ClosedJaxpr(j, jaxpr.consts),
-                       length=length, reverse=reverse, unroll=unroll,
-                       num_consts=len(consts), num_carry=nk)
-    carry_out, ys = iter(outs[:nk]), iter(outs[nk:])
-    moved_vals = iter(x for x, m in zip(init_flat, moved) if m)
-    carry_out = [next(moved_vals) if m else next(carry_out) for m in moved]
-    ys = [next(ys) if s is None else _as_array(xs_flat[s]) for s in same_x]
-    return tree_unflatten(init_tree, carry_out), tree_unflatten(trees["ys"], ys)
+    if trees["carry"] != init_tree or not all(same_type(a, b) for a, b in zip(avals, out_avals)):
+        refuse("scan", f, init, init_tree, trees["carry"], avals, out_avals)
+    nk = len(init_flat)
+    outs = bind_forwarding(scan_p, [*consts, *init_flat, *xs_flat], jaxpr=jaxpr, length=length,
+                           reverse=reverse, unroll=unroll, num_consts=len(consts), num_carry=nk)
+    return tree_unflatten(init_tree, outs[:nk]), tree_unflatten(trees["ys"], outs[nk:])
 
 
 def _scan_in_python(f, init, xs, length, reverse):
@@ -472,11 +411,6 @@ def _scan_in_python(f, init, xs, length, reverse):
     if reverse:
         ys.reverse()
     return carry, tree_map(lambda *rows: jnp.stack(rows), *ys)
-
-
-def _as_array(x):
-    """A NumPy input returned as an output becomes an array of the library, as in JAX."""
-    return jnp.asarray(x) if isinstance(x, np.ndarray) else x
 
 
 def split_scan_args(args, num_consts, num_carry):
@@ -505,18 +439,11 @@ def _scan_out_avals(jaxpr, length, num_carry):
 
 def _scan_abstract(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = split_scan_args(avals, num_consts, num_carry)
-    want = jaxpr.in_avals
-    got = list(consts) + list(carry) + [unstacked_aval(a) if a.shape[:1] == (length,) else a
-                                        for a in xs]
-    if len(got) != len(want) or not all(_same_type(a, b) for a, b in zip(got, want)):
-        raise JaxprTypeError("scan's jaxpr takes (" + ", ".join(a.str_short() for a in want)
-                             + "), but the inputs, sliced, are ("
-                             + ", ".join(a.str_short() for a in got) + ")")
-    outs = jaxpr.out_avals[:num_carry]
-    if not all(_same_type(a, b) for a, b in zip(carry, outs)):
-        raise JaxprTypeError("scan's jaxpr must return the carry's types ("
-                             + ", ".join(a.str_short() for a in carry) + "), but it returns ("
-                             + ", ".join(a.str_short() for a in outs) + ")")
+    sliced = [unstacked_aval(a) if a.shape[:1] == (length,) else a for a in xs]
+    if not same_types([*consts, *carry, *sliced], jaxpr.in_avals) or not same_types(
+            carry, jaxpr.out_avals[:num_carry]):
+        refuse("scan_p", *avals, jaxpr=jaxpr, length=length, reverse=reverse, unroll=unroll,
+               num_consts=num_consts, num_carry=num_carry)
     return _scan_out_avals(jaxpr, length, num_carry)
 
 
@@ -535,15 +462,9 @@ def _rearrange(closed, in_order, out_order):
 def _groups_order(sizes, nz_sizes):
     """The order that interleaves (primals, tangents) group by group, for a jaxpr whose inputs
     are all primal groups, then all tangent groups."""
-    starts, start = [], 0
-    for n in sizes:
-        starts.append(start)
-        start += n
-    order = []
-    for n, nz, s, t in zip(sizes, nz_sizes, starts,
-                           [start + sum(nz_sizes[:k]) for k in range(len(sizes))]):
-        order += [*range(s, s + n), *range(t, t + nz)]
-    return order
+    n = sum(sizes)
+    primal, tangent = iter(range(n)), iter(range(n, n + sum(nz_sizes)))
+    return [next(it) for k, nz in zip(sizes, nz_sizes) for it in [primal] * k + [tangent] * nz]
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
@@ -766,11 +687,8 @@ def _used_vars(j: Jaxpr) -> set:
 
 
 def _split_groups(xs, sizes):
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(xs[start:start + n]))
-        start += n
-    return out
+    it = iter(xs)
+    return [[next(it) for _ in range(n)] for n in sizes]
 
 
 def _substitute(j: Jaxpr, new: dict) -> Jaxpr:
@@ -794,116 +712,19 @@ def retype_invars(closed, positions, avals):
 transpose_rules[scan_p] = _scan_transpose
 
 
-def _param_key(p):
-    if isinstance(p, ClosedJaxpr):
-        return _jaxpr_key(p)
-    if isinstance(p, tuple):
-        return tuple(_param_key(x) for x in p)
-    try:
-        hash(p)
-        return p
-    except TypeError:
-        return repr(p)
+compiled_impls = {}     # loop primitive -> its impl, compiled by XLA (appendix A10)
 
 
-def _value_key(c):
-    c = np.asarray(c)
-    return c.shape, c.dtype, c.tobytes()
-
-
-def _jaxpr_key(closed):
-    """A hashable key that two jaxprs of the same structure share."""
-    j, ids = closed.jaxpr, {}
-
-    def atom(v):
-        if type(v) is Var:
-            return ids.setdefault(v, len(ids)), v.aval
-        return "literal", v.aval, _value_key(v.val)
-
-    key = [tuple(atom(v) for v in j.constvars + j.invars)]
-    for eqn in j.eqns:
-        params = tuple(sorted((k, _param_key(p)) for k, p in eqn.params.items()))
-        key.append((eqn.primitive.name, params, tuple(atom(v) for v in eqn.invars),
-                    tuple(atom(v) for v in eqn.outvars)))
-    key.append(tuple(atom(v) for v in j.outvars))
-    key.append(tuple(_value_key(c) for c in closed.consts))
-    return tuple(key)
-
-
-_loop_executables: dict = {}    # (primitive, structure of params, input types) -> Executable
-
-
-def _run_compiled(primitive, python_impl):
+def _loop_impl(primitive, python_impl):
+    """Run the loop compiled if it can be (its compiled impl returns None if not), else in
+    Python: always under `disable_jit()`."""
     def impl(*args, **params):
-        if config.jax_disable_jit:                  # debugging: run the body in Python
-            return python_impl(*args, **params)
-        avals = tuple(get_aval(x) for x in args)
-        key = (primitive.name, _param_key(tuple(sorted(params.items()))), avals)
-        exe = _loop_executables.get(key)
-        if exe is None:
-            try:
-                exe = xla_primitive_executable(primitive, params, avals, default_device())
-            except NotImplementedError:         # a primitive of the body cannot be lowered
-                return python_impl(*args, **params)
-            _loop_executables[key] = exe
-        return exe(*args)
+        out = None
+        if primitive in compiled_impls and not config.jax_disable_jit:
+            out = compiled_impls[primitive](*args, **params)
+        return python_impl(*args, **params) if out is None else out
     return impl
 
 
-impl_rules[while_p] = _run_compiled(while_p, _while_impl)
-impl_rules[scan_p] = _run_compiled(scan_p, _scan_impl)
-
-
-def _check_carry(in_tree, body_tree, avals, out_avals):
-    if body_tree != in_tree:
-        raise TypeError(f"body_fun must return a carry of the structure of init_val, {in_tree}, "
-                        f"but it returned {body_tree}.")
-    for i, (a, b) in enumerate(zip(avals, out_avals)):
-        if not _same_type(a, b):
-            where = "carry" if len(avals) == 1 else f"carry component {i} (flattened)"
-            raise TypeError(f"body_fun output and input must have identical types, but the input "
-                            f"{where} has type {a.str_short()} and body_fun returns "
-                            f"{b.str_short()}.")
-
-
-def _carry_name(f):
-    try:
-        return next(iter(inspect.signature(f).parameters), None)
-    except (TypeError, ValueError):
-        return None
-
-
-def _mismatch(a, b):
-    what = ([] if a.dtype == b.dtype else ["the dtypes do not match"]) + (
-        [] if a.shape == b.shape else ["the shapes do not match"])
-    return ", so " + ", and ".join(what)
-
-
-def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
-    if in_tree == out_tree and all(_same_type(a, b) for a, b in zip(avals, out_avals)):
-        return
-    name = _carry_name(f)
-
-    def component(path):
-        if name:
-            return f"the input carry component {name}{path}" if path else f"the input carry {name}"
-        return f"the input carry at path {path}" if path else "the input carry"
-
-    if in_tree != out_tree:
-        raise TypeError("scan body function carry input and carry output must have the same "
-                        "pytree structure, but they differ:\n\nthe input tree structure is:\n"
-                        f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
-                        "function so that the carry output has the same pytree structure as the "
-                        "carry input.")
-    paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
-    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
-             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
-             for p, a, b in zip(paths, avals, out_avals) if not _same_type(a, b)]
-    if diffs:
-        if len(diffs) == 1:
-            text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
-        else:
-            text = "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
-        raise TypeError("scan body function carry input and carry output must have equal "
-                        f"types, but they differ:\n\n{text}\nRevise the function so that all "
-                        "output types match the corresponding input types.")
+impl_rules[while_p] = _loop_impl(while_p, _while_impl)
+impl_rules[scan_p] = _loop_impl(scan_p, _scan_impl)

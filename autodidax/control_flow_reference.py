@@ -2,31 +2,40 @@
 
 
 """The reference half of chapter 10's control flow: the three primitives under `vmap`,
-`while_loop` under `jvp`, `scan` lowered, `cond` under reverse mode, and `fori_loop`, `switch`
-and `map`, built on the three."""
+`while_loop` under `jvp`, `scan` lowered, `cond` under reverse mode, `fori_loop`, `switch` and
+`map`, built on the three, and chapter 10's hooks filled: forwarding rewrites, eager loops
+compiled, JAX's error messages."""
 from __future__ import annotations
+
+import inspect
+import operator
 
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
+from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
 from autodidax.batching import batch, batching_rules, bdim_at_front, moveaxis, not_mapped, vmap
-from autodidax.control_flow import (bind_cond, common_consts, cond_p, const_values, jvp_jaxpr,
+from autodidax.control_flow import (bind_forwarding, common_consts, compiled_impls, cond_p,
+                                    const_values, forwarding_rules, jax_errors, jvp_jaxpr,
                                     no_operand, nonzero_tangents, one_operand, retype_invars,
-                                    scan, scan_p, split_scan_args, split_while_args,
+                                    same_type, scan, scan_p, split_scan_args, split_while_args,
                                     stacked_aval, trace_to_jaxpr_with_consts, type_diff,
                                     unstacked_aval, while_loop, while_p)
-from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, api_boundary,
-                            get_aval, impl_rules, set_current_trace)
-from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
-                             trace_to_jaxpr)
+from autodidax.core import (ConcretizationTypeError, Primitive, ShapedArray, Tracer,
+                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            set_current_trace)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
+                             jaxpr_as_fun, trace_to_jaxpr)
 from autodidax.jvp import Zero, instantiate_zeros, jvp_rules, tangent_aval, zeros_like_aval
 from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
                                 jaxpr_subcomp, lowering_rules)
-from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
+from autodidax.runtime import default_device, xla_primitive_executable
+from autodidax.tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
+                                 tree_unflatten)
 
 
 def mapped_size(vals, dims):
@@ -479,7 +488,8 @@ def switch(index, branches, *operands, operand=no_operand):
         if diff:
             raise TypeError(diff + ".")
     jaxprs, consts = common_consts([t[0] for t in traced], [t[1] for t in traced])
-    return tree_unflatten(trees[0], bind_cond(index, jaxprs, [*consts, *ops_flat]))
+    return tree_unflatten(trees[0], bind_forwarding(cond_p, [index, *consts, *ops_flat],
+                                                    branches=tuple(jaxprs)))
 
 
 @api_boundary
@@ -506,3 +516,267 @@ def map(f, xs, *, batch_size=None):
 
 
 lax.later_names.update(switch=switch, fori_loop=fori_loop, map=map)
+
+
+def _cond_forwarding(args, *, branches):
+    fwd = []
+    for outs in zip(*[b.jaxpr.outvars for b in branches]):
+        where = {b.jaxpr.invars.index(v) if type(v) is Var and v in b.jaxpr.invars else None
+                 for b, v in zip(branches, outs)}
+        fwd.append(where.pop() if len(where) == 1 else None)
+    if any(f is not None for f in fwd):
+        branches = tuple(ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars, b.jaxpr.eqns,
+                                           [v for v, f in zip(b.jaxpr.outvars, fwd) if f is None]),
+                                     b.consts) for b in branches)
+    ops = args[1:]
+
+    def rebuild(outs):
+        outs = iter(outs)
+        return [next(outs) if f is None else jnp.asarray(ops[f]) for f in fwd]
+    return args, dict(branches=branches), rebuild
+
+
+def _forwarding_rewrites(jaxpr, consts, init_flat, num_carry):
+    """Move carries that the body passes through unchanged to the constants. Returns the new
+    jaxpr, constants, carries, and which carries were moved."""
+    j, nc = jaxpr.jaxpr, len(consts)
+    moved = [j.outvars[i] is j.invars[nc + i] for i in range(num_carry)]
+    if not any(moved):
+        return jaxpr, consts, init_flat, moved
+    carry_in = j.invars[nc:nc + num_carry]
+    invars = ([v for v, m in zip(carry_in, moved) if m] + j.invars[:nc]
+              + [v for v, m in zip(carry_in, moved) if not m] + j.invars[nc + num_carry:])
+    outvars = [v for v, m in zip(j.outvars, moved) if not m] + j.outvars[num_carry:]
+    new = ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), jaxpr.consts)
+    new_consts = [x for x, m in zip(init_flat, moved) if m] + list(consts)
+    return new, new_consts, [x for x, m in zip(init_flat, moved) if not m], moved
+
+
+def _as_array(x):
+    """A NumPy input returned as an output becomes an array of the library, as in JAX."""
+    return jnp.asarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _scan_forwarding(args, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, init_flat, xs_flat = split_scan_args(args, num_consts, num_carry)
+    jaxpr, consts, carry_flat, moved = _forwarding_rewrites(jaxpr, consts, init_flat, num_carry)
+    # a y that is an x slice as it came in: return that input, do not stack it again
+    j, n_in = jaxpr.jaxpr, len(jaxpr.jaxpr.invars)
+    n_xs, nk = len(xs_flat), len(carry_flat)
+    x_vars = j.invars[n_in - n_xs:]
+    same_x = [x_vars.index(v) if type(v) is Var and v in x_vars else None
+              for v in j.outvars[nk:]]
+    j = Jaxpr(j.constvars, j.invars, j.eqns,
+              j.outvars[:nk] + [v for v, s in zip(j.outvars[nk:], same_x) if s is None])
+    params = dict(jaxpr=ClosedJaxpr(j, jaxpr.consts), length=length, reverse=reverse,
+                  unroll=unroll, num_consts=len(consts), num_carry=nk)
+
+    def rebuild(outs):
+        carry_out, ys = iter(outs[:nk]), iter(outs[nk:])
+        moved_vals = iter(x for x, m in zip(init_flat, moved) if m)
+        carry_out = [next(moved_vals) if m else next(carry_out) for m in moved]
+        return carry_out + [next(ys) if s is None else _as_array(xs_flat[s]) for s in same_x]
+    return [*consts, *carry_flat, *xs_flat], params, rebuild
+
+
+forwarding_rules.update({cond_p: _cond_forwarding, scan_p: _scan_forwarding})
+
+
+def _param_key(p):
+    if isinstance(p, ClosedJaxpr):
+        return _jaxpr_key(p)
+    if isinstance(p, tuple):
+        return tuple(_param_key(x) for x in p)
+    try:
+        hash(p)
+        return p
+    except TypeError:
+        return repr(p)
+
+
+def _value_key(c):
+    c = np.asarray(c)
+    return c.shape, c.dtype, c.tobytes()
+
+
+def _jaxpr_key(closed):
+    """A hashable key that two jaxprs of the same structure share."""
+    j, ids = closed.jaxpr, {}
+
+    def atom(v):
+        if type(v) is Var:
+            return ids.setdefault(v, len(ids)), v.aval
+        return "literal", v.aval, _value_key(v.val)
+
+    key = [tuple(atom(v) for v in j.constvars + j.invars)]
+    for eqn in j.eqns:
+        params = tuple(sorted((k, _param_key(p)) for k, p in eqn.params.items()))
+        key.append((eqn.primitive.name, params, tuple(atom(v) for v in eqn.invars),
+                    tuple(atom(v) for v in eqn.outvars)))
+    key.append(tuple(atom(v) for v in j.outvars))
+    key.append(tuple(_value_key(c) for c in closed.consts))
+    return tuple(key)
+
+
+_loop_executables: dict = {}    # (primitive, structure of params, input types) -> Executable
+
+
+def _compiled(primitive):
+    def impl(*args, **params):
+        avals = tuple(get_aval(x) for x in args)
+        key = (primitive.name, _param_key(tuple(sorted(params.items()))), avals)
+        exe = _loop_executables.get(key)
+        if exe is None:
+            try:
+                exe = xla_primitive_executable(primitive, params, avals, default_device())
+            except NotImplementedError:         # a primitive of the body cannot be lowered
+                return None
+            _loop_executables[key] = exe
+        return exe(*args)
+    return impl
+
+
+compiled_impls.update({while_p: _compiled(while_p), scan_p: _compiled(scan_p)})
+
+
+def _check_pred(pred):
+    if pred is None:
+        raise TypeError("cond predicate is None")
+    try:
+        aval = get_aval(pred)
+    except TypeError:
+        raise TypeError(f"Pred type must be either boolean or number, got {pred!r}.") from None
+    if aval.shape:
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
+    if aval.dtype.kind not in "biuf":
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
+    return aval
+
+
+def _check_cond_p(index, *avals, branches):
+    if index.shape or index.dtype != np.int32:
+        raise TypeError(f"cond's index must be an i32[] scalar, got {index.str_short()}")
+    for i, b in enumerate(branches):
+        if len(b.in_avals) != len(avals) or not all(
+                same_type(a, b) for a, b in zip(b.in_avals, avals)):
+            got = ", ".join(a.str_short() for a in avals)
+            want = ", ".join(a.str_short() for a in b.in_avals)
+            raise TypeError(f"cond branch {i} takes ({want}), but the operands are ({got})")
+    first = branches[0].out_avals
+    for i, b in enumerate(branches[1:], 1):
+        diff = type_diff("branch 0", f"branch {i}", first, b.out_avals)
+        if diff or len(b.out_avals) != len(first):
+            raise TypeError(diff or "cond's branches must return as many outputs")
+
+
+def _check_while_p(*avals, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
+    _, _, carry = split_while_args(avals, cond_nconsts, body_nconsts)
+    pred, = cond_jaxpr.out_avals
+    if pred.shape or pred.dtype != np.bool_:
+        raise TypeError(f"while's cond_jaxpr must return a bool[] scalar, got {pred.str_short()}")
+    outs = body_jaxpr.out_avals
+    if len(outs) != len(carry) or not all(same_type(a, b) for a, b in zip(carry, outs)):
+        raise TypeError("while's body_jaxpr must return the carry's types ("
+                        + ", ".join(a.str_short() for a in carry) + "), but it returns ("
+                        + ", ".join(a.str_short() for a in outs) + ")")
+
+
+def _scan_length(xs_flat, length):
+    """The trip count: `length`, or the leading size that every leaf of `xs` shares."""
+    for x in xs_flat:
+        if not np.shape(x):
+            raise ValueError(f"scan got value with no leading axis to scan over: {x}.")
+    sizes = [np.shape(x)[0] for x in xs_flat]
+    if length is not None:
+        try:
+            length = operator.index(length)
+        except TypeError:
+            raise ConcretizationTypeError(
+                "The `length` argument to `scan` expects a concrete `int` value. For scan-like "
+                "iteration with a dynamic length, use `while_loop` or `fori_loop`.") from None
+        if any(s != length for s in sizes):
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {sizes}.")
+        return length
+    if not sizes:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    if len(set(sizes)) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         + ", ".join(str(s) for s in sizes) + ".")
+    return sizes[0]
+
+
+def _check_scan_p(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, carry, xs = split_scan_args(avals, num_consts, num_carry)
+    want = jaxpr.in_avals
+    got = list(consts) + list(carry) + [unstacked_aval(a) if a.shape[:1] == (length,) else a
+                                        for a in xs]
+    if len(got) != len(want) or not all(same_type(a, b) for a, b in zip(got, want)):
+        raise JaxprTypeError("scan's jaxpr takes (" + ", ".join(a.str_short() for a in want)
+                             + "), but the inputs, sliced, are ("
+                             + ", ".join(a.str_short() for a in got) + ")")
+    outs = jaxpr.out_avals[:num_carry]
+    if not all(same_type(a, b) for a, b in zip(carry, outs)):
+        raise JaxprTypeError("scan's jaxpr must return the carry's types ("
+                             + ", ".join(a.str_short() for a in carry) + "), but it returns ("
+                             + ", ".join(a.str_short() for a in outs) + ")")
+
+
+jax_errors.update(cond_pred=_check_pred, cond_p=_check_cond_p, while_p=_check_while_p,
+                  scan_length=_scan_length, scan_p=_check_scan_p)
+
+
+def _check_carry(in_tree, body_tree, avals, out_avals):
+    if body_tree != in_tree:
+        raise TypeError(f"body_fun must return a carry of the structure of init_val, {in_tree}, "
+                        f"but it returned {body_tree}.")
+    for i, (a, b) in enumerate(zip(avals, out_avals)):
+        if not same_type(a, b):
+            where = "carry" if len(avals) == 1 else f"carry component {i} (flattened)"
+            raise TypeError(f"body_fun output and input must have identical types, but the input "
+                            f"{where} has type {a.str_short()} and body_fun returns "
+                            f"{b.str_short()}.")
+
+
+def _carry_name(f):
+    try:
+        return next(iter(inspect.signature(f).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _mismatch(a, b):
+    what = ([] if a.dtype == b.dtype else ["the dtypes do not match"]) + (
+        [] if a.shape == b.shape else ["the shapes do not match"])
+    return ", so " + ", and ".join(what)
+
+
+def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
+    if in_tree == out_tree and all(same_type(a, b) for a, b in zip(avals, out_avals)):
+        return
+    name = _carry_name(f)
+
+    def component(path):
+        if name:
+            return f"the input carry component {name}{path}" if path else f"the input carry {name}"
+        return f"the input carry at path {path}" if path else "the input carry"
+
+    if in_tree != out_tree:
+        raise TypeError("scan body function carry input and carry output must have the same "
+                        "pytree structure, but they differ:\n\nthe input tree structure is:\n"
+                        f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
+                        "function so that the carry output has the same pytree structure as the "
+                        "carry input.")
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
+    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
+             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
+             for p, a, b in zip(paths, avals, out_avals) if not same_type(a, b)]
+    if diffs:
+        if len(diffs) == 1:
+            text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
+        else:
+            text = "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+        raise TypeError("scan body function carry input and carry output must have equal "
+                        f"types, but they differ:\n\n{text}\nRevise the function so that all "
+                        "output types match the corresponding input types.")
+jax_errors.update(while_loop=_check_carry, scan=_check_scan_carry)

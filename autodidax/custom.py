@@ -16,8 +16,9 @@ from autodidax.batching import (batch, batching_rules, bdim_at_front, fancy_batc
                                  moveaxis, not_mapped)
 from autodidax.custom_checks import (CustomVJPPrimal, SymbolicZero, _check_for_tracers,
                                      _check_fwd_pair, _check_primal_out, _checked_cotangents,
-                                     _checked_jvp_output, _custom_jvp_call_pp, _custom_lin_pp,
-                                     _custom_vjp_call_pp, _name, _resolve_kwargs,
+                                     _checked_jvp_output, _custom_jvp_call_pp, _custom_lin_error,
+                                     _custom_lin_pp, _custom_vjp_call_pp, _name, _resolve_kwargs,
+                                     _split_args,
                                      custom_vjp_primal_tree_values)  # noqa: F401  (public)
 from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, trace_ctx)
@@ -82,17 +83,9 @@ def _custom_jvp_call_jvp(primals, tangents, *, fun, jvp, symbolic_zeros):
 jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 
-class OutStore(Store):
-    """A Store that says whether it holds a value yet."""
-    __slots__ = ()
-
-    def filled(self) -> bool:
-        return self._value is not Store._EMPTY
-
-
 def _flatten_fun_with_avals(fun, in_tree, name):
     """`fun` on flat arguments; its store holds (output structure, output avals) once it ran."""
-    out = OutStore(f"the output of {name}")
+    out = Store(f"the output of {name}")
 
     def flat_fun(*args):
         leaves, tree = tree_flatten(fun(*tree_unflatten(in_tree, args)))
@@ -103,10 +96,9 @@ def _flatten_fun_with_avals(fun, in_tree, name):
 
 
 def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
-    """The user's `jvp(primals, tangents)` on flat primals then flat tangents, returning flat
-    primal outputs then flat tangent outputs, checked as JAX checks them; and its store."""
+    """The user's `jvp` on flat primals then tangents; returns flat primal then tangent outputs."""
     jvp_name = _name(jvp)
-    jvp_out = OutStore(f"the output of {jvp_name}")
+    jvp_out = Store(f"the output of {jvp_name}")
 
     def flat_jvp(*args):
         half = len(args) // 2
@@ -124,17 +116,6 @@ def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
 
 def _stop_gradient(x):
     return tree_map(lambda leaf: lax.stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
-
-
-def _split_args(args, nondiff_argnums):
-    """(the nondiff arguments, the others, a function putting both back in their order)."""
-    static = [args[i] for i in nondiff_argnums]
-    dynamic = [a for i, a in enumerate(args) if i not in nondiff_argnums]
-
-    def merge(dyn):
-        it_s, it_d = iter(static), iter(dyn)
-        return [next(it_s) if i in nondiff_argnums else next(it_d) for i in range(len(args))]
-    return static, dynamic, merge
 
 
 class custom_jvp:
@@ -230,8 +211,7 @@ fancy_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
 
 def _custom_jvp_call_staging(trace, args, params):
     fun, jvp = params["fun"], params["jvp"]
-    call_jaxpr = trace_to_jaxpr(fun, [get_aval(x) for x in args])
-    call_jaxpr, consts = hoist_tracer_consts(call_jaxpr)
+    call_jaxpr, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in args]))
     staged = dict(call_jaxpr=call_jaxpr, jvp_jaxpr_fun=jvp, num_consts=len(consts),
                   symbolic_zeros=params["symbolic_zeros"], name=_name(fun))
     return trace.default_process_primitive(custom_jvp_call_p, [*consts, *args], staged)
@@ -260,16 +240,8 @@ transpose_rules[custom_jvp_call_p] = lambda cts, *args, call_jaxpr, **_: backwar
     call_jaxpr.jaxpr, call_jaxpr.consts, list(args), cts)
 
 
-class CustomVJPCallPrimitive(Primitive):
+class CustomVJPCallPrimitive(CustomJVPCallPrimitive):
     """`custom_vjp_call`: its params hold `fun`, its forward pass `fwd` and backward pass `bwd`."""
-    multiple_results = True
-
-    def bind(self, *args, **params):
-        if "call_jaxpr" in params:
-            params = self.get_bind_params(params)
-        if trace_ctx.trace is core.eval_trace:
-            return params["fun"](*args)
-        return super().bind(*args, **params)
 
     @staticmethod
     def get_bind_params(params):
@@ -299,12 +271,6 @@ partial_eval_rules[custom_vjp_call_p] = _custom_call_partial_eval
 
 custom_lin_p = Primitive("custom_lin")
 custom_lin_p.multiple_results = True
-
-
-def _custom_lin_error(*args, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
 impl_rules[custom_lin_p] = _custom_lin_error
 jvp_rules[custom_lin_p] = _custom_lin_error
 batching_rules[custom_lin_p] = _custom_lin_error     # jacfwd is vmap of jvp
@@ -341,11 +307,9 @@ transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 
 def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
-    """The user's `fwd(*args) -> (out, residuals)` on flat (input, perturbed) pairs, returning
-    the flat residuals then the flat outputs; `out_trees()` gives the two structures once it
-    has run."""
+    """The user's `fwd` on flat (input, perturbed) pairs, returning flat residuals then outputs."""
     fwd_name = _name(fwd)
-    out_trees = OutStore(f"the output of {fwd_name}")
+    out_trees = Store(f"the output of {fwd_name}")
 
     def flat_fwd(*args):
         if symbolic_zeros:
@@ -365,8 +329,7 @@ def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
 
 
 def _flatten_bwd(bwd, static, in_tree, in_avals, out_trees):
-    """The user's `bwd(residuals, ct_out) -> ct_args` on flat residuals and cotangents,
-    returning one flat cotangent per input (None where there is none), checked as JAX does."""
+    """The user's `bwd` on flat residuals and cotangents: one flat cotangent (or None) per input."""
     def flat_bwd(*args):
         out_tree, res_tree = out_trees()
         n_res = res_tree.num_leaves
@@ -386,8 +349,7 @@ class custom_vjp:
     def __init__(self, fun: Callable, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun, self.nondiff_argnums = fun, tuple(sorted(nondiff_argnums))
-        self.fwd = self.bwd = None
-        self.symbolic_zeros = False
+        self.fwd, self.bwd, self.symbolic_zeros = None, None, False
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
@@ -424,8 +386,7 @@ class custom_vjp:
 
 def _custom_vjp_call_staging(trace, args, params):
     fun = params["fun"]
-    call_jaxpr = trace_to_jaxpr(fun, [get_aval(x) for x in args])
-    call_jaxpr, consts = hoist_tracer_consts(call_jaxpr)
+    call_jaxpr, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in args]))
     staged = dict(call_jaxpr=call_jaxpr, fwd_jaxpr_thunk=params["fwd"], num_consts=len(consts),
                   bwd=params["bwd"], out_trees=params["out_trees"],
                   symbolic_zeros=params["symbolic_zeros"], name=_name(fun))

@@ -75,6 +75,17 @@ def _resolve_kwargs(kind, fun, args, kwargs) -> tuple:
     return bound.args
 
 
+def _split_args(args, nondiff_argnums):
+    """(the nondiff arguments, the others, a function putting both back in their order)."""
+    static = [args[i] for i in nondiff_argnums]
+    dynamic = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+
+    def merge(dyn):
+        it_s, it_d = iter(static), iter(dyn)
+        return [next(it_s) if i in nondiff_argnums else next(it_d) for i in range(len(args))]
+    return static, dynamic, merge
+
+
 def _typematch(a: ShapedArray, b: ShapedArray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
 
@@ -214,6 +225,11 @@ def _check_for_tracers(x):
                 "nondiff_argnums should only be used for arguments that can't be or contain "
                 "JAX tracers, e.g. function-valued arguments. In particular, array-valued "
                 "arguments should typically not be indicated as nondiff_argnums.")
+
+
+def _custom_lin_error(*args, **params):
+    """`custom_lin`'s evaluation, JVP, batching and lowering rules: forward mode reached it."""
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
 def _custom_jvp_call_pp(eqn, names):

@@ -11,8 +11,9 @@ import numpy as np
 
 from autodidax import lax
 from autodidax.batching import batching_rules
-from autodidax.callbacks import _on_host, callback_error, effectful_callback_lowering
+from autodidax.callbacks import _on_host, effectful_callback_lowering
 from autodidax.core import Primitive, abstract_eval_rules, get_aval, impl_rules
+from autodidax.error_texts import callback_error, check_format
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import lowering_rules, ordered_effect_rules
 from autodidax.tree_util import tree_flatten, tree_unflatten
@@ -138,7 +139,7 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
     compiled program runs. `debug_print(ordered=True)(fmt, *args)` also works."""
     def _debug_print(fmt, *c_args, **c_kwargs):
         if not skip_format_check:
-            _formatter.format(fmt, *c_args, **c_kwargs)
+            check_format(fmt, *c_args, **c_kwargs)
         has_placeholders = False
         if fmt:
             _, field_name, *_ = next(iter(string.Formatter().parse(fmt)))
@@ -181,8 +182,7 @@ def _debug_jvp(primitive):
 
 
 def _index_in_dim(x, i, axis):
-    start = [0] * x.ndim
-    limit = list(x.shape)
+    start, limit = [0] * x.ndim, list(x.shape)
     start[axis], limit[axis] = i, i + 1
     return lax.squeeze(lax.slice(x, start, limit, [1] * x.ndim), (axis,))
 
@@ -200,24 +200,3 @@ def _debug_batching(primitive):
 for _p in (debug_callback_p, debug_print_p):
     jvp_rules[_p] = _debug_jvp(_p)
     batching_rules[_p] = _debug_batching(_p)
-
-
-class _FormatChecker(string.Formatter):
-    """Formats nothing; complains, as JAX does, of arguments the format string never uses."""
-
-    def format_field(self, value, format_spec):
-        return ""
-
-    def check_unused_args(self, used_args, args, kwargs):
-        unused_args = [arg for i, arg in enumerate(args) if i not in used_args]
-        unused_kwargs = [k for k in kwargs if k not in used_args]
-        if unused_args:
-            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused_args}")
-        if unused_kwargs:
-            raise ValueError(
-                f"Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. "
-                "You may be passing an f-string (i.e, `f\"{x}\"`) into "
-                "`jax.debug.print` and instead should pass in a regular string.")
-
-
-_formatter = _FormatChecker()

@@ -14,6 +14,7 @@ from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import runner, serialization
+from autodidax.serialization import DisabledSafetyCheck  # noqa: F401 (jax.export's, appendix A8)
 from autodidax.autodiff import vjp
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, api_boundary,
@@ -29,7 +30,7 @@ from autodidax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_w
                                  tree_unflatten)
 
 # The calling conventions JAX 0.10.2 can export (`jax_export_calling_convention_version`); we
-# write the newest. Version 10 is what JAX writes by default.
+# write the newest, 10, which JAX writes by default.
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
 
@@ -105,23 +106,6 @@ class Exported:
         return tree_unflatten(self.out_tree, _flat_call(self)(*flat))
 
 
-@dataclasses.dataclass(frozen=True)
-class DisabledSafetyCheck:
-    """A safety check to skip, as JAX's: `platform()`, or `custom_call(target_name)`."""
-    _impl: str
-
-    platform = classmethod(lambda cls: cls("platform"))
-    custom_call = classmethod(lambda cls, target_name: cls(f"custom_call:{target_name}"))
-
-    def is_custom_call(self) -> str | None:
-        return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
-
-    def __str__(self):
-        return self._impl
-
-    __repr__ = __str__
-
-
 def default_export_platform() -> str:
     return default_backend()
 
@@ -188,26 +172,10 @@ def portable_artifact(text: str, platform_index: bool = False) -> bytes:
     with make_ir_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         if platform_index:
-            _take_platform_index(module)
+            serialization.take_platform_index(module)
         module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(
             platform_index)
         return hlo.serialize_portable_artifact(module, target_version(), True)
-
-
-def _take_platform_index(module) -> None:
-    """Rename `main` and add a `main` that takes an i32 `_platform_index` first, then calls the
-    old one. Our lowering rules are the same on every platform, so the index goes unused; JAX's
-    branch on it (a `stablehlo.case`) where their lowerings differ."""
-    old = runner.main_function(module)
-    index = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
-    new = runner.wrap_main(module, "_wrapped_jax_export_main",
-                           [index, *runner.function_type(old).inputs], lambda args: args[1:])
-    attrs = [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get("_platform_index")})]
-    old_args = list(old.attributes["arg_attrs"]) if "arg_attrs" in old.attributes else [
-        ir.DictAttr.get({}) for _ in runner.function_type(old).inputs]
-    new.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs + old_args)
-    if "res_attrs" in old.attributes:
-        new.attributes["res_attrs"] = old.attributes["res_attrs"]
 
 
 call_exported_p = Primitive("call_exported")
@@ -233,8 +201,7 @@ _programs = weakref.WeakKeyDictionary()     # Exported -> {input shapes: (text, 
 
 def _program(exported: Exported, shapes: tuple) -> tuple:
     """The StableHLO text to compile for inputs of `shapes`, and the output avals: the module
-    as it is, or, where it has symbolic dimensions, refined for those shapes (chapter 17's
-    runner does the refining)."""
+    as it is, or, where it has symbolic dimensions, refined for those shapes (by the runner)."""
     programs = _programs.setdefault(exported, {})
     if shapes not in programs:
         if serialization.has_constant_shapes(exported.in_avals):

@@ -46,8 +46,7 @@ def xla_impl(primitive):
 
 def lower_fun(fun, ctx, *args, **params):
     """Lower `fun(*args, **params)`, written with `lax`, in place: trace it to a jaxpr and emit
-    its equations (JAX's `mlir.lower_fun`). Lowering rules use it for what is easier to say as a
-    composition of primitives than as MLIR."""
+    its equations (JAX's `mlir.lower_fun`)."""
     closed = trace_to_jaxpr(lambda *xs: [fun(*xs, **params)], ctx.avals_in)
     consts = [ir_constant(np.asarray(c)) for c in closed.consts]
     return jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(args))
@@ -136,23 +135,17 @@ def _zeros(aval):
     return lax.full(aval.shape, 0, aval.dtype)
 
 
-def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
-    operand, *starts = primals
-    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
-    t = tangents[0]
-    if type(t) is Zero:
-        return out, Zero.from_primal_value(out)
-    return out, dynamic_slice_p.bind(t, *starts, slice_sizes=slice_sizes)
+def linear_jvp(p, linear):
+    """The JVP rule of `p`, linear in its operands at positions `linear` jointly (the others,
+    integer positions, have no tangent): `p` applied to their tangents."""
+    def rule(primals, tangents, **params):
+        out = p.bind(*primals, **params)
+        if all(type(tangents[i]) is Zero for i in linear):
+            return out, Zero.from_primal_value(out)
+        return out, p.bind(*[instantiate_zeros(t) if i in linear else x
+                             for i, (x, t) in enumerate(zip(primals, tangents))], **params)
+    return rule
 
-
-def _dynamic_update_slice_jvp(primals, tangents):
-    operand, update, *starts = primals
-    out = dynamic_update_slice_p.bind(operand, update, *starts)
-    t_operand, t_update = tangents[:2]
-    if type(t_operand) is Zero and type(t_update) is Zero:
-        return out, Zero.from_primal_value(out)
-    return out, dynamic_update_slice_p.bind(instantiate_zeros(t_operand),
-                                            instantiate_zeros(t_update), *starts)
 
 
 def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
@@ -168,8 +161,8 @@ def _dynamic_update_slice_transpose(ct, operand, update, *starts):
     return [ct_operand, ct_update] + [None] * len(starts)
 
 
-jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
-jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+jvp_rules[dynamic_slice_p] = linear_jvp(dynamic_slice_p, (0,))
+jvp_rules[dynamic_update_slice_p] = linear_jvp(dynamic_update_slice_p, (0, 1))
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 lax.later_names.update(dynamic_slice=dynamic_slice, dynamic_update_slice=dynamic_update_slice)
@@ -204,14 +197,10 @@ class GatherScatterMode(enum.Enum):
     def from_any(s):
         if isinstance(s, GatherScatterMode):
             return s
-        if s == "clip":
-            return GatherScatterMode.CLIP
-        if s is None or s == "fill" or s == "drop":
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        if s == "one_hot":
-            return GatherScatterMode.ONE_HOT
+        names = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
+                 "promise_in_bounds": "PROMISE_IN_BOUNDS", "one_hot": "ONE_HOT"}
+        if s is None or isinstance(s, str) and s in names:
+            return GatherScatterMode[names.get(s, "FILL_OR_DROP")]
         raise ValueError(f'Unknown gather mode "{s}"')
 
 
@@ -275,13 +264,9 @@ lowering_rules[gather_p] = _gather_lowering
 
 
 def _fill_value_for(dtype):
-    if dtype.kind == "f":
-        return np.nan
-    if dtype.kind == "i":
-        return int(np.iinfo(dtype).min)
-    if dtype.kind == "u":
-        return int(np.iinfo(dtype).max)
-    return True
+    if dtype.kind in "iu":
+        return int(np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max)
+    return np.nan if dtype.kind == "f" else True
 
 
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
@@ -289,11 +274,10 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     """XLA's gather (see the text for the meaning of the dimension numbers)."""
     operand, start_indices = jnp.asarray(operand), jnp.asarray(start_indices)
     mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
-    if mode is GatherScatterMode.FILL_OR_DROP:
-        if fill_value is None:
-            fill_value = _fill_value_for(operand.dtype)
-    else:
+    if mode is not GatherScatterMode.FILL_OR_DROP:
         fill_value = None
+    elif fill_value is None:
+        fill_value = _fill_value_for(operand.dtype)
     return gather_p.bind(operand, start_indices, dimension_numbers=_as_tuples(dimension_numbers),
                          slice_sizes=tuple(operator.index(s) for s in slice_sizes),
                          unique_indices=bool(unique_indices),
@@ -408,11 +392,7 @@ lax.later_names.update(scatter=scatter, scatter_add=scatter_add, scatter_sub=sca
 
 
 def _gather_to_scatter_dnums(dn):
-    return ScatterDimensionNumbers(
-        update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
-        scatter_dims_to_operand_dims=dn.start_index_map,
-        operand_batching_dims=dn.operand_batching_dims,
-        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+    return ScatterDimensionNumbers(*dn)     # the same five fields, in order, renamed
 
 
 def _scatter_to_gather(dn, operand_aval, updates_aval):
@@ -420,20 +400,7 @@ def _scatter_to_gather(dn, operand_aval, updates_aval):
     window = iter(updates_aval.shape[d] for d in dn.update_window_dims)
     slice_sizes = tuple(1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims
                         else next(window) for d in range(operand_aval.ndim))
-    gdn = GatherDimensionNumbers(
-        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
-        start_index_map=dn.scatter_dims_to_operand_dims,
-        operand_batching_dims=dn.operand_batching_dims,
-        start_indices_batching_dims=dn.scatter_indices_batching_dims)
-    return gdn, slice_sizes
-
-
-def _gather_jvp(primals, tangents, **params):
-    operand, indices = primals
-    out = gather_p.bind(operand, indices, **params)
-    if type(tangents[0]) is Zero:
-        return out, Zero.from_primal_value(out)
-    return out, gather_p.bind(tangents[0], indices, **params)
+    return GatherDimensionNumbers(*dn), slice_sizes
 
 
 def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
@@ -448,22 +415,8 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
     return [out, None]
 
 
-jvp_rules[gather_p] = _gather_jvp
+jvp_rules[gather_p] = linear_jvp(gather_p, (0,))
 transpose_rules[gather_p] = _gather_transpose
-
-
-def _scatter_linear_jvp(primitive):
-    """The JVP of a scatter that is linear in operand and updates jointly (`scatter-add`,
-    `scatter-sub`), or where the indices do not repeat (`scatter`)."""
-    def rule(primals, tangents, **params):
-        operand, indices, updates = primals
-        out = primitive.bind(operand, indices, updates, **params)
-        t_operand, _, t_updates = tangents
-        if type(t_operand) is Zero and type(t_updates) is Zero:
-            return out, Zero.from_primal_value(out)
-        return out, primitive.bind(instantiate_zeros(t_operand), indices,
-                                   instantiate_zeros(t_updates), **params)
-    return rule
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
@@ -478,30 +431,10 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, 
     return [ct_operand, None, ct_updates]
 
 
-def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
-                       indices_are_sorted, unique_indices, **params):
-    if not unique_indices:
-        raise NotImplementedError("scatter transpose is only implemented where "
-                                  "unique_indices=True")
-    updates_aval = updates.aval if is_linear(updates) else get_aval(updates)
-    ct_operand = ct_updates = None
-    if is_linear(operand):
-        ct_operand = scatter_p.bind(ct, indices, _zeros(updates_aval),
-                                    dimension_numbers=dimension_numbers, mode=mode,
-                                    indices_are_sorted=indices_are_sorted,
-                                    unique_indices=unique_indices, **params)
-    if is_linear(updates):
-        gdn, sizes = _scatter_to_gather(dimension_numbers, get_aval(ct), updates_aval)
-        ct_updates = gather(ct, indices, gdn, sizes, mode=mode, fill_value=0,
-                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
-    return [ct_operand, None, ct_updates]
-
-
-jvp_rules[scatter_add_p] = _scatter_linear_jvp(scatter_add_p)
-jvp_rules[scatter_sub_p] = _scatter_linear_jvp(scatter_sub_p)
+jvp_rules[scatter_add_p] = linear_jvp(scatter_add_p, (0, 2))
+jvp_rules[scatter_sub_p] = linear_jvp(scatter_sub_p, (0, 2))
 transpose_rules[scatter_add_p] = _scatter_add_transpose
 transpose_rules[scatter_sub_p] = functools.partial(_scatter_add_transpose, negate=True)
-transpose_rules[scatter_p] = _scatter_transpose
 
 
 def _shift(dims, k=1):
@@ -518,12 +451,10 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
     dn = dimension_numbers
     if indices_bdim is None:               # the batch axis: one more window dimension, whole
         operand = moveaxis(operand, operand_bdim, 0)
-        dn = GatherDimensionNumbers(
-            offset_dims=(0,) + _shift(dn.offset_dims),
-            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
-            start_index_map=_shift(dn.start_index_map),
-            operand_batching_dims=_shift(dn.operand_batching_dims),
-            start_indices_batching_dims=dn.start_indices_batching_dims)
+        dn = dn._replace(offset_dims=(0,) + _shift(dn.offset_dims),
+                         collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+                         start_index_map=_shift(dn.start_index_map),
+                         operand_batching_dims=_shift(dn.operand_batching_dims))
         sizes = (get_aval(operand).shape[0],) + tuple(slice_sizes)
     elif operand_bdim is None:             # one more batch dimension of the indices
         indices = moveaxis(indices, indices_bdim, 0)
@@ -534,11 +465,8 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
         operand = moveaxis(operand, operand_bdim, 0)
         indices = moveaxis(indices, indices_bdim, 0)
         dn = GatherDimensionNumbers(
-            offset_dims=_shift(dn.offset_dims),
-            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
-            start_index_map=_shift(dn.start_index_map),
-            operand_batching_dims=(0,) + _shift(dn.operand_batching_dims),
-            start_indices_batching_dims=(0,) + _shift(dn.start_indices_batching_dims))
+            _shift(dn.offset_dims), _shift(dn.collapsed_slice_dims), _shift(dn.start_index_map),
+            (0,) + _shift(dn.operand_batching_dims), (0,) + _shift(dn.start_indices_batching_dims))
         sizes = (1,) + tuple(slice_sizes)
     return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=sizes, **params), 0
 
@@ -552,20 +480,16 @@ def _scatter_batching(primitive):
         updates = bdim_at_front(updates, updates_bdim, size)
         dn = dimension_numbers
         if indices_bdim is None:
-            dn = ScatterDimensionNumbers(
-                update_window_dims=(0,) + _shift(dn.update_window_dims),
-                inserted_window_dims=_shift(dn.inserted_window_dims),
-                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
-                operand_batching_dims=_shift(dn.operand_batching_dims),
-                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+            dn = dn._replace(update_window_dims=(0,) + _shift(dn.update_window_dims),
+                             inserted_window_dims=_shift(dn.inserted_window_dims),
+                             scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+                             operand_batching_dims=_shift(dn.operand_batching_dims))
         else:
             indices = moveaxis(indices, indices_bdim, 0)
             dn = ScatterDimensionNumbers(
-                update_window_dims=_shift(dn.update_window_dims),
-                inserted_window_dims=_shift(dn.inserted_window_dims),
-                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
-                operand_batching_dims=(0,) + _shift(dn.operand_batching_dims),
-                scatter_indices_batching_dims=(0,) + _shift(dn.scatter_indices_batching_dims))
+                _shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
+                _shift(dn.scatter_dims_to_operand_dims), (0,) + _shift(dn.operand_batching_dims),
+                (0,) + _shift(dn.scatter_indices_batching_dims))
         return primitive.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
     return rule
 
@@ -649,14 +573,11 @@ def _canonical_axis(axis, ndim):
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """`lax.sort`: one array, or a sequence of arrays sorted by their first `num_keys`."""
-    if isinstance(operand, (list, tuple)):
-        operands = [jnp.asarray(o) for o in operand]
-        d = _canonical_axis(dimension, operands[0].ndim)
-        return tuple(sort_p.bind(*operands, dimension=d, is_stable=bool(is_stable),
-                                 num_keys=num_keys))
-    operand = jnp.asarray(operand)
-    d = _canonical_axis(dimension, operand.ndim)
-    return sort_p.bind(operand, dimension=d, is_stable=bool(is_stable), num_keys=1)[0]
+    many = isinstance(operand, (list, tuple))
+    operands = [jnp.asarray(o) for o in (operand if many else [operand])]
+    outs = sort_p.bind(*operands, dimension=_canonical_axis(dimension, operands[0].ndim),
+                       is_stable=bool(is_stable), num_keys=num_keys if many else 1)
+    return tuple(outs) if many else outs[0]
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):

@@ -21,12 +21,12 @@ from autodidax.batching import batching_rules, bdim_at_front
 from autodidax.core import Primitive, ShapedArray, abstract_eval_rules, get_aval, impl_rules
 from autodidax.indexing import (_SCATTERS, GatherDimensionNumbers, GatherScatterMode,
                                 ScatterDimensionNumbers, _batch_size, _canonical_axis, _checked,
-                                _gather_batching, _scatter, _scatter_batching, _scatter_linear_jvp,
-                                _scatter_to_gather, _update_jaxpr, _zeros,
-                                dynamic_slice, dynamic_slice_p, dynamic_update_slice,
-                                dynamic_update_slice_p, gather, gather_p, scatter, scatter_add,
-                                scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p,
-                                scatter_p, shape_checks, sort_p, xla_impl)
+                                _gather_batching, _scatter, _scatter_batching, _scatter_to_gather,
+                                _update_jaxpr, _zeros, dynamic_slice, dynamic_slice_p,
+                                dynamic_update_slice, dynamic_update_slice_p, gather, gather_p,
+                                linear_jvp, scatter, scatter_add, scatter_add_p, scatter_max_p,
+                                scatter_min_p, scatter_mul_p, scatter_p, shape_checks, sort_p,
+                                xla_impl)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jvp import Zero, instantiate_zeros, jvp_rules
 from autodidax.lowering import lowering_rules
@@ -244,7 +244,7 @@ def _scatter_jvp(primals, tangents, **params):
     if params["update_jaxpr"] is not None:
         raise NotImplementedError("scatter_apply JVP not implemented")
     if params["unique_indices"]:
-        return _scatter_linear_jvp(scatter_p)(primals, tangents, **params)
+        return linear_jvp(scatter_p, (0, 2))(primals, tangents, **params)
     operand, indices, updates = primals
     t_operand, _, t_updates = tangents
     if type(t_operand) is Zero and type(t_updates) is Zero:
@@ -306,11 +306,31 @@ def _scatter_extremal_jvp(primitive):
     return rule
 
 
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                       indices_are_sorted, unique_indices, **params):
+    if not unique_indices:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    updates_aval = updates.aval if is_linear(updates) else get_aval(updates)
+    ct_operand = ct_updates = None
+    if is_linear(operand):
+        ct_operand = scatter_p.bind(ct, indices, _zeros(updates_aval),
+                                    dimension_numbers=dimension_numbers, mode=mode,
+                                    indices_are_sorted=indices_are_sorted,
+                                    unique_indices=unique_indices, **params)
+    if is_linear(updates):
+        gdn, sizes = _scatter_to_gather(dimension_numbers, get_aval(ct), updates_aval)
+        ct_updates = gather(ct, indices, gdn, sizes, mode=mode, fill_value=0,
+                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    return [ct_operand, None, ct_updates]
+
+
 jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
 jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
 jvp_rules[scatter_p] = _scatter_jvp
 jvp_rules[scatter_mul_p] = _scatter_mul_jvp
 transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+transpose_rules[scatter_p] = _scatter_transpose
 
 
 def _check_starts(name, operand, starts):

@@ -5,7 +5,6 @@
 stages."""
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import inspect
@@ -27,8 +26,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
                                 module_to_text, sanitize_name)
-from autodidax.runtime import (Array, Executable, cache_clearers, compile_or_get_cached,
-                               config, default_device, executable_kinds)
+from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
+                               default_device)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -49,7 +48,7 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     _check_constants(closed)
     extra = {} if placement is None else placement.lowering_options(closed)
     if any(donated):
-        extra["input_output_aliases"], extra["buffer_donors"] = donation_aliases(
+        extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
             closed, donated, placement)
     module = lower_jaxpr_to_module(closed, name=sanitize_name(f"jit({name})"),
                                    result_names=result_names, **extra)
@@ -94,6 +93,7 @@ pp_eqn_rules[jit_p] = _jit_pp
 
 
 placement_rules: dict = {}    # "placement" -> chapter 16's (jitted, signature, entry) -> placement
+donation_rules: dict = {}     # "params", "vector", "aliases" -> appendix A19's rules
 
 
 class JitTrace(JaxprTrace):
@@ -262,7 +262,7 @@ class Jitted:
             with set_current_trace(trace):
                 outs = flat_fun(*tracers)
             entry = _CacheEntry(trace.to_jaxpr(tracers, outs), out_trees[0], result_names,
-                                donation_vector(self, key) if self.donate_argnums
+                                donation_rules["vector"](self, key) if self.donate_argnums
                                 or self.donate_argnames else ())
         finally:
             trace.invalidate()
@@ -366,7 +366,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     nums, names = ((), ()) if donate_argnums is None and donate_argnames is None else \
-        _donated_params(fun, donate_argnums, donate_argnames)
+        donation_rules["params"](fun, donate_argnums, donate_argnames)
     jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums,
                     names)
     if both := set(names) & jitted.static_argnames:
@@ -389,44 +389,6 @@ def _check_constants(closed: ClosedJaxpr) -> None:
 
 
 config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
-
-
-def _donated_params(fun, nums, names) -> tuple:
-    """(donate_argnums, donate_argnames), each found from the other through `fun`'s signature
-    unless both are given, and checked against it, as JAX's `resolve_argnums` does."""
-    nums = None if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)
-    names = None if names is None else (names,) if isinstance(names, str) else tuple(names)
-    try:
-        params = inspect.signature(fun).parameters
-    except (TypeError, ValueError):
-        if names is not None:
-            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
-                             "donate_argnums instead of donate_argnames.") from None
-        return nums or (), ()
-    both_ways = [(i, k) for i, (k, p) in enumerate(params.items())
-                 if p.kind is p.POSITIONAL_OR_KEYWORD]
-    if names is None and nums is not None:
-        names = tuple(k for i, k in both_ways if i in nums)
-    elif nums is None and names is not None:
-        nums = tuple(i for i, k in both_ways if k in names)
-    nums, names = nums or (), names or ()
-    kinds = [p.kind for p in params.values()]
-    positional = sum(k in (inspect.Parameter.POSITIONAL_ONLY,
-                           inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
-    if nums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
-            -min(nums) > positional or max(nums) >= positional):
-        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
-                         f"{positional} positional arguments.")   # JAX's words
-    if bad := {k for k in names if k in params and params[k].kind in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)}:
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "These are positional-only")
-    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := {
-            k for k in names if k not in params or params[k].kind not in (
-                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}):
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "Function does not take these args.")
-    return nums, names
 
 
 def _apply_disable_jit(value):
@@ -523,93 +485,6 @@ class Compiled:
                             f"structure {t.key[2]}, but was called with ({got}) and structure "
                             f"{key[2]}: compile it again for those")
         return tree_unflatten(t.out_tree, self.executable(*flat))
-
-
-def donation_vector(jitted, key) -> tuple:
-    """Per flat argument of a signature, whether it is donated, as JAX's `donation_vector`
-    says: the leaves of the positional arguments in `donate_argnums` and of the keyword
-    arguments in `donate_argnames`. Empty when nothing is."""
-    static_pos, _, in_tree, has_kwargs, avals = key[:5]
-    dynamic = tree_unflatten(in_tree, [0] * len(avals))
-    args, kwargs = dynamic if has_kwargs else (dynamic, {})
-    static = {i for i, _ in static_pos}
-    positions = [i for i in range(len(args) + len(static)) if i not in static]
-    donated = []
-    for i, arg in zip(positions, args):
-        donated += [i in jitted.donate_argnums] * len(tree_flatten(arg)[0])
-    for name in sorted(kwargs):              # in the order a dict flattens
-        donated += [name in jitted.donate_argnames] * len(tree_flatten(kwargs[name])[0])
-    return tuple(donated) if any(donated) else ()
-
-
-def donation_aliases(closed: ClosedJaxpr, donated, placement=None) -> tuple[list, list]:
-    """Per input of `closed`: the output whose buffer it becomes (or None), and whether it is a
-    buffer donor, for the `donated` inputs, by JAX's rule; warns of the ones of no use."""
-    ins, outs = [v.aval for v in closed.jaxpr.invars], list(closed.out_avals)
-    partitioned = placement is not None and len(placement.devices) > 1
-    if placement is not None:            # what matters is the part of each array on a device
-        ins = list(map(_part_aval, ins, placement.in_shardings))
-        outs = list(map(_part_aval, outs, placement.out_shardings))
-    xla_chooses = partitioned and any(s is None for s in placement.out_shardings)
-    waiting = collections.defaultdict(collections.deque)    # (shape, dtype) -> donated inputs
-    for i, (aval, d) in enumerate(zip(ins, donated)):
-        if d:
-            waiting[aval.shape, aval.dtype].append(i)
-    aliases, donors, unused = [None] * len(ins), [False] * len(ins), list(donated)
-    for j, aval in enumerate(outs):
-        if waiting[aval.shape, aval.dtype]:
-            i = waiting[aval.shape, aval.dtype].popleft()
-            unused[i] = False
-            if partitioned and placement.out_shardings[j] is None:
-                donors[i] = True
-            else:
-                aliases[i] = j
-    sizes = collections.defaultdict(collections.deque)      # elements -> outputs not aliased
-    for j, aval in enumerate(outs):
-        if j not in aliases:
-            sizes[math.prod(aval.shape)].append(j)
-    for i, aval in enumerate(ins):
-        free = sizes[math.prod(aval.shape)]
-        if unused[i] and (free or xla_chooses):
-            if free:
-                free.popleft()
-            unused[i], donors[i] = False, True
-    if any(unused):                                         # JAX's words
-        types = ", ".join(a.str_short(short_dtypes=False) for a, u in zip(ins, unused) if u)
-        warnings.warn(f"Some donated buffers were not usable: {types}.\nSee an explanation at "
-                      "https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
-    return aliases, donors
-
-
-def _part_aval(aval, sharding):
-    """The type of the part of an array that one device holds under `sharding` (None: all)."""
-    if sharding is None or not aval.shape:
-        return aval
-    index = next(iter(sharding.devices_indices_map(aval.shape).values()))
-    return aval.update(shape=tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape)))
-
-
-class DonatingExecutable(Executable):
-    """A program that may take over the buffers of its `donated` arguments (chapter 7's kinds):
-    PJRT takes a buffer only if nothing else holds it, so a call first drops the NumPy view an
-    `Array` keeps of each; an array whose buffer PJRT took is deleted."""
-
-    def __init__(self, loaded, device, out_avals=None, text=None, **options):
-        self.donated = tuple(text.donated)
-        super().__init__(loaded, device, out_avals, text, **options)
-
-    @staticmethod
-    def applies(text, options) -> bool:
-        return bool(getattr(text, "donated", ()))
-
-    def __call__(self, *args):
-        for i in self.donated:
-            if i < len(args) and type(args[i]) is Array:
-                args[i]._npy = None
-        return super().__call__(*args)
-
-
-executable_kinds["donating"] = DonatingExecutable
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):

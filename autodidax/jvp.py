@@ -209,7 +209,7 @@ defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(2.0, x)))
 deflinear(add_any_p)
 
 
-def _maybe_broadcast(t, shape):
+def maybe_broadcast(t, shape):
     """`t`, broadcast to `shape`: from a scalar, or by stretching its dimensions of size 1."""
     t_shape = get_aval(t).shape
     if t_shape == tuple(shape):
@@ -224,9 +224,9 @@ def _add_jvp(primals, tangents):
     (x, y), (x_dot, y_dot) = primals, tangents
     ans = lax.add_p.bind(x, y)
     if type(x_dot) is Zero:
-        return ans, _maybe_broadcast(y_dot, get_aval(ans).shape)
+        return ans, maybe_broadcast(y_dot, get_aval(ans).shape)
     if type(y_dot) is Zero:
-        return ans, _maybe_broadcast(x_dot, get_aval(ans).shape)
+        return ans, maybe_broadcast(x_dot, get_aval(ans).shape)
     return ans, lax.add(x_dot, y_dot)
 
 
@@ -234,21 +234,10 @@ def _sub_jvp(primals, tangents):
     (x, y), (x_dot, y_dot) = primals, tangents
     ans = lax.sub_p.bind(x, y)
     if type(x_dot) is Zero:
-        return ans, _maybe_broadcast(lax.neg(y_dot), get_aval(ans).shape)
+        return ans, maybe_broadcast(lax.neg(y_dot), get_aval(ans).shape)
     if type(y_dot) is Zero:
-        return ans, _maybe_broadcast(x_dot, get_aval(ans).shape)
+        return ans, maybe_broadcast(x_dot, get_aval(ans).shape)
     return ans, lax.sub(x_dot, y_dot)
-
-
-def _strong(x):
-    """`x` without its weak type, as JAX's public `convert_element_type` makes it: a scalar
-    constant is converted at once, anything else by a `convert_element_type`."""
-    aval = get_aval(x)
-    if not aval.weak_type:
-        return x
-    if not aval.shape and is_literal(x):
-        return LiteralArray(to_numpy(x), weak_type=False)
-    return lax.convert_element_type(x, aval.dtype)
 
 
 def _select(which, on_true, on_false):
@@ -262,20 +251,6 @@ def _balanced_eq(x, z, y):
                    _select(lax.eq(y, z), full_like(z, 2), full_like(z, 1)))
 
 
-def _replace_zero(x):
-    """`x`, with 1 where it is 0."""
-    return _select(lax.eq(x, 0.0), full_like(x, 1), x)
-
-
-def _pow_jvp_lhs(t, ans, x, y):
-    x, y = _strong(x), _strong(y)
-    return lax.mul(t, lax.mul(y, lax.pow(x, lax.sub(y, full_like(y, 1)))))
-
-
-def _pow_jvp_rhs(t, ans, x, y):
-    return _strong(lax.mul(t, lax.mul(lax.log(_replace_zero(x)), ans)))
-
-
 jvp_rules[lax.add_p] = _add_jvp
 jvp_rules[lax.sub_p] = _sub_jvp
 defjvp2(lax.mul_p, lambda t, ans, x, y: lax.mul(t, y), lambda t, ans, x, y: lax.mul(x, t))
@@ -285,7 +260,6 @@ defjvp2(lax.max_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
         lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
 defjvp2(lax.min_p, lambda t, ans, x, y: lax.mul(t, _balanced_eq(x, ans, y)),
         lambda t, ans, x, y: lax.mul(t, _balanced_eq(y, ans, x)))
-defjvp2(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 for _piecewise_constant in (lax.gt_p, lax.lt_p, lax.ge_p, lax.le_p, lax.eq_p, lax.ne_p,
                             lax.and_p, lax.or_p, lax.xor_p, lax.not_p):
     defjvp_zero(_piecewise_constant)
@@ -329,29 +303,12 @@ for _linear in (lax.reduce_sum_p, lax.broadcast_in_dim_p, lax.reshape_p, lax.tra
                 lax.squeeze_p, lax.slice_p, lax.rev_p, lax.concatenate_p, lax.pad_p,
                 lax.stack_p, lax.unstack_p):
     deflinear(_linear)
-defjvp_zero(lax.argmax_p)
 defjvp_zero(lax.iota_p)
-defjvp_zero(lax.argmin_p)
-
-
-def _reduce_chooser_term(t, ans, x, *, axes, **params):
-    kept_shape = [1 if i in axes else d for i, d in enumerate(get_aval(x).shape)]
-    winners = lax.convert_element_type(lax.eq(x, lax.reshape(ans, kept_shape)),
-                                       get_aval(t).dtype)
-    counts = lax.reduce_sum(winners, axes)
-    return lax.div(lax.reduce_sum(lax.mul(t, winners), axes), counts)
-
-
-defjvp2(lax.reduce_max_p, _reduce_chooser_term)
-defjvp2(lax.reduce_min_p, _reduce_chooser_term)
 defjvp2(lax.dot_general_p,
         lambda t, ans, x, y, **params: lax.dot_general_p.bind(t, y, **params),
         lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, t, **params))
 
 
-for _piecewise_constant in (lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p,
-                            lax.reduce_or_p, lax.reduce_and_p):
-    defjvp_zero(_piecewise_constant)
 defjvp_zero(lax.stop_gradient_p)        # the identity, declared not to move (JAX's rule too)
 
 
@@ -444,104 +401,6 @@ def cast_like(x, aval: ShapedArray):
     if (x_aval.dtype, x_aval.weak_type) == (aval.dtype, aval.weak_type):
         return x
     return lax.convert_element_type(x, aval.dtype, aval.weak_type)
-
-
-def _const(x, value):
-    """A scalar constant of `x`'s dtype, strongly typed (JAX's `_const`)."""
-    return LiteralArray(np.asarray(value, get_aval(x).dtype), weak_type=False)
-
-
-def _one(x):
-    """A scalar 1 of `x`'s dtype and weak type (JAX's `_one`)."""
-    return full_like_aval(1, get_aval(x).update(shape=()))
-
-
-defjvp2(lax.exp2_p, lambda t, ans, x: lax.mul(lax.log(_const(x, 2)), lax.mul(t, ans)))
-defjvp2(lax.expm1_p, lambda t, ans, x: lax.mul(t, lax.add(ans, _one(ans))))
-defjvp2(lax.log1p_p, lambda t, ans, x: lax.div(t, lax.add(x, _one(x))))
-defjvp2(lax.tan_p, lambda t, ans, x: lax.mul(t, lax.add(_const(x, 1), lax.square(ans))))
-defjvp2(lax.asin_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.sub(_const(x, 1),
-                                                                   lax.square(x)))))
-defjvp2(lax.acos_p, lambda t, ans, x: lax.mul(t, lax.neg(lax.rsqrt(lax.sub(_const(x, 1),
-                                                                           lax.square(x))))))
-defjvp2(lax.atan_p, lambda t, ans, x: lax.div(t, lax.add(_const(x, 1), lax.square(x))))
-defjvp2(lax.sinh_p, lambda t, ans, x: lax.mul(t, lax.cosh(x)))
-defjvp2(lax.cosh_p, lambda t, ans, x: lax.mul(t, lax.sinh(x)))
-defjvp2(lax.asinh_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.add(lax.square(x), _one(x)))))
-defjvp2(lax.acosh_p, lambda t, ans, x: lax.mul(t, lax.rsqrt(lax.sub(lax.square(x), _one(x)))))
-defjvp2(lax.atanh_p, lambda t, ans, x: lax.mul(lax.integer_pow(lax.add(_one(x), x), -1),
-                                               lax.div(t, lax.sub(_one(x), x))))
-defjvp2(lax.rsqrt_p, lambda t, ans, x: lax.mul(t, lax.mul(_const(x, -0.5), lax.div(ans, x))))
-defjvp2(lax.atan2_p,
-        lambda t, ans, x, y: lax.mul(t, lax.div(y, lax.add(lax.square(x), lax.square(y)))),
-        lambda t, ans, x, y: lax.mul(t, lax.div(lax.neg(x),
-                                                lax.add(lax.square(x), lax.square(y)))))
-
-
-def _rem_jvp_rhs(t, ans, x, y):
-    return lax.mul(lax.neg(t), lax.mul(lax.sign(lax.div(x, y)),
-                                       lax.floor(lax.abs(lax.div(x, y)))))
-
-
-defjvp2(lax.rem_p, lambda t, ans, x, y: _maybe_broadcast(t, get_aval(ans).shape),
-        _rem_jvp_rhs)
-
-
-def _reduce_prod_jvp(primals, tangents, *, axes):
-    (x,), (t,) = primals, tangents
-    ans = lax.reduce_prod(x, axes)
-    if type(t) is Zero:
-        return ans, Zero.from_primal_value(ans)
-    shape = get_aval(x).shape
-    kept = [i for i in range(len(shape)) if i not in axes]
-    rest = [shape[i] for i in kept]
-    n = int(np.prod([shape[i] for i in axes], dtype=int))
-    x, t = (lax.reshape(lax.transpose(v, [*axes, *kept]), [n, *rest]) for v in (x, t))
-    while n > 1:                 # product rule on pairs: (x1 x2)' = t1 x2 + x1 t2
-        if n % 2:                # an odd one out is paired with 1, whose tangent is 0
-            x = lax.concatenate([x, full_like_aval(1, get_aval(x).update(shape=(1, *rest)))], 0)
-            t = lax.concatenate([t, full_like_aval(0, get_aval(t).update(shape=(1, *rest)))], 0)
-            n += 1
-        h = n // 2
-        (x1, x2), (t1, t2) = ([lax.slice(v, [0] * (1 + len(rest)), [h, *rest]),
-                               lax.slice(v, [h] + [0] * len(rest), [n, *rest])] for v in (x, t))
-        x, t, n = lax.mul(x1, x2), lax.add(lax.mul(t1, x2), lax.mul(x1, t2)), h
-    if n == 0:
-        return ans, full_like(ans, 0)
-    return ans, lax.reshape(t, rest)
-
-
-jvp_rules[lax.reduce_prod_p] = _reduce_prod_jvp
-deflinear(lax.cumsum_p)
-
-
-def _cumprod_jvp(primals, tangents, *, axis, reverse):
-    """The product rule through a prefix scan: at step s every element is multiplied by the
-    one s places before it (Hillis and Steele), which takes log2(n) steps."""
-    (x,), (t,) = primals, tangents
-    ans = lax.cumprod(x, axis, reverse)
-    if type(t) is Zero:
-        return ans, Zero.from_primal_value(ans)
-    if reverse:
-        x, t = lax.rev(x, [axis]), lax.rev(t, [axis])
-    n, step = get_aval(x).shape[axis], 1
-    while step < n:
-        x_before, t_before = _shifted(x, axis, step, 1), _shifted(t, axis, step, 0)
-        x, t = lax.mul(x, x_before), lax.add(lax.mul(t, x_before), lax.mul(x, t_before))
-        step *= 2
-    return ans, lax.rev(t, [axis]) if reverse else t
-
-
-def _shifted(v, axis, step, fill):
-    """`v` moved `step` places along `axis`, the first `step` places filled with `fill`."""
-    shape = list(get_aval(v).shape)
-    start, limit = [0] * len(shape), list(shape)
-    limit[axis] -= step
-    head = full_like_aval(fill, get_aval(v).update(shape=(*shape[:axis], step, *shape[axis + 1:])))
-    return lax.concatenate([head, lax.slice(v, start, limit)], axis)
-
-
-jvp_rules[lax.cumprod_p] = _cumprod_jvp
 
 
 def _leaf_names(args: Sequence, what: str) -> list[str]:

@@ -115,7 +115,7 @@ for _prim, _op in [
         (lax.exp_p, hlo.exponential), (lax.log_p, hlo.log), (lax.tanh_p, hlo.tanh),
         (lax.sqrt_p, hlo.sqrt), (lax.add_p, hlo.add), (lax.sub_p, hlo.subtract),
         (lax.mul_p, hlo.multiply), (lax.div_p, hlo.divide), (lax.max_p, hlo.maximum),
-        (lax.min_p, hlo.minimum), (lax.pow_p, hlo.power)]:
+        (lax.min_p, hlo.minimum)]:
     lowering_rules[_prim] = nary_lowering(_op)
 
 
@@ -147,10 +147,8 @@ def lower_jaxpr_to_fun(ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
                        public: bool = False, tokens: bool = False, result_names=None,
                        arg_attrs=None, result_attrs=None) -> str:
     """Lower `closed_jaxpr` to a `func.func` of the module, once; returns its symbol name.
-    With `tokens`, the function also takes and returns a token of ordered effects, first.
-    `result_names`, one string per output, become the outputs' `jax.result_info`; `arg_attrs`
-    and `result_attrs`, one dict per input or output, are more attributes (chapter 16's
-    shardings)."""
+    `result_names`: the outputs' `jax.result_info`. For later chapters: `tokens` (a token of
+    ordered effects taken and returned first) and `arg_attrs`/`result_attrs` (a dict each)."""
     jaxpr = closed_jaxpr.jaxpr
     key = (name, jaxpr, tuple(map(id, closed_jaxpr.consts)))
     if key in ctx.functions:
@@ -193,11 +191,10 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
                           result_names=None, num_partitions: int = 1, arg_attrs=None,
                           result_attrs=None, input_output_aliases=None,
                           buffer_donors=None) -> ir.Module:
-    """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`;
-    `result_names` (optional) name its outputs, as `jax.result_info` attributes. A program
-    over several devices (chapter 16) gives their number, and `arg_attrs` and `result_attrs`:
-    per input and output, None or a function of the ModuleContext that returns attributes.
-    Donation (chapter 8): `input_output_aliases`, per input None or the output that may take
+    """A StableHLO module `@name` whose public function `main` computes `closed_jaxpr`, its
+    outputs named by `result_names`. Chapter 16: `num_partitions`, and `arg_attrs` and
+    `result_attrs`, per input and output None or a function of the ModuleContext returning
+    attributes. Chapter 8: `input_output_aliases`, per input None or the output that may take
     its buffer; `buffer_donors`, per input whether its buffer may serve any output."""
     context = make_ir_context()
     with context, ir.Location.unknown():
@@ -315,40 +312,6 @@ lowering_rules[lax.sign_p] = _sign_lowering
 lowering_rules[lax.square_p] = _square_lowering
 
 
-def _integer_pow_lowering(ctx, x, *, y):
-    aval, = ctx.avals_in
-    n, acc = abs(y), None
-    while n:
-        if n & 1:
-            acc = x if acc is None else hlo.multiply(acc, x)
-        n >>= 1
-        if n:
-            x = hlo.multiply(x, x)
-    if acc is None:                                   # x ** 0
-        return [full_like_aval(1, aval)]
-    return [hlo.divide(full_like_aval(1, aval), acc) if y < 0 else acc]
-
-
-lowering_rules[lax.integer_pow_p] = _integer_pow_lowering
-
-
-def _select_n_lowering(ctx, which, *cases):
-    which_aval = ctx.avals_in[0]
-    if which_aval.dtype == np.bool_:
-        return [cases[0] if len(cases) == 1 else hlo.select(which, cases[1], cases[0])]
-
-    def select(offset, cases):
-        if len(cases) == 1:
-            return cases[0]
-        mid = len(cases) // 2
-        pred = compare(which, full_like_aval(offset + mid, which_aval), "LT", which_aval)
-        return hlo.select(pred, select(offset, cases[:mid]), select(offset + mid, cases[mid:]))
-    return [select(0, cases)]
-
-
-lowering_rules[lax.select_n_p] = _select_n_lowering
-
-
 def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     if aval_out.dtype == np.bool_:
@@ -365,57 +328,18 @@ for _prim, _op in [(lax.and_p, hlo.and_), (lax.or_p, hlo.or_), (lax.xor_p, hlo.x
 lowering_rules[lax.not_p] = lambda ctx, x: [hlo.not_(x)]
 
 
-def _pow_lowering(ctx, x, y):
-    x_aval, y_aval = ctx.avals_in
-    if y_aval.dtype != x_aval.dtype:        # a float to integer powers: convert the exponent
-        y_aval = y_aval.update(dtype=x_aval.dtype)
-        y = hlo.convert(aval_to_ir_type(y_aval), y)
-        ctx = ctx._replace(avals_in=(x_aval, y_aval))
-    return nary_lowering(hlo.power)(ctx, x, y)
-
-
-lowering_rules[lax.pow_p] = _pow_lowering
-
-
-for _prim, _op in [
-        (lax.floor_p, hlo.floor), (lax.ceil_p, hlo.ceil), (lax.is_finite_p, hlo.is_finite),
-        (lax.expm1_p, hlo.exponential_minus_one), (lax.log1p_p, hlo.log_plus_one),
-        (lax.tan_p, hlo.tan), (lax.rsqrt_p, hlo.rsqrt), (lax.asin_p, chlo.asin),
-        (lax.acos_p, chlo.acos), (lax.atan_p, chlo.atan), (lax.sinh_p, chlo.sinh),
-        (lax.cosh_p, chlo.cosh), (lax.asinh_p, chlo.asinh), (lax.acosh_p, chlo.acosh),
-        (lax.atanh_p, chlo.atanh), (lax.atan2_p, hlo.atan2), (lax.rem_p, hlo.remainder)]:
-    lowering_rules[_prim] = nary_lowering(_op)
-
-
-def _round_lowering(ctx, x, *, rounding_method):
-    if rounding_method == lax.RoundingMethod.TO_NEAREST_EVEN:
-        return [hlo.round_nearest_even(x)]
-    return [hlo.round_nearest_afz(x)]
-
-
-def _exp2_lowering(ctx, x):
-    aval, = ctx.avals_in
-    log2 = full_like_aval(np.log(2), aval)
-    return [hlo.exponential(hlo.multiply(log2, x))]
-
-
-lowering_rules[lax.round_p] = _round_lowering
-lowering_rules[lax.exp2_p] = _exp2_lowering
-lowering_rules[lax.stop_gradient_p] = lambda ctx, x: [x]
-
-
-def _dense(xs) -> ir.DenseI64ArrayAttr:
+def dense_int_array(xs) -> ir.DenseI64ArrayAttr:
     return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
 
 
 def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
     return [hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x,
-                                 _dense(broadcast_dimensions))]
+                                 dense_int_array(broadcast_dimensions))]
 
 
 def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding=None):
     if dimensions is not None:
-        x = hlo.transpose(x, _dense(dimensions))
+        x = hlo.transpose(x, dense_int_array(dimensions))
     return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
 
 
@@ -425,7 +349,7 @@ def _squeeze_lowering(ctx, x, *, dimensions):
 
 def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(start_indices)
-    return [hlo.slice(x, _dense(start_indices), _dense(limit_indices), _dense(strides))]
+    return [hlo.slice(x, *map(dense_int_array, (start_indices, limit_indices, strides)))]
 
 
 lowering_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_lowering
@@ -433,15 +357,16 @@ lowering_rules[lax.reshape_p] = _reshape_lowering
 lowering_rules[lax.squeeze_p] = _squeeze_lowering
 lowering_rules[lax.slice_p] = _slice_lowering
 lowering_rules[lax.transpose_p] = lambda ctx, x, *, permutation: [
-    hlo.transpose(x, _dense(permutation))]
-lowering_rules[lax.rev_p] = lambda ctx, x, *, dimensions: [hlo.reverse(x, _dense(dimensions))]
+    hlo.transpose(x, dense_int_array(permutation))]
+lowering_rules[lax.rev_p] = lambda ctx, x, *, dimensions: [
+    hlo.reverse(x, dense_int_array(dimensions))]
 lowering_rules[lax.concatenate_p] = lambda ctx, *xs, dimension: [
     hlo.concatenate(list(xs), dimension)]
 
 
 def _pad_lowering(ctx, x, padding_value, *, padding_config):
     low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
-    return [hlo.pad(x, padding_value, _dense(low), _dense(high), _dense(interior))]
+    return [hlo.pad(x, padding_value, *map(dense_int_array, (low, high, interior)))]
 
 
 lowering_rules[lax.pad_p] = _pad_lowering
@@ -463,30 +388,6 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_typ
 lowering_rules[lax.dot_general_p] = _dot_general_lowering
 
 
-def _stack_lowering(ctx, *xs, axis):
-    aval = ctx.avals_in[0]
-    shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
-    kept = [d for d in range(len(shape)) if d != axis]
-    expanded = [hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x, _dense(kept))
-                for x in xs]
-    return [hlo.concatenate(expanded, axis)]
-
-
-def _unstack_lowering(ctx, x, *, axis):
-    aval = ctx.avals_in[0]
-    outs = []
-    for i, aval_out in enumerate(ctx.avals_out):
-        start, limit = [0] * aval.ndim, list(aval.shape)
-        start[axis], limit[axis] = i, i + 1
-        piece = hlo.slice(x, _dense(start), _dense(limit), _dense([1] * aval.ndim))
-        outs.append(hlo.reshape(aval_to_ir_type(aval_out), piece))
-    return outs
-
-
-lowering_rules[lax.stack_p] = _stack_lowering
-lowering_rules[lax.unstack_p] = _unstack_lowering
-
-
 def reducer_region(op, dtype, combine) -> None:
     """Give `op`, an operation that reduces (`reduce`, `reduce_window`, chapter 16's
     collectives), its region: a block of two scalars of `dtype` returning `combine` of them."""
@@ -496,94 +397,20 @@ def reducer_region(op, dtype, combine) -> None:
         hlo.return_([combine(*block.arguments)])
 
 
-
-def _reduce_lowering(op, identity):
+def reduce_lowering(op, identity):
     """The rule of a reduction that combines elements with the StableHLO builder `op`."""
     def rule(ctx, x, *, axes, out_sharding=None):
         aval_out, = ctx.avals_out
         init = ir_constant(identity(aval_out.dtype), aval_out.dtype)
-        reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init],
-                              ir.DenseI64ArrayAttr.get(list(axes)))
+        reduce = hlo.ReduceOp([aval_to_ir_type(aval_out)], [x], [init], dense_int_array(axes))
         reducer_region(reduce, aval_out.dtype, op)
         return [reduce.result]
     return rule
 
 
-def _max_identity(dtype):
-    if dtype.kind == "f":
-        return -np.inf
-    return False if dtype.kind == "b" else np.iinfo(dtype).min
-
-
-def _min_identity(dtype):
-    if dtype.kind == "f":
-        return np.inf
-    return True if dtype.kind == "b" else np.iinfo(dtype).max
-
-
-lowering_rules[lax.reduce_sum_p] = _reduce_lowering(hlo.add, lambda dtype: 0)
-lowering_rules[lax.reduce_max_p] = _reduce_lowering(hlo.maximum, _max_identity)
-lowering_rules[lax.reduce_min_p] = _reduce_lowering(hlo.minimum, _min_identity)
-
-
-def _and_identity(dtype):
-    return True if dtype.kind == "b" else np.iinfo(dtype).max if dtype.kind == "u" else -1
-
-
-lowering_rules[lax.reduce_prod_p] = _reduce_lowering(hlo.multiply, lambda dtype: 1)
-lowering_rules[lax.reduce_or_p] = _reduce_lowering(hlo.or_, lambda dtype: False)
-lowering_rules[lax.reduce_and_p] = _reduce_lowering(hlo.and_, _and_identity)
-
-
-def _cumulative_lowering(op, identity):
-    """`cumsum` and `cumprod` as JAX lowers them on the CPU: a `reduce_window` whose window
-    covers the whole axis, padded so that position i sees the elements up to i."""
-    def rule(ctx, x, *, axis, reverse):
-        aval, = ctx.avals_in
-        n = aval.shape[axis]
-        if n == 0:
-            return [x]
-        window, padding = [1] * aval.ndim, [[0, 0] for _ in range(aval.ndim)]
-        window[axis], padding[axis] = n, [0, n - 1] if reverse else [n - 1, 0]
-        init = ir_constant(identity, aval.dtype)
-        reduce = hlo.ReduceWindowOp(
-            [aval_to_ir_type(aval)], [x], [init], _dense(window),
-            window_strides=_dense([1] * aval.ndim), base_dilations=_dense([1] * aval.ndim),
-            window_dilations=_dense([1] * aval.ndim),
-            padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64)))
-        reducer_region(reduce, aval.dtype, op)
-        return [reduce.result]
-    return rule
-
-
-lowering_rules[lax.cumsum_p] = _cumulative_lowering(hlo.add, 0)
-lowering_rules[lax.cumprod_p] = _cumulative_lowering(hlo.multiply, 1)
-
-
-def _argminmax_lowering(direction, identity):
-    def rule(ctx, x, *, axes, index_dtype):
-        aval, = ctx.avals_in
-        out_aval, = ctx.avals_out
-        value_scalar, index_scalar = aval.update(shape=()), out_aval.update(shape=())
-        indices = hlo.iota(aval_to_ir_type(aval.update(dtype=index_dtype)), axes[0])
-        init = [ir_constant(identity(aval.dtype), aval.dtype), ir_constant(0, index_dtype)]
-        reduce = hlo.ReduceOp([aval_to_ir_type(out_aval.update(dtype=aval.dtype)),
-                               aval_to_ir_type(out_aval)], [x, indices], init, _dense(axes))
-        types = [aval_to_ir_type(value_scalar), aval_to_ir_type(index_scalar)] * 2
-        body = reduce.regions[0].blocks.append(*types)
-        with ir.InsertionPoint(body):
-            a, i, b, j = body.arguments
-            take_a = hlo.or_(compare(a, b, direction, value_scalar),
-                             compare(a, a, "NE", value_scalar))      # a is NaN
-            take_i = hlo.or_(take_a, hlo.and_(compare(a, b, "EQ", value_scalar),
-                                              compare(i, j, "LT", index_scalar)))
-            hlo.return_([hlo.select(take_a, a, b), hlo.select(take_i, i, j)])
-        return [reduce.results[1]]
-    return rule
-
-
-lowering_rules[lax.argmax_p] = _argminmax_lowering("GT", lax.lowest)
-lowering_rules[lax.argmin_p] = _argminmax_lowering("LT", lax.highest)
+lowering_rules[lax.reduce_sum_p] = reduce_lowering(hlo.add, lambda dtype: 0)
+lowering_rules[lax.reduce_max_p] = reduce_lowering(hlo.maximum, lax.lowest)   # -inf, or INT_MIN
+lowering_rules[lax.reduce_min_p] = reduce_lowering(hlo.minimum, lax.highest)
 
 
 def call_lowering(ctx: LoweringRuleContext, name: str, closed_jaxpr: ClosedJaxpr, *args) -> list:

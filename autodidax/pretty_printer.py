@@ -305,3 +305,43 @@ def _dot_general_params(params):
 
 pp_param_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_params
 pp_param_rules[lax.dot_general_p] = _dot_general_params
+
+
+def jaxpr_graph(jaxpr, *, rankdir="LR"):
+    """A graphviz.Digraph of the data flow in a (closed) jaxpr."""
+    import graphviz    # a book dependency, not the package's: imported only when drawing
+
+    jaxpr = _open(jaxpr)
+    names = var_names(jaxpr)
+    g = graphviz.Digraph(graph_attr={"rankdir": rankdir, "fontsize": "11"},
+                         node_attr={"fontname": "Helvetica", "fontsize": "11"},
+                         edge_attr={"fontname": "Helvetica", "fontsize": "9"})
+    source = {}
+    for v in jaxpr.constvars:
+        source[v] = f"v_{names[v]}"
+        g.node(source[v], names[v], shape="box", style="filled", fillcolor="#dddddd")
+    for v in jaxpr.invars:
+        source[v] = f"v_{names[v]}"
+        g.node(source[v], names[v], shape="ellipse", style="filled", fillcolor="#cfe2f3")
+    for i, eqn in enumerate(jaxpr.eqns):
+        node = f"eqn{i}"
+        params = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
+        detail = "\n".join(f"{k}={v}" for k, v in sorted(params.items()) if not _is_jaxpr(v))
+        g.node(node, f"{eqn.primitive}" + (f"\n{detail}" if detail else ""),
+               shape="box", style="rounded,filled", fillcolor="#fff2cc")
+        for j, v in enumerate(eqn.invars):
+            if _is_literal(v):
+                g.node(f"{node}_lit{j}", str(np.asarray(v.val).item()), shape="plaintext")
+                g.edge(f"{node}_lit{j}", node)
+            else:
+                g.edge(source[v], node, label=v.aval.str_short())
+        for v in eqn.outvars:
+            source[v] = node
+    for i, v in enumerate(jaxpr.outvars):
+        g.node(f"out{i}", f"out {i}", shape="doubleoctagon", style="filled", fillcolor="#d9ead3")
+        if _is_literal(v):
+            g.node(f"out{i}_lit", str(np.asarray(v.val).item()), shape="plaintext")
+            g.edge(f"out{i}_lit", f"out{i}")
+        else:
+            g.edge(source[v], f"out{i}", label=v.aval.str_short())
+    return g

@@ -8,61 +8,21 @@ import math
 from functools import partial
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, vmap
+from autodidax.bit_primitives import elementwise_batching    # appendix A20's
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer,
                             abstract_eval_rules, canonicalize_dtype, get_aval, impl_rules,
                             wrap_public_functions)
+from autodidax.indexing import xla_impl
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jit import jit
 from autodidax.jvp import defjvp_zero
-from autodidax.lowering import (aval_to_ir_type, call_lowering, ir_constant, jaxpr_subcomp,
-                                lowering_rules, nary_lowering)
-from autodidax.runtime import default_device, xla_primitive_executable
+from autodidax.lowering import call_lowering, ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.scipy.special import erf_inv     # appendix A2's primitive
 from autodidax.tree_util import register_pytree_node
-
-
-def _elementwise_batching(primitive):
-    """The batching rule of an elementwise primitive: batch axes to the front; an unbatched
-    operand broadcasts along them (a size-1 axis), a batched one of lower rank is made a column."""
-    def rule(vals, dims, **params):
-        size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-        rank = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
-
-        def to_front(v, d):
-            ndim = get_aval(v).ndim
-            if d is None:
-                return lax.expand_dims(v, [0]) if ndim else v
-            if d != 0:
-                perm = [d] + [i for i in range(ndim) if i != d]
-                v = lax.transpose(v, perm)
-            if ndim - 1 < rank:
-                v = lax.reshape(v, (size,) + (1,) * (rank - ndim + 1) + get_aval(v).shape[1:])
-            return v
-        out = primitive.bind(*map(to_front, vals, dims), **params)
-        return out, ([0] * len(out) if primitive.multiple_results else 0)
-    return rule
-
-
-def _bit_rules(primitive, lowering):
-    batching_rules[primitive] = _elementwise_batching(primitive)
-    lowering_rules[primitive] = lowering
-    defjvp_zero(primitive)
-
-
-def _bitcast_lowering(ctx, x, *, new_dtype):
-    return [hlo.bitcast_convert(aval_to_ir_type(ctx.avals_out[0]), x)]
-
-
-_bit_rules(lax.shift_left_p, nary_lowering(hlo.shift_left))
-_bit_rules(lax.shift_right_logical_p, nary_lowering(hlo.shift_right_logical))
-_bit_rules(lax.shift_right_arithmetic_p, nary_lowering(hlo.shift_right_arithmetic))
-_bit_rules(lax.bitcast_convert_type_p, _bitcast_lowering)
-
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA       # Threefish's key-schedule constant
@@ -78,8 +38,7 @@ def rotate_left(x, d):
 
 
 def threefry2x32_reference(k1, k2, x1, x2):
-    """Threefry-2x32 with 20 rounds (Salmon et al., 2011), on uint32 arrays: encrypts the
-    counter pair (x1, x2) under the key (k1, k2). Written with `lax`, so it can be traced."""
+    """Threefry-2x32, 20 rounds, in `lax`: the uint32 counters (x1, x2) under the key (k1, k2)."""
     ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _u32(_PARITY))]
     x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
     for i in range(5):                          # 5 groups of 4 rounds, a key injection after each
@@ -118,21 +77,9 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     return call_lowering(ctx, "threefry2x32", threefry2x32_jaxpr(ctx.avals_in), k1, k2, x1, x2)
 
 
-_executables: dict = {}
-
-
-def _threefry2x32_impl(*args):
-    avals = tuple(ShapedArray(np.shape(a), np.uint32) for a in args)
-    exe = _executables.get(avals)
-    if exe is None:
-        exe = _executables[avals] = xla_primitive_executable(threefry2x32_p, {}, avals,
-                                                             default_device())
-    return [np.asarray(out) for out in exe(*args)]
-
-
-impl_rules[threefry2x32_p] = _threefry2x32_impl
+impl_rules[threefry2x32_p] = xla_impl(threefry2x32_p)
 abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract
-batching_rules[threefry2x32_p] = _elementwise_batching(threefry2x32_p)
+batching_rules[threefry2x32_p] = elementwise_batching(threefry2x32_p)
 lowering_rules[threefry2x32_p] = _threefry2x32_lowering
 defjvp_zero(threefry2x32_p)
 
@@ -195,8 +142,7 @@ threefry_prng_impl = PRNGImpl()
 
 
 class KeyShapedArray(ShapedArray):
-    """The type of an array of keys, printed `key<fry>[3]`. Its `shape` and `dtype` are those
-    of the data underneath, `uint32[3,2]`, which is what lowering and buffers deal in."""
+    """The type of an array of keys, `key<fry>[3]`, with the shape and dtype of its data."""
     __slots__ = ()
 
     def __init__(self, key_shape):
@@ -240,8 +186,7 @@ def _over_keys(raw_fun, keys, *args):
 
 
 def _key_primitive(name, abstract_eval, raw_impl):
-    """A key operation: its meaning `raw_impl` on the raw data, used to evaluate it eagerly
-    and, traced to a jaxpr, to lower it; batched by moving every batch axis to the front."""
+    """A key operation whose meaning is `raw_impl` on the raw data."""
     primitive = Primitive(name)
     abstract_eval_rules[primitive] = abstract_eval
     impl_rules[primitive] = lambda *args, **params: np.asarray(raw_impl(*args, **params))
@@ -408,8 +353,7 @@ def random_bits(keys, bit_width, shape):
 
 
 class KeyData(Array):
-    """Concrete keys: `uint32` data whose last axis holds each key's two words, and whose
-    abstract value is the key type. What `jit`, `vmap` and `make_jaxpr` see of a typed key."""
+    """Concrete keys: `uint32` data (each key's two words on the last axis) of the key type."""
     __slots__ = ()
 
     @property
@@ -418,8 +362,7 @@ class KeyData(Array):
 
 
 class PRNGKeyArray:
-    """Typed keys: an array of keys of dtype `key<fry>`. A pytree with one leaf, its keys:
-    concrete `KeyData`, or, under a transformation, a tracer of the key type."""
+    """Typed keys, of dtype `key<fry>`: a pytree whose leaf is a `KeyData` or a tracer."""
     __slots__ = ("_base",)
 
     def __init__(self, base):

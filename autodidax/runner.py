@@ -6,90 +6,33 @@
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import time
 
 import numpy as np
-from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import func, sdy
+from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax.compilation_cache import hlo_shardings, jax_hidden, load_or_compile
 from autodidax.plugins import make_cuda_client
 from autodidax.serialization import (  # noqa: F401 (InputError: what the runner raises)
     Artifact, Aval, InputError, check_dimension_variables, check_inputs, has_constant_shapes,
-    read_artifact, result_names)
+    module_bytecode, part_indices, read_artifact, refine_shapes, result_names)
 
 
 def program_for(artifact: Artifact, arg_shapes=None) -> tuple[bytes, list]:
     """The StableHLO module XLA compiles for `artifact`, as MLIR bytecode, and the shapes of
     its results. An artifact with symbolic dimensions is refined for inputs of `arg_shapes`
-    (one shape per input the module takes)."""
+    (one shape per input the module takes), with appendix A8's `refine_shapes`."""
     with ir.Context() as context, ir.Location.unknown():
         hlo.register_dialect(context)
         sdy.register_dialect(context)
         module = hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
         if has_constant_shapes(artifact.in_avals):
-            return _bytecode(module), [tuple(a.shape) for a in artifact.out_avals]
-        _call_with_shapes(module, arg_shapes)
-        try:
-            refined = _jax.mlir.refine_polymorphic_shapes(
-                _bytecode(module), enable_shape_assertions=True, validate_static_shapes=True)
-        except xc.XlaRuntimeError as e:   # a failed shape assertion carries JAX's message
-            message = str(e).split('loc("shape_assertion"): ', 1)[-1].split("\n", 1)[0]
-            raise ValueError(message) from None
-        results = function_type(main_function(ir.Module.parse(refined))).results
-        return refined, [tuple(ir.RankedTensorType(t).shape) for t in results]
-
-
-def _bytecode(module) -> bytes:
-    out = io.BytesIO()
-    module.operation.write_bytecode(out)
-    return out.getvalue()
-
-
-def main_function(module):
-    """The `main` function of a module."""
-    return next(op for op in module.body.operations
-                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
-
-
-def function_type(op) -> ir.FunctionType:
-    return ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-
-
-def wrap_main(module, old_name: str, inputs, arguments):
-    """Rename `main` to a private `old_name`, and add a public `main` that takes inputs of
-    types `inputs` and returns what the old one returns for `arguments(its inputs)`. JAX wraps
-    an exported `main` so to give it other types (below) or more inputs (the platform's index,
-    in `export`). Returns the new `main`."""
-    old = main_function(module)
-    old_type = function_type(old)
-    ir.SymbolTable.set_symbol_name(old, old_name)
-    old.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    with ir.InsertionPoint.at_block_begin(module.body):
-        new = func.FuncOp("main", ir.FunctionType.get(list(inputs), old_type.results))
-    new.attributes["sym_visibility"] = ir.StringAttr.get("public")
-    block = new.add_entry_block()
-    with ir.InsertionPoint(block):
-        call = func.CallOp(list(old_type.results), ir.FlatSymbolRefAttr.get(old_name),
-                           arguments(list(block.arguments)))
-        func.return_(list(call.results))
-    return new
-
-
-def _call_with_shapes(module, arg_shapes) -> None:
-    """A `main` for inputs of `arg_shapes` that casts them to the old one's symbolic types
-    (`tensor<?x4xf32>`) and calls it: what JAX's `call` emits, and what shape refinement then
-    propagates through the module."""
-    old = function_type(main_function(module))
-    types = [ir.RankedTensorType.get(shape, ir.RankedTensorType(t).element_type)
-             for shape, t in zip(arg_shapes, old.inputs)]
-    wrap_main(module, "_exported_main", types,
-              lambda args: [hlo.convert(t, a) for a, t in zip(args, old.inputs)])
+            return module_bytecode(module), [tuple(a.shape) for a in artifact.out_avals]
+        return refine_shapes(module, arg_shapes)
 
 
 def make_client(platform: str, num_devices: int = 1):
@@ -146,7 +89,7 @@ class Program:
         """(jaxlib's aval, jaxlib's sharding, the index of each device's part)."""
         aval = Aval(shape, dtype)
         sharding = xc.GSPMDSharding(self.devices, hlo_sharding)
-        return aval, sharding, _part_indices(hlo_sharding, aval.shape, len(self.devices))
+        return aval, sharding, part_indices(hlo_sharding, aval.shape, len(self.devices))
 
     def __call__(self, *arrays) -> list:
         check_inputs(self.artifact, arrays)
@@ -170,21 +113,6 @@ class Program:
                 out[i] = np.asarray(part)
             outs.append(out)
         return outs
-
-
-def _part_indices(hlo_sharding, shape: tuple, n: int) -> list:
-    """The index (a tuple of slices) of the part of an array of `shape` that each of `n`
-    devices holds under `hlo_sharding`: XLA's tile assignment, read as JAX reads it."""
-    if hlo_sharding.is_replicated() or n == 1:
-        return [tuple(slice(None) for _ in shape)] * n
-    dims = list(hlo_sharding.tile_assignment_dimensions())
-    tiles = np.array(hlo_sharding.tile_assignment_devices()).reshape(dims)
-    index = [None] * n
-    for position in np.ndindex(*dims):
-        slices = tuple(slice(p * (size // t), (p + 1) * (size // t))
-                       for p, size, t in zip(position, shape, dims))
-        index[tiles[position]] = slices        # trailing dims (replicas) are not array dims
-    return index
 
 
 def main(argv=None) -> int:

@@ -5,15 +5,13 @@
 the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
 from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
-    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile,
+    backend_compile, cache_stats, compile_options, get_cache_dir, load_or_compile, result_types,
     set_cache_dir, set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import clear_weakref_caches, trace_to_jaxpr
@@ -22,9 +20,7 @@ from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (
 from autodidax.tree_util import tree_leaves, tree_map
 
 
-# Keyword arguments of `make_cpu_client` that later chapters set: how many devices the CPU
-# simulates (chapter 16), what joins it to other processes (appendix A7).
-cpu_client_options: dict = {}
+cpu_client_options: dict = {}   # `make_cpu_client`'s keywords, set by chapter 16 and appendix A7
 
 
 def make_cpu_client():
@@ -34,8 +30,6 @@ def make_cpu_client():
 backend_factories = {"cpu": make_cpu_client, "cuda": make_cuda_client}
 _PLATFORM_ALIASES = {"gpu": "cuda"}
 _backends: dict = {}     # platform -> client, made on first use
-
-
 _default_platform = "cpu"      # changed by `config.update("jax_platforms", ...)`, below
 
 
@@ -279,26 +273,6 @@ def device_put(x, device=None):
     return tree_map(lambda leaf: _put(leaf, device), x)
 
 
-_HLO_DTYPES = {"pred": "bool", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
-               "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-               "f16": "float16", "f32": "float32", "f64": "float64"}
-
-
-def _result_avals(loaded) -> list[ShapedArray]:
-    """The types of a compiled program's results, from the first line of its optimised HLO:
-    `HloModule name, ..., entry_computation_layout={(f32[3]{0})->(f32[3]{0}, s32[]{})}`."""
-    header = loaded.hlo_modules()[0].to_string().split("\n", 1)[0]
-    layout = header[header.index("entry_computation_layout={") + 26:]
-    depth = 1
-    for end, ch in enumerate(layout):
-        depth += (ch == "{") - (ch == "}")
-        if depth == 0:
-            break
-    results = layout[:end].split(")->", 1)[1]
-    return [ShapedArray(tuple(int(d) for d in dims.split(",") if d), _HLO_DTYPES[dtype])
-            for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", results) if dtype != "token"]
-
-
 class Executable:
     """A program compiled and loaded on one device: call it with arrays (or anything
     `device_put` takes), get back the list of its results as device arrays."""
@@ -306,7 +280,8 @@ class Executable:
 
     def __init__(self, loaded, device, out_avals=None, text=None, **options):
         self.loaded, self.device = loaded, device
-        self.out_avals = _result_avals(loaded) if out_avals is None else list(out_avals)
+        self.out_avals = (list(out_avals) if out_avals is not None
+                          else [ShapedArray(*t) for t in result_types(loaded)])
         self._handlers = self._result_handlers()
 
     def _result_handlers(self) -> list:
@@ -314,17 +289,15 @@ class Executable:
         return [xc.array_result_handler(a, sharding, True, True) for a in self.out_avals]
 
     def run_arrays(self, args, avals) -> list[Array]:
-        """The call, for arguments of the program's input types `avals` (chapter 8's fast path
-        checked): device arrays, or NumPy arrays to put on the device (copied: their owner may
-        write them later). As `self(*args)`, shorter."""
+        """`self(*args)` for arguments of the input types `avals` (chapter 8's fast path
+        checked): device arrays, or NumPy arrays, put on the device as copies."""
         if type(self) is not Executable:       # a kind of a later chapter: the general call
             return self(*args)
         return self._execute([x._buf if type(x) is Array else self._put_copy(x, aval)
                               for x, aval in zip(args, avals)], args)
 
     def _put_copy(self, x, aval):
-        """A NumPy array put on the device, copied. (jaxlib copies arrays of any strides, so
-        only a dtype to change costs a NumPy copy first.)"""
+        """A NumPy array put on the device, copied (by jaxlib, whatever its strides)."""
         sharding, devs = _placement(self.device)
         value = x if x.dtype is aval.dtype else x.astype(aval.dtype)
         return xc.batched_device_put(aval, sharding, [value], devs, True, True, _ZERO_COPY, True)
@@ -389,9 +362,8 @@ _executables: dict = {}        # (text, device, out_avals, ...) -> Executable
 
 def compile_or_get_cached(text, device=None, out_avals=None, **options) -> Executable:
     """The executable of StableHLO `text` (or an MLIR module) on `device`: from memory, from the
-    persistent cache, or compiled by XLA, in that order. `out_avals` gives the results' avals,
-    weak types included; by default they are read from the compiled program. `options` are
-    those of the kinds of later chapters (chapter 16's shardings)."""
+    persistent cache, or compiled, in that order. `out_avals`: the results' avals, weak types
+    included (default: read from the program). `options`: for later chapters' kinds."""
     if not isinstance(text, str):
         text = module_to_text(text)
     device = default_device() if device is None else device

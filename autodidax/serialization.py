@@ -6,6 +6,7 @@ that know nothing of tracing, and the checks of a caller's inputs against them (
 chapter 17's `export` and `runner`)."""
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,11 @@ import ml_dtypes
 import numpy as np
 from flatbuffers import number_types as N
 from flatbuffers.table import Table
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 
 NEWEST_VERSION = 11  # _SERIALIZATION_VERSION of JAX 0.10.2
@@ -154,6 +160,23 @@ class Artifact:
     # The indices are kept only to write the same bytes again; with None (or
     # indices that no longer fit the avals) equal avals are merged.
     aval_groups: tuple[int, ...] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class DisabledSafetyCheck:
+    """A safety check to skip, as JAX's: `platform()`, or `custom_call(target_name)`."""
+    _impl: str
+
+    platform = classmethod(lambda cls: cls("platform"))
+    custom_call = classmethod(lambda cls, target_name: cls(f"custom_call:{target_name}"))
+
+    def is_custom_call(self) -> str | None:
+        return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
+
+    def __str__(self):
+        return self._impl
+
+    __repr__ = __str__
 
 
 class _Input:
@@ -714,3 +737,97 @@ def result_names(tree: TreeDef) -> list:
     """JAX's names of the flat outputs: `result`, `result[0]`, `result['loss']`."""
     return [name.replace("args", "result", 1) for name in input_names(
         TreeDef("tuple", (tree, TreeDef("dict"))))]
+
+
+def module_bytecode(module) -> bytes:
+    """An MLIR module as bytecode, which XLA compiles as it compiles text."""
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
+
+
+def main_function(module):
+    """The `main` function of a module."""
+    return next(op for op in module.body.operations
+                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+
+
+def function_type(op) -> ir.FunctionType:
+    return ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+
+
+def wrap_main(module, old_name: str, inputs, arguments):
+    """Rename `main` to a private `old_name`, and add a public `main` that takes inputs of
+    types `inputs` and returns what the old one returns for `arguments(its inputs)`. JAX wraps
+    an exported `main` so to give it other types (below) or more inputs (the platform's index,
+    in `export`). Returns the new `main`."""
+    old = main_function(module)
+    old_type = function_type(old)
+    ir.SymbolTable.set_symbol_name(old, old_name)
+    old.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    with ir.InsertionPoint.at_block_begin(module.body):
+        new = func.FuncOp("main", ir.FunctionType.get(list(inputs), old_type.results))
+    new.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    block = new.add_entry_block()
+    with ir.InsertionPoint(block):
+        call = func.CallOp(list(old_type.results), ir.FlatSymbolRefAttr.get(old_name),
+                           arguments(list(block.arguments)))
+        func.return_(list(call.results))
+    return new
+
+
+def _call_with_shapes(module, arg_shapes) -> None:
+    """A `main` for inputs of `arg_shapes` that casts them to the old one's symbolic types
+    (`tensor<?x4xf32>`) and calls it: what JAX's `call` emits, and what shape refinement then
+    propagates through the module."""
+    old = function_type(main_function(module))
+    types = [ir.RankedTensorType.get(shape, ir.RankedTensorType(t).element_type)
+             for shape, t in zip(arg_shapes, old.inputs)]
+    wrap_main(module, "_exported_main", types,
+              lambda args: [hlo.convert(t, a) for a, t in zip(args, old.inputs)])
+
+
+def take_platform_index(module) -> None:
+    """Rename `main` and add a `main` that takes an i32 `_platform_index` first, then calls the
+    old one, as JAX's modules for several platforms do."""
+    old = main_function(module)
+    old_inputs = function_type(old).inputs
+    index = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
+    new = wrap_main(module, "_wrapped_jax_export_main", [index, *old_inputs],
+                    lambda args: args[1:])
+    attrs = [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get("_platform_index")})]
+    old_args = list(old.attributes["arg_attrs"]) if "arg_attrs" in old.attributes else [
+        ir.DictAttr.get({}) for _ in old_inputs]
+    new.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs + old_args)
+    if "res_attrs" in old.attributes:
+        new.attributes["res_attrs"] = old.attributes["res_attrs"]
+
+
+def refine_shapes(module, arg_shapes) -> tuple[bytes, list]:
+    """`module`, with symbolic dimensions, refined for inputs of `arg_shapes` (one shape per
+    input it takes), as MLIR bytecode, and the shapes of its results. Call it inside the MLIR
+    context `module` lives in."""
+    _call_with_shapes(module, arg_shapes)
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(
+            module_bytecode(module), enable_shape_assertions=True, validate_static_shapes=True)
+    except xc.XlaRuntimeError as e:   # a failed shape assertion carries JAX's message
+        message = str(e).split('loc("shape_assertion"): ', 1)[-1].split("\n", 1)[0]
+        raise ValueError(message) from None
+    results = function_type(main_function(ir.Module.parse(refined))).results
+    return refined, [tuple(ir.RankedTensorType(t).shape) for t in results]
+
+
+def part_indices(hlo_sharding, shape: tuple, n: int) -> list:
+    """The index (a tuple of slices) of the part of an array of `shape` that each of `n`
+    devices holds under `hlo_sharding`: XLA's tile assignment, read as JAX reads it."""
+    if hlo_sharding.is_replicated() or n == 1:
+        return [tuple(slice(None) for _ in shape)] * n
+    dims = list(hlo_sharding.tile_assignment_dimensions())
+    tiles = np.array(hlo_sharding.tile_assignment_devices()).reshape(dims)
+    index = [None] * n
+    for position in np.ndindex(*dims):
+        slices = tuple(slice(p * (size // t), (p + 1) * (size // t))
+                       for p, size, t in zip(position, shape, dims))
+        index[tiles[position]] = slices        # trailing dims (replicas) are not array dims
+    return index

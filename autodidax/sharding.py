@@ -21,16 +21,20 @@ from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import core, lax
-from autodidax.autodiff import shard_map_lowerings, transpose_rules
-from autodidax.batching import batching_rules, extend_axis_env, psum_p
+from autodidax.autodiff import shard_map_lowerings
+from autodidax.batching import extend_axis_env, psum_p
 from autodidax.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, reduce_scatter_p
 from autodidax.compilation_cache import hlo_shardings, jax_hidden
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, get_aval,
                             impl_rules, trace_ctx)
+from autodidax.error_texts import (
+    EMPTY_CONTEXT_MESH, GET_MESH_UNDER_JIT, NON_ADDRESSABLE, NUM_CPU_DEVICES_TOO_LATE,
+    check_donated_once, check_mesh_args, check_partition_entry, incompatible_devices_error,
+    indivisible_error, mesh_mismatch_error, mesh_repr, mesh_str, named_sharding_repr,
+    no_mesh_error, shard_repr, spec_axes, too_few_devices_error)
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, trace_to_jaxpr
 from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts,
                            placement_rules, signature_context)
-from autodidax.jvp import Zero, jvp_rules
 from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules,
                                 reducer_region)
 from autodidax.runtime import (Array, Executable, _backends, _host_value, _placement,
@@ -43,11 +47,8 @@ def _apply_num_cpu_devices(value):
     value = int(value)
     if value == config.jax_num_cpu_devices:
         return value
-    if _backends:                                   # JAX's words
-        raise RuntimeError(
-            "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
-            "before any JAX operation is executed. You should initialize this config "
-            "immediately after `import jax`.")
+    if _backends:
+        raise RuntimeError(NUM_CPU_DEVICES_TOO_LATE)
     if value < 0:
         cpu_client_options.pop("num_devices", None)   # XLA_FLAGS decides, as in JAX
     else:
@@ -73,19 +74,10 @@ class Mesh:
     def __init__(self, devices, axis_names, axis_types=None):
         devices = np.asarray(devices, dtype=object)
         axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-        if devices.ndim != len(axis_names):
-            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
-                             f"the length of its second argument (`axis_names`), but got "
-                             f"devices.ndim == {devices.ndim} and len(axis_names) == "
-                             f"{len(axis_names)}.")
-        if len(set(axis_names)) != len(axis_names):
-            raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
         if axis_types is None:
             axis_types = (AxisType.Auto,) * len(axis_names)
         axis_types = axis_types if isinstance(axis_types, tuple) else (axis_types,)
-        if len(axis_types) != len(axis_names):
-            raise ValueError(f"Number of axis names should match the number of axis_types. Got "
-                             f"axis_names={axis_names} and axis_types={axis_types}")
+        check_mesh_args(devices.ndim, axis_names, axis_types)   # JAX's errors (appendix A21)
         self.devices, self.axis_names, self.axis_types = devices, axis_names, axis_types
         self.axis_sizes = devices.shape
         self.shape = collections.OrderedDict(zip(axis_names, devices.shape))
@@ -98,36 +90,23 @@ class Mesh:
     device_set = property(lambda self: set(self._device_assignment))
     empty = property(lambda self: self.devices.ndim == 0)
 
+    __hash__ = lambda self: self._hash
+
     def __eq__(self, other):
         return self is other or isinstance(other, Mesh) and other._key == self._key
 
-    def __hash__(self):
-        return self._hash
-
-    def __str__(self):                                  # as JAX prints it
-        if self.empty:
-            return "Mesh()"
-        axes = ", ".join(f"'{name}': {size}" for name, size in self.shape.items())
-        return f"Mesh({axes}, axis_types={self.axis_types})"
-
-    def __repr__(self):
-        if self.empty:
-            return "Mesh(axis_sizes=(), axis_names=())"
-        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names!r}, "
-                f"axis_types={self.axis_types})")
+    __str__, __repr__ = mesh_str, mesh_repr             # as JAX prints it (appendix A21)
 
     def _sharding_from_hlo(self, hlo: xc.HloSharding):
         return sharding_from_hlo(self, hlo)
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
-    """A mesh of the first `prod(axis_shapes)` devices, with Explicit axes unless told, as
-    `jax.make_mesh` in JAX 0.10.2."""
+    """JAX 0.10.2's `jax.make_mesh`: the first `prod(axis_shapes)` devices, Explicit axes."""
     axis_shapes = tuple(axis_shapes)
     devs = jax_devices() if devices is None else list(devices)
     if math.prod(axis_shapes) > len(devs):
-        raise ValueError(f"Number of devices {len(devs)} must be >= the product of mesh_shape "
-                         f"{axis_shapes}")
+        raise too_few_devices_error(len(devs), axis_shapes)
     axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     if axis_types is None:
         axis_types = (AxisType.Explicit,) * len(axis_names)
@@ -145,28 +124,18 @@ class PartitionSpec:
 
     def __init__(self, *partitions):
         for p in partitions:
-            if not (p is None or isinstance(p, str) or
-                    (isinstance(p, tuple) and all(isinstance(a, str) for a in p))):
-                raise TypeError(f"A PartitionSpec entry must be None, a mesh axis name or a "
-                                f"tuple of names, got {p!r}")
+            check_partition_entry(p)
         self._partitions = tuple(partitions)
 
-    def __iter__(self):
-        return iter(self._partitions)
-
-    def __len__(self):
-        return len(self._partitions)
-
-    def __getitem__(self, i):
-        return self._partitions[i]
+    __iter__ = lambda self: iter(self._partitions)
+    __len__ = lambda self: len(self._partitions)
+    __getitem__ = lambda self, i: self._partitions[i]
+    __hash__ = lambda self: hash(self._partitions)
 
     def __eq__(self, other):
         if isinstance(other, PartitionSpec):
             return other._partitions == self._partitions
         return isinstance(other, tuple) and other == self._partitions
-
-    def __hash__(self):
-        return hash(self._partitions)
 
     def __repr__(self):                                 # JAX 0.10.2's: P('x', None)
         return f"P({repr(self._partitions)[1:-1]})"
@@ -189,21 +158,9 @@ class NamedSharding:
             spec = PartitionSpec(*spec)
         if not isinstance(spec, PartitionSpec):
             raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}")
-        seen = set()
-        for entry in spec:
-            for axis in (entry,) if isinstance(entry, str) else entry or ():
-                if axis not in mesh.shape:                  # JAX's words
-                    raise ValueError(f"Resource axis: {axis} of {spec} is not found in mesh: "
-                                     f"{tuple(mesh.shape)}.")
-                if axis in seen:
-                    raise ValueError(f"A single NamedSharding spec specification can map every "
-                                     f"mesh axis to at most one positional dimension, but {spec}"
-                                     f" has duplicate entries for `{axis}`")
-                seen.add(axis)
         self.mesh, self.spec, self.memory_kind = mesh, spec, memory_kind
-        self._used = seen
-        # What equality compares, and its hash, made once: every call of a `jit` hashes the
-        # shardings of its arguments, and compares them with the program's.
+        self._used = spec_axes(mesh.shape, spec)       # the axes it uses; JAX's errors (A21)
+        # Made once: every call of a `jit` hashes its arguments' shardings and compares them.
         self._key = (mesh, self._normalized(), memory_kind)
         self._hash = hash(self._key)
 
@@ -226,11 +183,8 @@ class NamedSharding:
         pos = {name: i for i, name in enumerate(self.mesh.axis_names)}
         counts = [math.prod(self.mesh.shape[a] for a in dim) for dim in axes]
         for d, (size, count) in enumerate(zip(shape, counts)):
-            if size % count:                                # JAX's words, nearly
-                raise ValueError(f"One of device_put args was given the sharding of {self}, "
-                                 f"which implies that the global size of its dimension {d} "
-                                 f"should be divisible by {count}, but it is equal to {size} "
-                                 f"(full shape: {tuple(shape)})")
+            if size % count:
+                raise indivisible_error(self, d, count, shape)
         index = {}
         for where in np.ndindex(*self.mesh.axis_sizes):
             slices = []
@@ -273,15 +227,12 @@ class NamedSharding:
             spec.pop()
         return tuple(spec)
 
+    __hash__ = lambda self: self._hash
+
     def __eq__(self, other):
         return self is other or isinstance(other, NamedSharding) and other._key == self._key
 
-    def __hash__(self):
-        return self._hash
-
-    def __repr__(self):
-        return (f"NamedSharding(mesh={self.mesh}, spec={self.spec}, "
-                f"memory_kind={self.memory_kind or 'device'})")
+    __repr__ = named_sharding_repr                      # as JAX prints it (appendix A21)
 
 
 class SingleDeviceSharding:
@@ -295,18 +246,14 @@ class SingleDeviceSharding:
     device_set = property(lambda self: {self._device})
     _device_assignment = property(lambda self: (self._device,))
 
-    def devices_indices_map(self, shape) -> dict:
-        return {self._device: (slice(None),) * len(shape)}
+    devices_indices_map = lambda self, shape: {self._device: (slice(None),) * len(shape)}
+    _hlo_sharding = lambda self, ndim: xc.HloSharding.replicate()
 
-    def _hlo_sharding(self, ndim: int):
-        return xc.HloSharding.replicate()
+    __hash__ = lambda self: hash((self._device, self.memory_kind))
 
     def __eq__(self, other):
         return (type(other) is SingleDeviceSharding and other._device == self._device
                 and other.memory_kind == self.memory_kind)
-
-    def __hash__(self):
-        return hash((self._device, self.memory_kind))
 
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
@@ -320,9 +267,7 @@ class Shard:
     def __init__(self, device, index, replica_id, data):
         self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
 
-    def __repr__(self):
-        return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data})")
+    __repr__ = shard_repr                               # as JAX prints it (appendix A21)
 
 
 def _single_device_buffers(buf) -> list:
@@ -351,10 +296,8 @@ def addressable_shards(self) -> list[Shard]:
     if self._sharding is None:
         return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
     index = devices_indices(self._sharding, self.shape)
-    # Copies of a part are numbered over all the devices, in the sharding's order, those of
-    # other processes (appendix A7) included.
-    copies: dict = {}
-    replica = {}
+    # Copies of a part are numbered over all devices, other processes' (appendix A7) included.
+    copies, replica = {}, {}
     for device, where in index.items():
         key = _index_key(where)
         replica[device], copies[key] = copies.get(key, 0), copies.get(key, 0) + 1
@@ -370,17 +313,12 @@ def addressable_shards(self) -> list[Shard]:
 
 
 def gather(self) -> np.ndarray:
-    """The value of an array over several devices, assembled on the host from its shards,
-    read-only (JAX's error if deleted)."""
+    """The value, read-only, of an array over several devices, assembled from its shards."""
     self._check_if_deleted()
     shards = self.addressable_shards
     needed = {_index_key(i) for i in devices_indices(self._sharding, self.shape).values()}
-    if needed - {_index_key(s.index) for s in shards}:       # JAX's words
-        raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non "
-                           "process local) devices is not possible. You can use "
-                           "`jax.experimental.multihost_utils.process_allgather` to print the "
-                           "global array or use `.addressable_shards` method of jax.Array to "
-                           "inspect the addressable (process local) shards.")
+    if needed - {_index_key(s.index) for s in shards}:
+        raise RuntimeError(NON_ADDRESSABLE)
     out = np.empty(self.shape, self.dtype)
     done = set()
     for shard in shards:                # one copy of each part (copy 0 may be in another process)
@@ -449,8 +387,7 @@ def _put_sharded(x, sharding) -> Array:
 
 
 def device_put_sharded(x, sharding):
-    """`x` (a pytree) laid out as `sharding`, or as a partition spec says over the mesh in
-    context (`set_mesh`, below)."""
+    """`x` (a pytree) laid out as `sharding`, or as a spec says over the mesh in context."""
     if hasattr(sharding, "_as_sharding"):
         sharding = sharding._as_sharding("device_put")
     if isinstance(sharding, SingleDeviceSharding):
@@ -470,8 +407,7 @@ _context_mesh = [_NO_MESH]       # the mesh that `set_mesh` set last, or _NO_MES
 
 
 class set_mesh:
-    """Make `mesh` the mesh in context: from now on, or, used as `with set_mesh(mesh):`, until
-    the block ends. As JAX's `jax.set_mesh`; `set_mesh(None)` unsets it."""
+    """`mesh` in context from now on, or to the end of a `with` block; `None` unsets it."""
 
     def __init__(self, mesh):
         if mesh is not None and not isinstance(mesh, Mesh):            # JAX's words
@@ -481,8 +417,7 @@ class set_mesh:
         self._previous = _context_mesh[0]
         _set_context_mesh(_NO_MESH if mesh is None else mesh)
 
-    def __enter__(self):
-        return None
+    __enter__ = lambda self: None
 
     def __exit__(self, *exc):
         _set_context_mesh(self._previous)
@@ -498,23 +433,20 @@ def _set_context_mesh(mesh: Mesh) -> None:
 
 def get_mesh() -> Mesh:
     """The mesh in context (an empty mesh if none was set), as JAX's `jax.sharding.get_mesh`."""
-    if not isinstance(trace_ctx.trace, EvalTrace):                     # JAX's words
-        raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
-                         "`jax.sharding.get_abstract_mesh()`?")
+    if not isinstance(trace_ctx.trace, EvalTrace):
+        raise ValueError(GET_MESH_UNDER_JIT)
     return _context_mesh[0]
 
 
 def spec_to_sharding(spec: PartitionSpec, api_name: str) -> NamedSharding:
     mesh = _context_mesh[0]
-    if mesh.empty:                                                      # JAX's words
-        raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed "
-                         f"to {api_name}")
+    if mesh.empty:
+        raise no_mesh_error(api_name)
     return NamedSharding(mesh, spec)
 
 
 class Placement(NamedTuple):
-    """The devices a program runs on, in partition order, and per flat input and output a
-    sharding, or None where XLA chooses the layout."""
+    """Devices, in partition order; per flat input and output a sharding, or None: XLA's choice."""
     devices: tuple
     in_shardings: tuple
     out_shardings: tuple
@@ -557,9 +489,7 @@ def make_placement(in_shardings, out_shardings, jaxpr: Jaxpr) -> Placement | Non
     devices = tuple(found[0]._device_assignment)
     for s in found[1:]:
         if set(s._device_assignment) != set(devices):
-            ids = sorted(d.id for d in s._device_assignment)
-            raise ValueError(f"Received incompatible devices for jitted computation: "
-                             f"{sorted(d.id for d in devices)} and {ids} (from {s!r})")
+            raise incompatible_devices_error(devices, s)
     if devices == (default_device(),) and all(not hasattr(s, "_lowering_attrs")
                                               for s in found):
         return None                          # one-device shardings of the default device
@@ -569,8 +499,7 @@ def make_placement(in_shardings, out_shardings, jaxpr: Jaxpr) -> Placement | Non
 
 
 def jit_placement(jitted, key, entry) -> Placement | None:
-    """Where the program of a signature of `jitted` runs, and how its inputs and outputs are
-    laid out: as `in_shardings` and `out_shardings` say, else as the arguments are."""
+    """The `Placement` of a signature of `jitted`: as its shardings say, else as its arguments."""
     in_tree, has_kwargs, avals, arg_shardings = key[2:6]
     ins = list(arg_shardings) or [None] * len(avals)
     if jitted.in_shardings is not None:
@@ -639,8 +568,7 @@ def sharding_from_hlo(mesh: Mesh, hlo: xc.HloSharding):
             entries = [None if not o else o[0] if len(o) == 1 else tuple(o) for o in orders]
             while entries and entries[-1] is None:     # P('x'), not P('x', None), as JAX
                 entries.pop()
-            spec = PartitionSpec(*entries)
-            candidate = NamedSharding(mesh, spec)
+            candidate = NamedSharding(mesh, PartitionSpec(*entries))
             if candidate._hlo_sharding(ndim) == hlo:
                 return candidate
     if "sharding" not in unnamed_layouts:
@@ -681,22 +609,13 @@ class PartitionedExecutable(Executable):
                  else _put_sharded(x, s))._buf for x, s in zip(args, self.in_shardings)]
         donated = getattr(self, "donated", ())      # chapter 8's donation
         if donated:
-            _check_donated_once(bufs, donated)
+            check_donated_once(bufs, donated)
         results = self.loaded.execute_sharded(bufs)
         return [Array(b, s) for b, s in zip(results.consume_with_handlers(self._handlers),
                                             self.out_shardings)]
 
 
 executable_kinds["partitioned"] = PartitionedExecutable
-
-
-def _check_donated_once(bufs, donated) -> None:
-    """The error jaxlib gives on one device for a donated buffer passed twice in one call."""
-    first: dict = {}
-    for j, b in enumerate(bufs):
-        i = first.setdefault(id(b), j)
-        if i != j and (i in donated or j in donated):
-            raise xc.XlaRuntimeError(_donated_twice_error(i, j, i in donated, j in donated))
 
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -724,27 +643,11 @@ impl_rules[sharding_constraint_p] = lambda x, *, sharding, **_: device_put(x, sh
 abstract_eval_rules[sharding_constraint_p] = lambda aval, **_: aval
 
 
-def _constraint_jvp(primals, tangents, *, sharding, **_):
-    (x,), (t,) = primals, tangents
-    return _constrain(x, sharding), t if type(t) is Zero else _constrain(t, sharding)
-
-
-def _constraint_batching(vals, dims, *, sharding, **_):
-    (x,), (d,) = vals, dims
-    spec = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
-    spec.insert(d, None)
-    return _constrain(x, NamedSharding(sharding.mesh, PartitionSpec(*spec))), d
-
-
 def _constraint_lowering(ctx, x, *, sharding, **_):
     attr = sdy_sharding(ctx.module_context, sharding, ctx.avals_in[0].ndim)
     return [sdy.ShardingConstraintOp(x, attr).result]
 
 
-jvp_rules[sharding_constraint_p] = _constraint_jvp
-transpose_rules[sharding_constraint_p] = lambda ct, x, *, sharding, **_: [
-    ct if type(ct) is Zero else _constrain(ct, sharding)]
-batching_rules[sharding_constraint_p] = _constraint_batching
 lowering_rules[sharding_constraint_p] = _constraint_lowering
 lax.later_names["with_sharding_constraint"] = with_sharding_constraint
 
@@ -776,8 +679,7 @@ def _whole_aval(mesh: Mesh, spec, aval):
 
 def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset(),
               check_vma=True):
-    """`f` run once per device of `mesh` (default: the mesh in context, when called) on its
-    block of each argument: JAX's `jax.shard_map`."""
+    """`jax.shard_map`: `f` once per device of `mesh` (else the one in context), on its blocks."""
     if f is None:
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                    axis_names=axis_names, check_vma=check_vma)
@@ -826,12 +728,10 @@ def _shard_map_mesh(mesh, axis_names) -> Mesh:
     """The mesh a shard_map runs over: the one given, else the one in context."""
     if mesh is None:
         mesh = _context_mesh[0]
-        if mesh.empty:                                                  # JAX's words
-            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
-                             "enter into a mesh context")
+        if mesh.empty:
+            raise ValueError(EMPTY_CONTEXT_MESH)
     elif not _context_mesh[0].empty and mesh._key[:3] != _context_mesh[0]._key[:3]:
-        raise ValueError(f"The context mesh {_context_mesh[0]} should match the mesh passed "
-                         f"to shard_map {mesh}")
+        raise mesh_mismatch_error(_context_mesh[0], mesh)
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map requires a jax.sharding.Mesh, got {mesh!r}")
     if axis_names and set(axis_names) != set(mesh.axis_names):
@@ -940,8 +840,7 @@ def _collective(emit):
 
 
 def _in_body(emit):
-    """Chapter 9's rule for `psum`, `pmax`, `pmin` asks this one first: `emit(ctx, mesh, ...)`
-    inside a shard_map body, NotImplemented elsewhere (chapter 9 lowers it then)."""
+    """For `shard_map_lowerings`: `emit(ctx, mesh, ...)` in a body, else NotImplemented."""
     def rule(ctx, *args, **params):
         return emit(ctx, _manual_meshes[-1], *args, **params) if _manual_meshes else NotImplemented
     return rule
@@ -1006,18 +905,3 @@ for _prim, _combine in [(psum_p, hlo.add), (pmax_p, hlo.maximum), (pmin_p, hlo.m
 for _prim, _emit in [(all_gather_p, _all_gather), (reduce_scatter_p, _reduce_scatter),
                      (axis_index_p, _axis_index)]:
     lowering_rules[_prim] = _collective(_emit)
-
-
-_DONATED_TWICE = {   # (first use donated, this use donated) -> jaxlib's words for one device
-    (True, True): ("Attempt to donate the same buffer twice in Execute()",
-                   "f(donate(a), donate(a))"),
-    (True, False): ("Attempt to use a buffer that was previously donated in the same call to "
-                    "Execute()", "f(donate(a), a)"),
-    (False, True): ("Attempt to donate a buffer which is also used by the same call to Execute()",
-                    "f(a, donate(a))")}
-
-
-def _donated_twice_error(i: int, j: int, first_donated: bool, this_donated: bool) -> str:
-    what, toy = _DONATED_TWICE[first_donated, this_donated]
-    return (f"INVALID_ARGUMENT: {what} (flattened argument {j}, replica 0, partition 0, first "
-            f"use: {i}). Toy example for this bug: `{toy}`.")

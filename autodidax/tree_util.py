@@ -10,11 +10,11 @@ import functools
 from typing import Any, Callable, Iterable
 
 from autodidax.core import api_boundary
+from autodidax import tree_util_text as _text   # appendix A16: printed structures, messages
 
 
 class NodeType:
-    """How to take one type of pytree node apart, and how to build it again (and, optionally,
-    how to take it apart with a key for each child: see "Key paths" below)."""
+    """How to take one type of pytree node apart (optionally with keys), and build it again."""
     __slots__ = ("type", "flatten", "unflatten", "flatten_with_keys")
 
     def __init__(self, type_: type, flatten: Callable, unflatten: Callable,
@@ -32,13 +32,11 @@ node_types: dict[type, NodeType] = {}
 @api_boundary
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
                          flatten_with_keys_func: Callable | None = None) -> None:
-    """Make `nodetype` a pytree node. `flatten_func(x)` returns `(children, aux_data)`, with
-    `aux_data` comparable with `==` (and best hashable, which `jit`'s static arguments need);
-    `unflatten_func(aux_data, children)` builds the node again. The optional
-    `flatten_with_keys_func(x)` returns `(((key, child), ...), aux_data)`, for key paths."""
+    """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux_data)` (aux data `==`-
+    comparable, best hashable, as `jit`'s static arguments need), `unflatten_func(aux_data,
+    children)`, and optionally `flatten_with_keys_func(x) -> (((key, child), ...), aux_data)`."""
     if nodetype in node_types:
-        raise ValueError(f"{nodetype.__qualname__} is already registered as a pytree node; "
-                         f"a type can be registered only once.")
+        raise _text.registered_twice_error(nodetype)
     node_types[nodetype] = NodeType(nodetype, flatten_func, unflatten_func,
                                     flatten_with_keys_func)
 
@@ -47,8 +45,7 @@ def _sorted_keys(d: dict) -> tuple:
     try:
         return tuple(sorted(d))
     except TypeError:
-        raise ValueError(f"a dict in a pytree needs keys that can be sorted, as its children are "
-                         f"its values in sorted key order; these cannot be: {list(d)}") from None
+        raise _text.unsortable_keys_error(d) from None
 
 
 def _flatten_dict(d):
@@ -82,8 +79,7 @@ def _node_type_of(x) -> NodeType | None:
 
 
 class PyTreeDef:
-    """The structure of a pytree: a node type (None for a leaf), its aux data and the
-    tree definitions of its children."""
+    """A pytree's structure: a node type (None for a leaf), its aux data, its children's."""
     __slots__ = ("node_type", "node_data", "child_treedefs", "num_leaves", "num_nodes", "_hash")
 
     def __init__(self, node_type: NodeType | None, node_data: Any,
@@ -118,28 +114,10 @@ class PyTreeDef:
         return self._hash
 
     def __repr__(self):
-        return f"PyTreeDef({_treedef_str(self)})"
+        return f"PyTreeDef({_text.treedef_str(self, _namedtuple_node_types)})"
 
 
 LEAF = PyTreeDef(None, None, ())
-
-
-def _treedef_str(t: PyTreeDef) -> str:
-    if t.node_type is None:
-        return "*"
-    kids = [_treedef_str(c) for c in t.child_treedefs]
-    kind = t.node_type.type
-    if kind is tuple:
-        return f"({kids[0]},)" if len(kids) == 1 else f"({', '.join(kids)})"
-    if kind is list:
-        return f"[{', '.join(kids)}]"
-    if kind is dict:
-        return "{" + ", ".join(f"{k!r}: {s}" for k, s in zip(t.node_data, kids)) + "}"
-    if kind is type(None):
-        return "None"
-    if t.node_type is _namedtuple_node_types.get(kind):
-        return f"CustomNode(namedtuple[{kind.__name__}], [{', '.join(kids)}])"
-    return f"CustomNode({kind.__name__}[{t.node_data}], [{', '.join(kids)}])"
 
 
 @api_boundary
@@ -176,9 +154,7 @@ def _take_apart(node_type: NodeType, x) -> tuple[tuple | list, Any]:
         if not isinstance(children, (tuple, list)):
             children = tuple(children)
     except (TypeError, ValueError):
-        raise ValueError(f"the flatten function registered for {node_type.type.__qualname__} "
-                         f"must return a pair (children, aux_data) whose children can be "
-                         f"iterated; it returned {result!r}") from None
+        raise _text.flatten_error(node_type, result) from None
     return children, node_data
 
 
@@ -188,8 +164,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
     if not isinstance(leaves, (list, tuple)):
         leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
-        raise ValueError(f"tree_unflatten got {len(leaves)} leaves for a structure with "
-                         f"{treedef.num_leaves}: {treedef}")
+        raise _text.leaf_count_error(treedef, len(leaves))
     return _unflatten(treedef, iter(leaves))
 
 
@@ -201,8 +176,7 @@ def _unflatten(treedef: PyTreeDef, leaves) -> Any:
 
 
 def register_pytree_node_class(cls: type) -> type:
-    """Class decorator: register `cls` with its `tree_flatten` method and its
-    `tree_unflatten(aux_data, children)` class method."""
+    """Register `cls` by its `tree_flatten` method and `tree_unflatten` class method."""
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
 
@@ -221,8 +195,9 @@ register_pytree_node(
 
 
 class _Mismatch(Exception):
-    def __init__(self, ours: str, theirs: str):
-        self.ours, self.theirs, self.path = ours, theirs, []
+    """At `treedef`'s node, `x` is a leaf (`node` None) or another `(node_type, aux, arity)`."""
+    def __init__(self, treedef: PyTreeDef, x: Any, node: tuple | None = None):
+        self.treedef, self.x, self.node, self.path = treedef, x, node, []   # path: (treedef, i)
 
 
 def _flatten_up_to(treedef: PyTreeDef, tree: Any, theirs: str, ours: str) -> list:
@@ -230,7 +205,8 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any, theirs: str, ours: str) -> lis
     try:
         _match(treedef, tree, leaves)
     except _Mismatch as e:
-        raise _mismatch_error(e, treedef, tree, theirs, ours) from None
+        raise _text.mismatch_error(e, treedef, tree_structure(tree), theirs, ours,
+                                   _namedtuple_node_types) from None
     return leaves
 
 
@@ -240,16 +216,16 @@ def _match(treedef: PyTreeDef, x: Any, leaves: list) -> None:
         return
     node_type = _node_type_of(x)
     if node_type is None:
-        raise _Mismatch(_describe_node(treedef), f"a leaf of type {type(x).__name__}")
+        raise _Mismatch(treedef, x)
     children, node_data = _take_apart(node_type, x)
     if (node_type is not treedef.node_type or node_data != treedef.node_data
             or len(children) != len(treedef.child_treedefs)):
-        raise _Mismatch(_describe_node(treedef), _describe(node_type, node_data, len(children)))
+        raise _Mismatch(treedef, x, (node_type, node_data, len(children)))
     for i, (t, child) in enumerate(zip(treedef.child_treedefs, children)):
         try:
             _match(t, child, leaves)
         except _Mismatch as e:
-            e.path.append(_key_str(treedef, i))
+            e.path.append((treedef, i))
             raise
 
 
@@ -267,8 +243,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any,
 
 def broadcast_prefix(prefix_tree: Any, full_tree: Any,
                      is_leaf: Callable[[Any], bool] | None = None) -> list:
-    """Each leaf of `prefix_tree`, a pytree prefix of `full_tree`, repeated once per leaf of
-    the subtree of `full_tree` it stands for."""
+    """Each leaf of `prefix_tree`, once per leaf of the subtree of `full_tree` it stands for."""
     leaves, prefix = tree_flatten(prefix_tree, is_leaf)
     return [leaf for leaf, sub in zip(leaves, prefix.flatten_up_to(full_tree))
             for _ in range(tree_structure(sub).num_leaves)]
@@ -301,17 +276,18 @@ class Store:
     def store(self, value: Any) -> None:
         self._value = value
 
+    def filled(self) -> bool:
+        return self._value is not Store._EMPTY
+
     def __call__(self) -> Any:
         if self._value is Store._EMPTY:
-            raise RuntimeError(f"{self.what} is not known yet: it is stored when the flattened "
-                               f"function runs, so call that function first.")
+            raise _text.store_empty_error(self.what)
         return self._value
 
 
 def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Store]:
-    """`flat_f(*flat_args)` unflattens its arguments with `in_tree` (the structure of the tuple
-    of `f`'s positional arguments), calls `f` and returns the leaves of its output, whose
-    structure `out_tree()` gives once `flat_f` has run."""
+    """`f` on flat arguments (`in_tree`: the structure of the tuple of `f`'s positional ones),
+    returning its output's leaves; `out_tree()` gives their structure once `flat_f` has run."""
     out_tree = Store(f"the output structure of {getattr(f, '__name__', 'the function')}")
 
     def flat_f(*flat_args):
@@ -324,7 +300,6 @@ def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Store]:
 
 @dataclasses.dataclass(frozen=True)
 class SequenceKey:
-    """The key of a child of a tuple or a list: its index."""
     idx: int
 
     def __str__(self):
@@ -333,7 +308,6 @@ class SequenceKey:
 
 @dataclasses.dataclass(frozen=True)
 class DictKey:
-    """The key of a child of a dict: its key in the dict."""
     key: Any
 
     def __str__(self):
@@ -342,7 +316,6 @@ class DictKey:
 
 @dataclasses.dataclass(frozen=True)
 class GetAttrKey:
-    """The key of a field of a namedtuple or a dataclass: the field's name."""
     name: str
 
     def __str__(self):
@@ -351,7 +324,6 @@ class GetAttrKey:
 
 @dataclasses.dataclass(frozen=True)
 class FlattenedIndexKey:
-    """The key of a child of another registered node: its position among the children."""
     key: int
 
     def __str__(self):
@@ -376,8 +348,7 @@ def _sequence_keys(_, n: int) -> list:
 
 
 child_key_rules: dict[type, Callable[[Any, int], list]] = {
-    tuple: _sequence_keys,
-    list: _sequence_keys,
+    tuple: _sequence_keys, list: _sequence_keys,
     dict: lambda keys, _: [DictKey(k) for k in keys],
     collections.OrderedDict: lambda keys, _: [DictKey(k) for k in keys],
     collections.defaultdict: lambda aux, _: [DictKey(k) for k in aux[1]],
@@ -399,9 +370,7 @@ def _take_apart_with_keys(node_type: NodeType, x):
         pairs, node_data = result
         keys, children = zip(*pairs) if pairs else ((), ())
     except (TypeError, ValueError):
-        raise ValueError(f"the flatten_with_keys function registered for "
-                         f"{node_type.type.__qualname__} must return a pair (((key, child), ...), "
-                         f"aux_data); it returned {result!r}") from None
+        raise _text.flatten_error(node_type, result, with_keys=True) from None
     return keys, children, node_data
 
 
@@ -450,10 +419,10 @@ def tree_map_with_path(f: Callable, tree: Any, *rest: Any,
 @api_boundary
 def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
                        drop_fields=()) -> type:
-    """Register a dataclass (or a class built by keyword arguments) as a pytree node whose
-    children are its `data_fields` and whose aux data are its `meta_fields`. Without the two
-    lists, fields marked `metadata=dict(static=True)` are meta and the others data."""
-    data_fields, meta_fields = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
+    """Register a dataclass (or a class built by keyword arguments): `data_fields` children,
+    `meta_fields` aux data; without them, fields marked `static` are meta, the others data."""
+    data_fields, meta_fields = _text.dataclass_fields(nodetype, data_fields, meta_fields,
+                                                       drop_fields)
 
     def flatten(x):
         return (tuple(getattr(x, name) for name in data_fields),
@@ -484,105 +453,25 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
 
 
 def register_pytree_with_keys_class(cls: type) -> type:
-    """Class decorator: register `cls` by its `tree_flatten_with_keys` method and its
-    `tree_unflatten` class method (and its `tree_flatten`, if it has one)."""
+    """Register `cls` by its `tree_flatten_with_keys`, `tree_unflatten` (and `tree_flatten`)."""
     flatten = (lambda x: x.tree_flatten()) if hasattr(cls, "tree_flatten") else None
     register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
                               flatten)
     return cls
 
 
-def _dataclass_fields(nodetype: type, data_fields, meta_fields, drop_fields) -> tuple:
-    """`register_dataclass`'s data and meta fields, read from the class if not given, checked
-    as JAX checks them: every field of the constructor named exactly once."""
-    if data_fields is None or meta_fields is None:
-        if (data_fields is None) != (meta_fields is None):
-            raise TypeError(f"register_dataclass needs both data_fields and meta_fields, or "
-                            f"neither; got {data_fields=} {meta_fields=}.")
-        if not dataclasses.is_dataclass(nodetype):
-            raise TypeError(f"register_dataclass needs data_fields and meta_fields when the "
-                            f"type is not a dataclass; {nodetype.__qualname__} is not one.")
-        fields = dataclasses.fields(nodetype)
-        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
-        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
-    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
-    if dataclasses.is_dataclass(nodetype):
-        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
-        named = {*data_fields, *meta_fields}
-        missing, unexpected = init - named, named - init
-        if missing or unexpected:
-            raise ValueError(f"data_fields and meta_fields must name every field of "
-                             f"{nodetype.__qualname__} that its constructor takes, and only "
-                             f"those; missing: {sorted(missing)}, unexpected: "
-                             f"{sorted(unexpected)}. "
-                             f"Name a field in drop_fields to leave it out.")
-    if overlap := set(data_fields) & set(meta_fields):
-        raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")
-    return data_fields, meta_fields
-
-
-def _mismatch_error(e: _Mismatch, treedef: PyTreeDef, tree: Any, theirs: str,
-                    ours: str) -> ValueError:
-    where = "".join(reversed(e.path)) or "the root"
-    width = max(len(ours), len(theirs)) + 1
-    return ValueError(f"{theirs} does not match {ours} at {where}: {ours} has {e.ours} "
-                      f"there, {theirs} has {e.theirs}.\n"
-                      f"  {ours + ':':{width}} {treedef}\n"
-                      f"  {theirs + ':':{width}} {tree_structure(tree)}")
-
-
-def _describe_node(treedef: PyTreeDef) -> str:
-    return _describe(treedef.node_type, treedef.node_data, len(treedef.child_treedefs))
-
-
-def _describe(node_type: NodeType, node_data: Any, n: int) -> str:
-    kind = node_type.type
-    if kind is dict:
-        return f"a dict with keys {list(node_data)}"
-    if kind is type(None):
-        return "None"
-    children = f"{n} child" if n == 1 else f"{n} children"
-    if node_type is _namedtuple_node_types.get(kind):
-        return f"a namedtuple {kind.__name__} of {children}"
-    data = "" if kind in (tuple, list) else f" and aux data {node_data!r}"
-    return f"a {kind.__name__} of {children}{data}"
-
-
-def _key_str(treedef: PyTreeDef, i: int) -> str:
-    kind = treedef.node_type.type
-    if kind in (tuple, list):
-        return f"[{i}]"
-    if kind is dict:
-        return f"[{treedef.node_data[i]!r}]"
-    if treedef.node_type is _namedtuple_node_types.get(kind):
-        return f".{kind._fields[i]}"
-    return f"[<flat index {i}>]"
-
-
-def _compose(outer: PyTreeDef, inner: PyTreeDef) -> PyTreeDef:
-    """The structure `outer` with every leaf replaced by the structure `inner`."""
-    if outer.node_type is None:
-        return inner
-    return PyTreeDef(outer.node_type, outer.node_data,
-                     tuple([_compose(c, inner) for c in outer.child_treedefs]))
-
-
 @api_boundary
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
                    pytree_to_transpose: Any) -> Any:
-    """A tree of structure `outer` of trees of structure `inner`, turned into a tree of
-    structure `inner` of trees of structure `outer`."""
+    """A tree of structure `outer` of trees `inner`, as a tree `inner` of trees `outer`."""
     flat, treedef = tree_flatten(pytree_to_transpose)
     if inner_treedef is None:
         inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
     n_inner, n_outer = inner_treedef.num_leaves, outer_treedef.num_leaves
     if treedef.num_leaves != n_inner * n_outer:
-        raise TypeError(f"tree_transpose expected a tree of structure "
-                        f"{_compose(outer_treedef, inner_treedef)} ({n_outer} x {n_inner} "
-                        f"leaves), got {treedef} ({treedef.num_leaves} leaves)")
+        raise _text.transpose_error(outer_treedef, inner_treedef, treedef, _namedtuple_node_types)
     rows = [flat[i * n_inner:(i + 1) * n_inner] for i in range(n_outer)]
     return inner_treedef.unflatten([outer_treedef.unflatten(column) for column in zip(*rows)])
-
 
 
 steps = [(0.5, {"w": 1.0}), (0.25, {"w": 2.0}), (0.125, {"w": 3.0})]

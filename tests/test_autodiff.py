@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 
 import autodidax.numpy as jnp
 from autodidax import lax
-from autodidax.autodiff import (grad, hessian, jacrev, linearize, pad, transpose_rules,
+from autodidax.autodiff import (grad, hessian, jacrev, linearize, transpose_rules,
                                 value_and_grad, vjp)
 from autodidax.batching import vmap
 from autodidax.core import Primitive
+from autodidax.autodiff_rest import pad
 from autodidax.jaxpr import check_jaxpr, make_jaxpr
 
 rng = np.random.default_rng(3)
@@ -432,7 +433,7 @@ def test_add_any_transposes_to_both_operands_and_lowers():
 
 
 def test_split_is_the_transpose_of_concatenate_as_in_jax():
-    from autodidax.autodiff import split
+    from autodidax.autodiff_rest import split
     from autodidax.jit import jit
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
     for sizes, axis in [([1, 3], 1), ([2, 0, 1], 0)]:

@@ -203,7 +203,7 @@ def test_no_module_assigns_attributes_of_another():
 # most 1,100. Until each is there, its line count may not grow past what it was when its limit was
 # last lowered (CEILING): lower the ceiling as a chapter shrinks, never raise it.
 READING_PATH_LINES, CHAPTER_LINES, LINES_OF = 20_000, 1_500, {"01": 1_100}
-CEILING = {"total": 22_120}
+CEILING = {"total": 20_000}   # met: the reading path is under its goal
 
 
 def reading_path() -> dict[str, int]:

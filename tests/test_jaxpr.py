@@ -10,7 +10,8 @@ import autodidax.numpy as jnp
 from autodidax import lax
 from autodidax.core import ShapedArray
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var,
-                             check_jaxpr, eval_jaxpr, jaxpr_as_fun, jaxpr_graph, make_jaxpr)
+                             check_jaxpr, eval_jaxpr, jaxpr_as_fun, make_jaxpr)
+from autodidax.pretty_printer import jaxpr_graph
 
 F3 = np.ones(3, np.float32)
 M = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -43,31 +43,8 @@ def check_softplus(nb):
             f"{what} at {x.tolist()} should be {want.tolist()}, got {out.tolist()}"
 
 
-def check_roll(nb):
-    """2. A rule that reads its params: roll as two slices and a concatenate, or nothing."""
-    roll_p, jnp = nb["roll_p"], nb["jnp"]
-    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
-    y = np.arange(30, dtype=np.int32).reshape(2, 3, 5)
-    for a, shift, axis in [(x, 1, 0), (x, -1, 1), (x, 6, 1), (x, 2, 0), (x, 0, 1), (x, 4, 1),
-                           (x, -5, 0), (y, 2, 2), (y, -7, 2), (y, 1, 1)]:
-        what = f"roll of {get_aval(a).str_short()} by {shift} along axis {axis}"
-        text, (out,) = _lower_and_run(nb, what, lambda a: roll_p.bind(a, shift=shift, axis=axis),
-                                      a, package=[jnp])
-        assert "gather" not in text and "dynamic" not in text, \
-            f"the shift is static: no gather or dynamic slice is needed:\n{text}"
-        if shift % a.shape[axis]:
-            assert text.count("stablehlo.slice") == 2 and \
-                text.count("stablehlo.concatenate") == 1, \
-                f"{what}: expected two slices and a concatenate:\n{text}"
-        else:
-            assert "stablehlo.slice" not in text and "stablehlo.concatenate" not in text, \
-                f"{what} is the operand itself: emit no operation for it\n{text}"
-        want = np.roll(a, shift, axis)
-        assert np.array_equal(out, want), f"{what} is wrong: expected\n{want}\ngot\n{out}"
-
-
 def check_fold(nb):
-    """3. A body in a region: fold as one stablehlo.reduce whose region is the body's jaxpr."""
+    """2. A body in a region: fold as one stablehlo.reduce whose region is the body's jaxpr."""
     fold, jnp = nb["fold"], nb["jnp"]
     rng = np.random.default_rng(6)
     x = rng.standard_normal((3, 4)).astype(np.float32) * 3
