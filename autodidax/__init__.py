@@ -1,7 +1,9 @@
 """autodidax: JAX's core, rebuilt from scratch in the chapters of the book.
 
 `import autodidax as jax` and `import autodidax.numpy as jnp` run JAX programs of the covered
-subset. This file is the public API; every other module is generated from a chapter.
+subset. This file is the public API, with the namespaces `lax.py`, `random.py` and `debug.py`,
+which gather names from the modules that define them, as JAX's `jax/lax/__init__.py` does. Every
+other module is generated from a chapter.
 """
 import os
 
@@ -18,7 +20,7 @@ import types as _types  # noqa: E402
 _RUNNER = _sys.argv[:1] == ["-m"] and "autodidax.runner" in getattr(_sys, "orig_argv", ())
 
 if not _RUNNER:
-    from autodidax import core, lax  # noqa: F401  (chapter 01; lax: appendix A6)
+    from autodidax import core, lax  # noqa: F401  (chapter 01; lax: the public names, lax.py)
     from autodidax import numpy  # noqa: F401  (appendix A1: jax.numpy)
     from autodidax import tree_util_text  # noqa: F401  (appendix A16: pytrees in words)
     from autodidax import tree_util  # (chapter 02)
@@ -44,8 +46,7 @@ if not _RUNNER:
     from autodidax import indexing  # noqa: F401  (chapter 11: x[...] with arrays, x.at, sort)
     from autodidax import indexing_rest  # noqa: F401  (appendix A12: the _in_dim variants...)
     from autodidax import bit_primitives, checkpoint_checks  # noqa: F401  (appendix A20)
-    from autodidax import random  # noqa: F401  (chapter 12: jax.random)
-    from autodidax import distributions as _distributions  # (appendix A14: jax.random's others)
+    from autodidax import random  # noqa: F401  (chapter 12 and appendix A14, random.py)
     from autodidax.custom import custom_jvp, custom_vjp  # noqa: F401  (chapter 13)
     from autodidax import custom as custom_derivatives  # (chapter 13: SymbolicZero...)
     from autodidax import ad_checkpoint  # noqa: F401  (chapter 14: jax.ad_checkpoint)
@@ -54,7 +55,7 @@ if not _RUNNER:
     from autodidax import error_texts as _error_texts  # (appendix A21: JAX's error texts)
     from autodidax import callbacks as _callbacks  # (chapter 15)
     from autodidax.callbacks import ShapeDtypeStruct, pure_callback  # noqa: F401
-    from autodidax import debug  # noqa: F401  (chapter 15: jax.debug.print, jax.debug.callback)
+    from autodidax import debug  # noqa: F401  (chapter 15 and appendix A11, debug.py)
     from autodidax import sharding  # noqa: F401  (chapter 16: jax.sharding)
     from autodidax import export  # noqa: F401  (chapter 17: jax.export)
     from autodidax.sharding import (make_mesh, NamedSharding, P, set_mesh,  # noqa: F401
@@ -83,12 +84,6 @@ if not _RUNNER:
     _sys.modules["autodidax.tree"] = tree
     _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_...`
     _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (app. A7)
-
-    # `jax.random` is chapter 12's module and the distributions of appendix A14, as JAX's
-    # jax/random.py gathers its public names from the modules that define them.
-    for _name in ["truncated_normal", "exponential", "gumbel", "bernoulli", "categorical",
-                  "randint", "permutation", "choice"]:
-        setattr(random, _name, getattr(_distributions, _name))
 
     # `jax.errors`: the exception classes of JAX's that autodidax raises, under JAX's names.
     errors = _types.ModuleType("autodidax.errors", "JAX's exception classes, as jax.errors.")

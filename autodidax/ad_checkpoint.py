@@ -12,8 +12,8 @@ import types
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
-from autodidax.autodiff import (_inner_jaxprs, backward_pass, call_dce_rule, dce_jaxpr,
+from autodidax import lax_core as lax
+from autodidax.autodiff import (inner_jaxprs, backward_pass, call_dce_rule, dce_jaxpr,
                                 dce_rules, eval_jaxpr_recorded, has_effects, is_linear,
                                 linearize_flat, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
@@ -301,7 +301,7 @@ def _disallowed_effects(jaxpr) -> list:
         name = remat_disallowed_effects.get(eqn.primitive)
         if name is not None:
             found.append(name(eqn.params))
-        found.extend(e for inner in _inner_jaxprs(eqn.params) for e in _disallowed_effects(inner))
+        found.extend(e for inner in inner_jaxprs(eqn.params) for e in _disallowed_effects(inner))
     return found
 
 

@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.batching import jacfwd, psum_p, vmap
 from autodidax.collectives import pmax_p, pmin_p
@@ -124,7 +124,7 @@ dce_rules: dict = {}   # primitive -> rule(used_outputs, eqn) -> (used_inputs, n
 effectful_primitives: set = set()   # primitives whose equations dead code elimination keeps
 
 
-def _inner_jaxprs(params):
+def inner_jaxprs(params):
     for value in params.values():
         for v in value if isinstance(value, (list, tuple)) else (value,):
             if type(v) is ClosedJaxpr:
@@ -137,7 +137,7 @@ def has_effects(eqn) -> bool:
     """Whether `eqn` must stay, used or not: it has no outputs, its primitive is effectful, or
     an equation of one of its inner jaxprs has effects."""
     return (not eqn.outvars or eqn.primitive in effectful_primitives
-            or any(has_effects(e) for j in _inner_jaxprs(eqn.params) for e in j.eqns))
+            or any(has_effects(e) for j in inner_jaxprs(eqn.params) for e in j.eqns))
 
 
 def _default_dce_rule(used_outputs, eqn):
@@ -322,7 +322,7 @@ transpose_rules[lax.convert_element_type_p] = lambda ct, x, **params: [
     lax.convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
-def _reduce_sum_transpose(ct, x, *, axes, **params):
+def reduce_sum_transpose(ct, x, *, axes, **params):
     kept = tuple(np.delete(np.arange(x.aval.ndim), axes))   # NumPy ints, printed as JAX's
     return [lax.broadcast_in_dim(ct, x.aval.shape, kept)]
 
@@ -356,7 +356,7 @@ def _select_n_transpose(ct, which, *cases):
                      else None for i, case in enumerate(cases)]
 
 
-transpose_rules[lax.reduce_sum_p] = _reduce_sum_transpose
+transpose_rules[lax.reduce_sum_p] = reduce_sum_transpose
 transpose_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_transpose
 transpose_rules[lax.reshape_p] = _reshape_transpose
 transpose_rules[lax.squeeze_p] = lambda ct, x, *, dimensions: [lax.expand_dims(ct, dimensions)]

@@ -9,7 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.autodiff import grad_checks, instantiate_zeros, is_linear, transpose_rules
 from autodidax.batching import batching_rules
 from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, get_aval,

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.core import (Array, Primitive, ShapedArray, Trace, Tracer, abstract_eval_rules,
                             api_boundary, get_aval, impl_rules, set_current_trace,
@@ -168,7 +168,7 @@ for _p in [lax.neg_p, lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, la
     batching_rules[_p] = vectorized(_p)
 
 
-def _shape(x):
+def shape_of(x):
     return get_aval(x).shape
 
 
@@ -176,14 +176,14 @@ def moveaxis(x, src, dst):
     """`x` with its axis `src` moved to position `dst`."""
     if src == dst:
         return x
-    perm = [i for i in range(len(_shape(x))) if i != src]
+    perm = [i for i in range(len(shape_of(x))) if i != src]
     perm.insert(dst, src)
     return lax.transpose(x, perm)
 
 
 def broadcast(x, size, axis):
     """`x` repeated `size` times along a new axis at position `axis`."""
-    shape = list(_shape(x))
+    shape = list(shape_of(x))
     shape.insert(axis, size)
     # NumPy integers, as JAX's own `broadcast` makes them: its jaxprs print `np.int64(1)`
     return lax.broadcast_in_dim(x, shape, tuple(np.delete(np.arange(len(shape)), axis)))
@@ -196,7 +196,7 @@ def bdim_at_front(x, bdim, size):
 
 def broadcasting(prim):
     def rule(vals, dims, **params):
-        ranks = [len(_shape(x)) - (d is not not_mapped) for x, d in zip(vals, dims)]
+        ranks = [len(shape_of(x)) - (d is not not_mapped) for x, d in zip(vals, dims)]
         rank = max(ranks)
         out_dim = next((d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0)
         vals = [_align(x, d, r, rank, out_dim) for x, d, r in zip(vals, dims, ranks)]
@@ -224,9 +224,9 @@ def _add_any_rule(vals, dims):
     if dx == dy:
         return add_any(x, y), dx
     if dx is not_mapped:
-        return add_any(broadcast(x, _shape(y)[dy], dy), y), dy
+        return add_any(broadcast(x, shape_of(y)[dy], dy), y), dy
     if dy is not_mapped:
-        return add_any(x, broadcast(y, _shape(x)[dx], dx)), dx
+        return add_any(x, broadcast(y, shape_of(x)[dx], dx)), dx
     return add_any(moveaxis(x, dx, dy), y), dy
 
 
@@ -269,7 +269,7 @@ def _slice_rule(vals, dims, *, start_indices, limit_indices, strides, **params):
     (x,), (d,) = vals, dims
     insert = lambda t, v: None if t is None else t[:d] + (v,) + t[d:]
     return lax.slice_p.bind(x, start_indices=insert(start_indices, 0),
-                            limit_indices=insert(limit_indices, _shape(x)[d]),
+                            limit_indices=insert(limit_indices, shape_of(x)[d]),
                             strides=insert(strides, 1), **params), d
 
 
@@ -277,14 +277,14 @@ def _broadcast_in_dim_rule(vals, dims, *, shape, broadcast_dimensions, **params)
     (x,), (d,) = vals, dims
     bdims, n = broadcast_dimensions, len(broadcast_dimensions)
     out_dim = bdims[d] if d < n else (bdims[-1] + 1 if n else 0)
-    shape = shape[:out_dim] + (_shape(x)[d],) + shape[out_dim:]
+    shape = shape[:out_dim] + (shape_of(x)[d],) + shape[out_dim:]
     bdims = tuple(b + (b >= out_dim) for b in bdims)
     return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bdims[:d]
                                        + (out_dim,) + bdims[d:], **params), out_dim
 
 
 def _concatenate_rule(vals, dims, *, dimension, **params):
-    d, size = next((d, _shape(x)[d]) for x, d in zip(vals, dims) if d is not not_mapped)
+    d, size = next((d, shape_of(x)[d]) for x, d in zip(vals, dims) if d is not not_mapped)
     xs = [broadcast(x, size, d) if xd is not_mapped else moveaxis(x, xd, d)
           for x, xd in zip(vals, dims)]
     return lax.concatenate_p.bind(*xs, dimension=dimension + (dimension >= d), **params), d
@@ -296,7 +296,7 @@ def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
     if dimensions is not None:
         dimensions = (0,) + tuple(p + 1 for p in dimensions)
     # `lax.reshape`, not `bind`: a no-op reshape (a scalar's to `()`) stays one, as in JAX's
-    return lax.reshape(x, (_shape(x)[0],) + new_sizes, dimensions), 0
+    return lax.reshape(x, (shape_of(x)[0],) + new_sizes, dimensions), 0
 
 
 batching_rules.update({
@@ -319,12 +319,12 @@ def _dot_general_rule(vals, dims, *, dimension_numbers, **params):
         out_dim = 0
     elif dx is not not_mapped:
         new_dims = ((_bump(xc, dx), yc), (_bump(xb, dx), yb))
-        x_free = [a for a in range(len(_shape(x)) - 1) if a not in xc + xb]
+        x_free = [a for a in range(len(shape_of(x)) - 1) if a not in xc + xb]
         out_dim = len(xb) + sum(a < dx for a in x_free)
     else:
         new_dims = ((xc, _bump(yc, dy)), (xb, _bump(yb, dy)))
-        y_free = [a for a in range(len(_shape(y)) - 1) if a not in yc + yb]
-        x_free_count = len(_shape(x)) - len(xc) - len(xb)
+        y_free = [a for a in range(len(shape_of(y)) - 1) if a not in yc + yb]
+        x_free_count = len(shape_of(x)) - len(xc) - len(xb)
         out_dim = len(xb) + x_free_count + sum(a < dy for a in y_free)
     return lax.dot_general_p.bind(x, y, dimension_numbers=new_dims, **params), out_dim
 
@@ -423,7 +423,7 @@ def bound_axis_size(name) -> int:
     raise NameError(f"unbound axis name: {name}")
 
 
-def _check_axis_names(axes, api_name):
+def check_axis_names(axes, api_name):
     for name in axes:
         if not isinstance(name, int) and not any(
                 a.name is not None and a.name == name for a in axis_context.bound):
@@ -439,9 +439,9 @@ def _split_axes(axes):
     return named, tuple(a for a in axes if isinstance(a, int))
 
 
-def _allreduce_abstract(name):
+def allreduce_abstract(name):
     def rule(x, *, axes, axis_index_groups):
-        _check_axis_names(axes, name)
+        check_axis_names(axes, name)
         _, positional = _split_axes(axes)
         if any(not 0 <= a < x.ndim for a in positional):
             raise ValueError(f"reduction axes {positional} contains out-of-bounds indices for "
@@ -451,17 +451,17 @@ def _allreduce_abstract(name):
     return rule
 
 
-def _allreduce_impl(prim, reduce):
+def allreduce_impl(prim, reduce):
     def impl(x, *, axes, axis_index_groups):
         named, positional = _split_axes(axes)
-        _check_axis_names(named, prim.name)
+        check_axis_names(named, prim.name)
         if named:   # bound, but met outside its vmap's trace: no other examples to reach
             raise NotImplementedError(f"{prim} over the axes {named} outside of their vmap")
         return np.asarray(reduce(x, axis=positional), x.dtype) if positional else x
     return impl
 
 
-def _collective_reduction_rule(prim):
+def collective_reduction_rule(prim):
     def rule(axis_data, vals, dims, *, axes, axis_index_groups):
         (x,), (d,) = vals, dims
         if axis_index_groups is not None:
@@ -484,17 +484,17 @@ def _collective_reduction_rule(prim):
     return rule
 
 
-impl_rules[psum_p] = _allreduce_impl(psum_p, np.sum)
-abstract_eval_rules[psum_p] = _allreduce_abstract("psum")
-fancy_batching_rules[psum_p] = _collective_reduction_rule(psum_p)
+impl_rules[psum_p] = allreduce_impl(psum_p, np.sum)
+abstract_eval_rules[psum_p] = allreduce_abstract("psum")
+fancy_batching_rules[psum_p] = collective_reduction_rule(psum_p)
 deflinear(psum_p)       # a sum is linear
 
 
-def _axis_names(axis_name) -> tuple:
+def axis_name_tuple(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _no_groups(axis_index_groups):
+def check_no_groups(axis_index_groups):
     if axis_index_groups is not None:
         raise NotImplementedError("autodidax does not support axis_index_groups")
 
@@ -506,8 +506,8 @@ def _const(x, value):
 def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of `x` (a pytree) over the named axes `axis_name` (a name or a tuple of names;
     ints are positional axes of `x`), the same for every example of those axes."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
+    check_no_groups(axis_index_groups)
+    axes = axis_name_tuple(axis_name)
     if not axes:
         return x
     leaves, tree = tree_flatten(x)
@@ -524,9 +524,6 @@ def psum(x, axis_name, *, axis_index_groups=None):
                 leaf = lax.reduce_sum(leaf, [a % max(np.ndim(leaf), 1) for a in positional])
             outs.append(_const(leaf, size) * leaf)
     return tree_unflatten(tree, outs)
-
-
-lax.later_names["psum"] = psum   # `jax.lax.psum`: where `lax` (appendix A6) looks up later names
 
 
 def _leaf_names(what, tree):
@@ -566,7 +563,7 @@ def _check_axes_spec(in_axes, out_axes):
 def _canonical_in_axis(x, axis, name):
     if axis is None:
         return not_mapped
-    shape = _shape(x)
+    shape = shape_of(x)
     if not -len(shape) <= axis < len(shape):
         raise ValueError(f"vmap was asked to map {name()} along axis {axis}, but it has rank "
                          f"{len(shape)} (shape {shape}): its in_axes must be None or in "
@@ -578,7 +575,7 @@ def _mapped_axis_size(args, in_dims, names, in_axes, axis_size=None):
     if not args and axis_size is None:
         raise ValueError("vmap wrapped function must be passed at least one argument containing "
                          "an array or axis_size must be specified, but it got no arguments")
-    sizes = [None if d is not_mapped else _shape(x)[d] for x, d in zip(args, in_dims)]
+    sizes = [None if d is not_mapped else shape_of(x)[d] for x, d in zip(args, in_dims)]
     distinct = {s for s in sizes if s is not None} | ({axis_size} - {None})
     if len(distinct) == 1:
         size = distinct.pop()
@@ -603,7 +600,7 @@ def _move_to_out_axis(x, src, dst, axis_size, name):
             return x
         raise ValueError(f"vmap out_axes is None for {name()}, which says that it is the same "
                          f"for every example, but it is batched (along axis {src})")
-    rank = len(_shape(x)) + (src is not_mapped)
+    rank = len(shape_of(x)) + (src is not_mapped)
     if not -rank <= dst < rank:
         raise ValueError(f"vmap out_axes {dst} is out of range for {name()}, which has rank "
                          f"{rank} with the mapped axis: out_axes must be in [{-rank}, {rank})")

@@ -15,7 +15,7 @@ from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.ad_checkpoint import remat_disallowed_effects
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, moveaxis
@@ -26,7 +26,7 @@ from autodidax.error_texts import (callback_error, check_callback_results, check
                                    result_aval)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
-from autodidax.runtime import (Array, Executable, _placement, device_put, executable_kinds,
+from autodidax.runtime import (Array, Executable, placement_of, device_put, executable_kinds,
                                local_devices)
 from autodidax.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
@@ -74,7 +74,7 @@ pure_callback_p = Primitive("pure_callback")
 pure_callback_p.multiple_results = True
 
 
-def _on_host(flat_args):
+def on_host(flat_args):
     """The operands as arrays on the CPU, as the callback is given them: copies, since XLA's
     NumPy views of its buffers are valid only while the callback runs."""
     cpu = local_devices(backend="cpu")[0]
@@ -84,7 +84,7 @@ def _on_host(flat_args):
 def call_on_host(callback, args, result_avals) -> list:
     """Evaluation of a callback with results: called on host copies, its results checked."""
     try:
-        return list(check_callback_results(callback(*_on_host(args)), result_avals))
+        return list(check_callback_results(callback(*on_host(args)), result_avals))
     except Exception as e:
         raise callback_error(e) from None
 
@@ -172,7 +172,7 @@ def emit_python_callback(ctx, callback, token, operands, result_avals, *,
 
 def _pure_callback_lowering(ctx, *args, callback, result_avals, sharding, vmap_method):
     def host(*flat_args):
-        return callback(*_on_host(flat_args))
+        return callback(*on_host(flat_args))
     results, _ = emit_python_callback(ctx, host, None, args, result_avals,
                                       has_side_effect=False)
     return results
@@ -196,7 +196,7 @@ class EffectfulExecutable(Executable):
         return bool(getattr(text, "num_tokens", 0) or getattr(text, "host_callbacks", ()))
 
     def _result_handlers(self) -> list:
-        sharding = _placement(self.device)[0]
+        sharding = placement_of(self.device)[0]
         return [xc.array_result_handler(a, sharding, True, True)
                 for a in [_TOKEN_AVAL] * self.num_tokens + self.out_avals]
 
@@ -310,7 +310,7 @@ def _io_callback_batching(vals, dims, *, callback, result_avals, sharding, order
 
 def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered):
     def host(*flat_args):
-        return callback(*_on_host(flat_args))
+        return callback(*on_host(flat_args))
     return effectful_callback_lowering(ctx, host, args, result_avals, ordered)
 
 

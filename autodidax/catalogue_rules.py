@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.batching import (batching_rules, bdim_at_front, broadcast, broadcasting,
                                 not_mapped, reducer, vectorized)
 from autodidax.core import LiteralArray, get_aval, is_literal, to_numpy

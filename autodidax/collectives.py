@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from autodidax import lax
-from autodidax.batching import (_allreduce_abstract, _allreduce_impl, _axis_names,
-                                _check_axis_names, _collective_reduction_rule, _no_groups,
-                                _shape, broadcast, fancy_batching_rules, moveaxis, not_mapped,
+from autodidax import lax_core as lax
+from autodidax.batching import (allreduce_abstract, allreduce_impl, axis_name_tuple,
+                                check_axis_names, collective_reduction_rule, check_no_groups,
+                                shape_of, broadcast, fancy_batching_rules, moveaxis, not_mapped,
                                 psum)
 from autodidax.core import Primitive, ShapedArray, abstract_eval_rules, get_aval, impl_rules
 from autodidax.jvp import deflinear
@@ -19,22 +19,22 @@ from autodidax.tree_util import tree_map
 
 pmax_p, pmin_p = Primitive("pmax"), Primitive("pmin")
 for _p, _reduce in [(pmax_p, np.max), (pmin_p, np.min)]:
-    impl_rules[_p] = _allreduce_impl(_p, _reduce)
-    abstract_eval_rules[_p] = _allreduce_abstract(_p.name)
-    fancy_batching_rules[_p] = _collective_reduction_rule(_p)
+    impl_rules[_p] = allreduce_impl(_p, _reduce)
+    abstract_eval_rules[_p] = allreduce_abstract(_p.name)
+    fancy_batching_rules[_p] = collective_reduction_rule(_p)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of `x` (a pytree) over the named axes `axis_name`."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
+    check_no_groups(axis_index_groups)
+    axes = axis_name_tuple(axis_name)
     return tree_map(lambda leaf: pmax_p.bind(leaf, axes=axes, axis_index_groups=None), x)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of `x` (a pytree) over the named axes `axis_name`."""
-    _no_groups(axis_index_groups)
-    axes = _axis_names(axis_name)
+    check_no_groups(axis_index_groups)
+    axes = axis_name_tuple(axis_name)
     return tree_map(lambda leaf: pmin_p.bind(leaf, axes=axes, axis_index_groups=None), x)
 
 
@@ -54,17 +54,17 @@ axis_index_p = Primitive("axis_index")
 
 
 def _axis_index_impl(*, axis_name):
-    _check_axis_names((axis_name,), "axis_index")
+    check_axis_names((axis_name,), "axis_index")
     raise NotImplementedError(f"axis_index of the axis {axis_name!r} outside of its vmap")
 
 
 def _axis_index_abstract(*, axis_name):
-    _check_axis_names(_axis_names(axis_name), "axis_index")
+    check_axis_names(axis_name_tuple(axis_name), "axis_index")
     return ShapedArray((), np.int32)
 
 
 def _axis_index_rule(axis_data, vals, dims, *, axis_name):
-    if axis_data.name is None or axis_data.name not in _axis_names(axis_name):
+    if axis_data.name is None or axis_data.name not in axis_name_tuple(axis_name):
         return axis_index_p.bind(axis_name=axis_name), not_mapped
     return lax.iota(np.int32, axis_data.size), 0
 
@@ -91,7 +91,7 @@ all_gather_p = Primitive("all_gather")
 
 def _all_gather_abstract(x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size,
                          tiled):
-    _check_axis_names(axis_name, "all_gather")
+    check_axis_names(axis_name, "all_gather")
     shape = list(x.shape)
     if tiled:
         shape[all_gather_dimension] *= axis_size
@@ -101,7 +101,7 @@ def _all_gather_abstract(x, *, all_gather_dimension, axis_name, axis_index_group
 
 
 def _all_gather_impl(x, *, axis_name, **params):
-    _check_axis_names(axis_name, "all_gather")
+    check_axis_names(axis_name, "all_gather")
     raise NotImplementedError(f"all_gather over the axes {axis_name} outside of their vmap")
 
 
@@ -125,7 +125,7 @@ def _all_gather_rule(axis_data, vals, dims, *, all_gather_dimension, axis_name,
     else:
         y = moveaxis(x, d, all_gather_dimension)
     if tiled:       # fold the gathered axis into the one after it
-        shape = list(_shape(y))
+        shape = list(shape_of(y))
         shape[all_gather_dimension:all_gather_dimension + 2] = [
             shape[all_gather_dimension] * shape[all_gather_dimension + 1]]
         y = lax.reshape(y, shape)
@@ -141,7 +141,7 @@ deflinear(all_gather_p)
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """The values of `x` (a pytree) from every example of the named axis `axis_name`, stacked
     along a new axis `axis`, or concatenated along the axis `axis` if `tiled`."""
-    _no_groups(axis_index_groups)
+    check_no_groups(axis_index_groups)
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
@@ -161,7 +161,7 @@ reduce_scatter_p = Primitive("reduce_scatter")
 
 def _reduce_scatter_abstract(x, *, axis_name, scatter_dimension, axis_index_groups, axis_size,
                              tiled):
-    _check_axis_names(axis_name, "reduce_scatter")
+    check_axis_names(axis_name, "reduce_scatter")
     shape, n = list(x.shape), x.shape[scatter_dimension]
     if tiled:
         if n % axis_size:
@@ -177,7 +177,7 @@ def _reduce_scatter_abstract(x, *, axis_name, scatter_dimension, axis_index_grou
 
 
 def _reduce_scatter_impl(x, *, axis_name, **params):
-    _check_axis_names(axis_name, "reduce_scatter")
+    check_axis_names(axis_name, "reduce_scatter")
     raise NotImplementedError(f"psum_scatter over the axes {axis_name} outside of their vmap")
 
 
@@ -200,7 +200,7 @@ def _reduce_scatter_rule(axis_data, vals, dims, *, scatter_dimension, axis_name,
     else:
         y = lax.reduce_sum(x, [d])
     if tiled:       # cut the scattered axis into one block per example
-        shape = list(_shape(y))
+        shape = list(shape_of(y))
         shape[scatter_dimension:scatter_dimension + 1] = [
             axis_size, shape[scatter_dimension] // axis_size]
         y = lax.reshape(y, shape)
@@ -216,7 +216,7 @@ deflinear(reduce_scatter_p)
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """`psum(x, axis_name)` (for a pytree `x`), of which each example keeps its own slice (or
     block, if `tiled`) along `scatter_dimension`."""
-    _no_groups(axis_index_groups)
+    check_no_groups(axis_index_groups)
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
@@ -227,5 +227,3 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
 
 # They are `jax.lax` functions: registered where `lax` (appendix A6) looks up later names.
-lax.later_names.update(pmean=pmean, pmax=pmax, pmin=pmin, all_gather=all_gather,
-                       psum_scatter=psum_scatter, axis_index=axis_index, axis_size=axis_size)

@@ -13,11 +13,11 @@ from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import debug, lax
+from autodidax import debugging as debug, lax_core as lax
 from autodidax import numpy as jnp
-from autodidax.autodiff import (_reduce_sum_transpose, backward_pass, is_linear,
+from autodidax.autodiff import (reduce_sum_transpose, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
-from autodidax.batching import (_check_axis_names, _no_groups, batch, batching_rules,
+from autodidax.batching import (check_axis_names, check_no_groups, batch, batching_rules,
                                 bound_axis_size,
                                 fancy_batching_rules, moveaxis, not_mapped, psum_p)
 from autodidax.collectives import all_gather, all_gather_p, psum_scatter, reduce_scatter_p
@@ -27,10 +27,10 @@ from autodidax.jaxpr import JaxprTrace, jaxpr_as_fun
 from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import lowering_rules
-from autodidax.sharding import (_CHANNEL, Mesh, NamedSharding, PartitionSpec, _block_aval,
-                                _collective, _constrain, _groups_attr, _mesh_axes, _trace_body,
-                                replica_groups, shard_map_p, sharding_constraint_p,
-                                unnamed_layouts)
+from autodidax.sharding import (COLLECTIVE_CHANNEL, Mesh, NamedSharding, PartitionSpec, block_aval,
+                                collective_lowering, constrain_leaf, replica_groups_attr, mesh_axes,
+                                trace_shard_body, replica_groups, shard_map_p,
+                                sharding_constraint_p, unnamed_layouts)
 from autodidax.tree_util import tree_map
 
 
@@ -38,7 +38,7 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
     named = tuple(a for a in axes if not isinstance(a, int))
     positional = tuple(a for a in axes if isinstance(a, int))
     if positional:
-        ct, = _reduce_sum_transpose(ct, x, axes=positional)
+        ct, = reduce_sum_transpose(ct, x, axes=positional)
     return [psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
 
 
@@ -106,12 +106,11 @@ def _collective_permute(ctx, mesh, x, *, axis_name, perm):
     pairs = [(group[s], group[d]) for group in replica_groups(mesh, axis_name)
              for s, d in perm]
     op = hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(np.array(pairs, np.int64)),
-                                 channel_handle=hlo.ChannelHandle.get(*_CHANNEL))
+                                 channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL))
     return [op.result]
 
 
-lowering_rules[ppermute_p] = _collective(_collective_permute)
-lax.later_names["ppermute"] = ppermute
+lowering_rules[ppermute_p] = collective_lowering(_collective_permute)
 
 
 all_to_all_p = Primitive("all_to_all")
@@ -121,7 +120,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     """`x` (a pytree) cut along `split_axis` into one piece per position of the named axis,
     piece `j` sent to position `j`, and the pieces received stacked along a new axis
     `concat_axis` (concatenated along `concat_axis` if `tiled`)."""
-    _no_groups(axis_index_groups)
+    check_no_groups(axis_index_groups)
     if isinstance(axis_name, list):
         axis_name = tuple(axis_name)
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
@@ -157,7 +156,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 
 def _all_to_all_abstract(x, *, axis_name, split_axis, concat_axis, **_):
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    _check_axis_names(names, "all_to_all")
+    check_axis_names(names, "all_to_all")
     size = math.prod(bound_axis_size(n) for n in names)
     shape = list(x.shape)
     shape[split_axis] //= size
@@ -215,8 +214,8 @@ def _all_to_all_hlo(ctx, mesh, x, *, axis_name, split_axis, concat_axis, **_):
     if count == 1:                       # a group of one device: nothing to send, as in JAX
         return [x]
     op = hlo.AllToAllOp([x], split_dimension=split_axis, concat_dimension=concat_axis,
-                        split_count=count, replica_groups=_groups_attr(mesh, names),
-                        channel_handle=hlo.ChannelHandle.get(*_CHANNEL))
+                        split_count=count, replica_groups=replica_groups_attr(mesh, names),
+                        channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL))
     return list(op.results)
 
 
@@ -225,8 +224,7 @@ abstract_eval_rules[all_to_all_p] = _all_to_all_abstract
 deflinear(all_to_all_p)
 transpose_rules[all_to_all_p] = _all_to_all_transpose
 fancy_batching_rules[all_to_all_p] = _all_to_all_batching
-lowering_rules[all_to_all_p] = _collective(_all_to_all_hlo)
-lax.later_names["all_to_all"] = all_to_all
+lowering_rules[all_to_all_p] = collective_lowering(_all_to_all_hlo)
 
 
 def pcast(x, axis_name, *, to: str):
@@ -246,9 +244,6 @@ def pcast(x, axis_name, *, to: str):
     return x
 
 
-lax.later_names["pcast"] = pcast
-
-
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **params):
     nonzero = [type(t) is not Zero for t in tangents]
     out_nonzero = []
@@ -263,7 +258,7 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **par
 
     t_specs = [s for s, nz in zip(in_specs, nonzero) if nz]
     t_avals = [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
-    body, hoisted, specs = _trace_body(mesh, jvp_of_body, [*jaxpr.in_avals, *t_avals],
+    body, hoisted, specs = trace_shard_body(mesh, jvp_of_body, [*jaxpr.in_avals, *t_avals],
                                        [*in_specs, *t_specs])
     outs = shard_map_p.bind(
         *hoisted, *primals, *[t for t in tangents if type(t) is not Zero],
@@ -288,7 +283,7 @@ def _shard_map_partial_eval(trace, args, params):
     jaxpr, mesh = params["jaxpr"], params["mesh"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknowns = [trace.is_unknown(x) for x in args]
-    with _mesh_axes(mesh):
+    with mesh_axes(mesh):
         known, unknown, out_unknowns, forwarded = partial_eval_jaxpr(jaxpr, unknowns)
     n_known = out_unknowns.count(False)
     known_args = [x for x, u in zip(args, unknowns) if not u]
@@ -299,7 +294,7 @@ def _shard_map_partial_eval(trace, args, params):
         outs = jaxpr_as_fun(known)(*xs)
         return outs[:n_known] + [lax.expand_dims(r, (0,)) for r in outs[n_known:]]
 
-    body, hoisted, specs = _trace_body(mesh, known_body, known.in_avals, known_specs)
+    body, hoisted, specs = trace_shard_body(mesh, known_body, known.in_avals, known_specs)
     n_res = len(known.out_avals) - n_known
     known_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns) if not u)
     with set_current_trace(trace.parent_trace):
@@ -317,10 +312,10 @@ def _shard_map_partial_eval(trace, args, params):
         return jaxpr_as_fun(unknown)(*res, *xs[len(forwarded):])
 
     unknown_specs = [s for s, u in zip(in_specs, unknowns) if u]
-    block_avals = [_block_aval(mesh, s, get_aval(x), "a residual")
+    block_avals = [block_aval(mesh, s, get_aval(x), "a residual")
                    for s, x in zip(res_specs + unknown_specs,
                                    residuals + [x for x, u in zip(args, unknowns) if u])]
-    body, hoisted, specs = _trace_body(mesh, unknown_body, block_avals,
+    body, hoisted, specs = trace_shard_body(mesh, unknown_body, block_avals,
                                        res_specs + unknown_specs)
     unknown_outs = JaxprTrace.process_primitive(
         trace, shard_map_p, [*hoisted, *residuals, *[x for x, u in zip(args, unknowns) if u]],
@@ -352,11 +347,11 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
                 outs.append(psum_p.bind(ct, axes=axes, axis_index_groups=None) if axes else ct)
         return outs
 
-    block_avals = ([_block_aval(mesh, s, get_aval(x), "an argument")
+    block_avals = ([block_aval(mesh, s, get_aval(x), "an argument")
                     for s, x in zip(known_specs, known)] +
-                   [_block_aval(mesh, s, get_aval(ct), "a cotangent")
+                   [block_aval(mesh, s, get_aval(ct), "a cotangent")
                     for s, ct in zip(out_specs, cts)])
-    body, hoisted, specs = _trace_body(mesh, transposed, block_avals,
+    body, hoisted, specs = trace_shard_body(mesh, transposed, block_avals,
                                        [*known_specs, *out_specs])
     outs = iter(shard_map_p.bind(
         *hoisted, *known, *cts, **{**params, "jaxpr": body, "mesh": mesh, "in_specs": specs,
@@ -380,8 +375,8 @@ def _shard_map_batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_spe
         return [jnp.broadcast_to(o, (axis_data.size, *get_aval(o).shape)) if d is not_mapped
                 else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
 
-    avals = [_block_aval(mesh, s, get_aval(v), "an argument") for s, v in zip(specs, vals)]
-    closed, hoisted, all_specs = _trace_body(mesh, body, avals, specs)
+    avals = [block_aval(mesh, s, get_aval(v), "an argument") for s, v in zip(specs, vals)]
+    closed, hoisted, all_specs = trace_shard_body(mesh, body, avals, specs)
     outs = shard_map_p.bind(*hoisted, *vals, **{
         **params, "jaxpr": closed, "mesh": mesh, "in_specs": all_specs,
         "out_specs": tuple(PartitionSpec(None, *s) for s in out_specs)})
@@ -393,19 +388,19 @@ fancy_batching_rules[shard_map_p] = _shard_map_batching
 
 def _constraint_jvp(primals, tangents, *, sharding, **_):
     (x,), (t,) = primals, tangents
-    return _constrain(x, sharding), t if type(t) is Zero else _constrain(t, sharding)
+    return constrain_leaf(x, sharding), t if type(t) is Zero else constrain_leaf(t, sharding)
 
 
 def _constraint_batching(vals, dims, *, sharding, **_):
     (x,), (d,) = vals, dims
     spec = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
     spec.insert(d, None)
-    return _constrain(x, NamedSharding(sharding.mesh, PartitionSpec(*spec))), d
+    return constrain_leaf(x, NamedSharding(sharding.mesh, PartitionSpec(*spec))), d
 
 
 jvp_rules[sharding_constraint_p] = _constraint_jvp
 transpose_rules[sharding_constraint_p] = lambda ct, x, *, sharding, **_: [
-    ct if type(ct) is Zero else _constrain(ct, sharding)]
+    ct if type(ct) is Zero else constrain_leaf(ct, sharding)]
 batching_rules[sharding_constraint_p] = _constraint_batching
 
 
@@ -477,6 +472,3 @@ def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, ma
                      if i + 1 < len(row_edges) else
                      ("└" + "┴".join("─" * width for _ in col_edges) + "┘"))
     print("\n".join(lines))
-
-
-debug.later_names["visualize_array_sharding"] = visualize_array_sharding

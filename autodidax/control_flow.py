@@ -11,7 +11,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
@@ -222,7 +222,7 @@ while_p.multiple_results = True
 def _promote_weak(x, aval, out_aval):
     """The weakly typed initial carry `x`, converted (strongly typed) to the dtype that it and the
     body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
-    dtype, _ = jnp._promote_avals(aval, out_aval)
+    dtype, _ = jnp.promote_avals(aval, out_aval)
     if type(x) in (bool, int, float) or isinstance(x, np.generic):
         return LiteralArray(np.asarray(x).astype(dtype))
     return lax.convert_element_type(x, dtype)
@@ -449,7 +449,6 @@ def _scan_abstract(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry
 
 impl_rules[scan_p] = _scan_impl
 abstract_eval_rules[scan_p] = _scan_abstract
-lax.later_names.update(cond=cond, while_loop=while_loop, scan=scan)    # lax.cond, as in JAX
 
 
 def _rearrange(closed, in_order, out_order):

@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (backward_pass, is_linear, partial_eval_jaxpr, partial_eval_rules,
                                 transpose_rules)
@@ -515,7 +515,7 @@ def map(f, xs, *, batch_size=None):
     return tree_map(lambda a, b: lax.concatenate([a, b], 0), *outs)
 
 
-lax.later_names.update(switch=switch, fori_loop=fori_loop, map=map)
+
 
 
 def _cond_forwarding(args, *, branches):

@@ -10,15 +10,16 @@ from typing import Callable
 
 import numpy as np
 
-from autodidax import core, lax
+from autodidax import core, lax_core as lax
+from autodidax.jvp import stop_gradient
 from autodidax.autodiff import backward_pass, partial_eval_rules, transpose_rules
 from autodidax.batching import (batch, batching_rules, bdim_at_front, fancy_batching_rules,
                                  moveaxis, not_mapped)
-from autodidax.custom_checks import (CustomVJPPrimal, SymbolicZero, _check_for_tracers,
-                                     _check_fwd_pair, _check_primal_out, _checked_cotangents,
-                                     _checked_jvp_output, _custom_jvp_call_pp, _custom_lin_error,
-                                     _custom_lin_pp, _custom_vjp_call_pp, _name, _resolve_kwargs,
-                                     _split_args,
+from autodidax.custom_checks import (CustomVJPPrimal, SymbolicZero, check_for_tracers,
+                                     check_fwd_pair, check_primal_out, checked_cotangents,
+                                     checked_jvp_output, custom_jvp_call_pp, custom_lin_error,
+                                     custom_lin_pp, custom_vjp_call_pp, fun_name,
+                                     resolve_call_kwargs, split_custom_args,
                                      custom_vjp_primal_tree_values)  # noqa: F401  (public)
 from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, trace_ctx)
@@ -53,7 +54,7 @@ class CustomJVPCallPrimitive(Primitive):
             half = len(args) // 2
             return jvp(*args[n:half], *args[half + n:])
 
-        fun.__name__, jvp_without_consts.__name__ = params["name"], _name(jvp)
+        fun.__name__, jvp_without_consts.__name__ = params["name"], fun_name(jvp)
         return dict(fun=fun, jvp=jvp_without_consts, symbolic_zeros=params["symbolic_zeros"])
 
 
@@ -97,7 +98,7 @@ def _flatten_fun_with_avals(fun, in_tree, name):
 
 def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
     """The user's `jvp` on flat primals then tangents; returns flat primal then tangent outputs."""
-    jvp_name = _name(jvp)
+    jvp_name = fun_name(jvp)
     jvp_out = Store(f"the output of {jvp_name}")
 
     def flat_jvp(*args):
@@ -105,7 +106,7 @@ def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
         primals = tree_unflatten(in_tree, args[:half])
         tangents = tree_unflatten(in_tree, args[half:])
         pair = jvp(*static, tuple(primals), tuple(tangents))
-        primals_out, tangents_out, out_tree = _checked_jvp_output(pair, jvp_name, primal_name,
+        primals_out, tangents_out, out_tree = checked_jvp_output(pair, jvp_name, primal_name,
                                                                   fun_out)
         jvp_out.store((out_tree, [get_aval(p) for p in primals_out]))
         return [*primals_out, *tangents_out]
@@ -115,7 +116,7 @@ def _flatten_jvp(jvp, static, primal_name, in_tree, fun_out):
 
 
 def _stop_gradient(x):
-    return tree_map(lambda leaf: lax.stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
+    return tree_map(lambda leaf: stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
 
 
 class custom_jvp:
@@ -149,15 +150,15 @@ class custom_jvp:
 
     @api_boundary
     def __call__(self, *args, **kwargs):
-        primal_name = _name(self.fun)
+        primal_name = fun_name(self.fun)
         if not self.jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {primal_name} "
                                  "using defjvp.")
-        args = _resolve_kwargs("custom_jvp", self.fun, args, kwargs)
+        args = resolve_call_kwargs("custom_jvp", self.fun, args, kwargs)
         nondiff = self.nondiff_argnums
         if nondiff:
             args = [_stop_gradient(a) if i in nondiff else a for i, a in enumerate(args)]
-        static, dynamic, merge = _split_args(args, nondiff)
+        static, dynamic, merge = split_custom_args(args, nondiff)
         args_flat, in_tree = tree_flatten(tuple(dynamic))
         flat_fun, fun_out = _flatten_fun_with_avals(
             lambda *dyn: self.fun(*merge(dyn)), in_tree, primal_name)
@@ -179,7 +180,7 @@ def _batched(f, size, dims):
     def batched(*args):
         outs, out_dims = batch(f, size, dims, args)
         return _moved_to_front(outs, out_dims, size)
-    batched.__name__ = _name(f)
+    batched.__name__ = fun_name(f)
     return batched
 
 
@@ -200,7 +201,7 @@ def _custom_jvp_call_batching(axis_data, vals, dims, *, fun, jvp, symbolic_zeros
                     for t, d in zip(args[half:], dims)]
         return _batched(jvp, size, [*dims, *tdims])(*args[:half], *tangents)
 
-    batched_jvp.__name__ = _name(jvp)
+    batched_jvp.__name__ = fun_name(jvp)
     outs = custom_jvp_call_p.bind(*vals, fun=_batched(fun, size, dims), jvp=batched_jvp,
                                   symbolic_zeros=symbolic_zeros)
     return outs, [0] * len(outs)
@@ -213,12 +214,12 @@ def _custom_jvp_call_staging(trace, args, params):
     fun, jvp = params["fun"], params["jvp"]
     call_jaxpr, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in args]))
     staged = dict(call_jaxpr=call_jaxpr, jvp_jaxpr_fun=jvp, num_consts=len(consts),
-                  symbolic_zeros=params["symbolic_zeros"], name=_name(fun))
+                  symbolic_zeros=params["symbolic_zeros"], name=fun_name(fun))
     return trace.default_process_primitive(custom_jvp_call_p, [*consts, *args], staged)
 
 
 custom_staging_rules[custom_jvp_call_p] = _custom_jvp_call_staging
-pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp     # printed as JAX prints it (app. A13)
+pp_eqn_rules[custom_jvp_call_p] = custom_jvp_call_pp     # printed as JAX prints it (app. A13)
 
 
 def _call_lowering(ctx, *args, call_jaxpr, **_):
@@ -258,7 +259,7 @@ class CustomVJPCallPrimitive(CustomJVPCallPrimitive):
             return [None] * n + list(bwd(*args))
 
         fun.__name__ = params["name"]
-        fwd_without_consts.__name__, bwd_without_consts.__name__ = _name(fwd), _name(bwd)
+        fwd_without_consts.__name__, bwd_without_consts.__name__ = fun_name(fwd), fun_name(bwd)
         return dict(fun=fun, fwd=fwd_without_consts, bwd=bwd_without_consts,
                     out_trees=params["out_trees"], symbolic_zeros=params["symbolic_zeros"])
 
@@ -271,12 +272,12 @@ partial_eval_rules[custom_vjp_call_p] = _custom_call_partial_eval
 
 custom_lin_p = Primitive("custom_lin")
 custom_lin_p.multiple_results = True
-impl_rules[custom_lin_p] = _custom_lin_error
-jvp_rules[custom_lin_p] = _custom_lin_error
-batching_rules[custom_lin_p] = _custom_lin_error     # jacfwd is vmap of jvp
-lowering_rules[custom_lin_p] = _custom_lin_error
+impl_rules[custom_lin_p] = custom_lin_error
+jvp_rules[custom_lin_p] = custom_lin_error
+batching_rules[custom_lin_p] = custom_lin_error     # jacfwd is vmap of jvp
+lowering_rules[custom_lin_p] = custom_lin_error
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
-pp_eqn_rules[custom_lin_p] = _custom_lin_pp
+pp_eqn_rules[custom_lin_p] = custom_lin_pp
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, fun, fwd, bwd, out_trees, symbolic_zeros):
@@ -308,7 +309,7 @@ transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
     """The user's `fwd` on flat (input, perturbed) pairs, returning flat residuals then outputs."""
-    fwd_name = _name(fwd)
+    fwd_name = fun_name(fwd)
     out_trees = Store(f"the output of {fwd_name}")
 
     def flat_fwd(*args):
@@ -317,10 +318,10 @@ def _flatten_fwd(fwd, merge, primal_name, in_tree, fun_out, symbolic_zeros):
         else:
             args = args[::2]
         pair = fwd(*merge(tree_unflatten(in_tree, args)))
-        _check_fwd_pair(pair, fwd_name, primal_name)
+        check_fwd_pair(pair, fwd_name, primal_name)
         primals_out, out_tree = tree_flatten(pair[0])
         res, res_tree = tree_flatten(pair[1])
-        _check_primal_out(fwd_name, "VJP fwd", primal_name, out_tree, primals_out, fun_out)
+        check_primal_out(fwd_name, "VJP fwd", primal_name, out_tree, primals_out, fun_out)
         out_trees.store((out_tree, res_tree))
         return [*res, *primals_out]
 
@@ -337,9 +338,9 @@ def _flatten_bwd(bwd, static, in_tree, in_avals, out_trees):
         cts_in = bwd(*static, res, tree_unflatten(out_tree, args[n_res:]))
         if isinstance(cts_in, list) and len(cts_in) == len(in_tree.children()):
             cts_in = tuple(cts_in)
-        return _checked_cotangents(cts_in, in_tree, in_avals)
+        return checked_cotangents(cts_in, in_tree, in_avals)
 
-    flat_bwd.__name__ = _name(bwd)
+    flat_bwd.__name__ = fun_name(bwd)
     return flat_bwd
 
 
@@ -363,14 +364,14 @@ class custom_vjp:
 
     @api_boundary
     def __call__(self, *args, **kwargs):
-        primal_name = _name(self.fun)
+        primal_name = fun_name(self.fun)
         if not self.fwd or not self.bwd:
             raise AttributeError(f"No VJP defined for custom_vjp function {primal_name} "
                                  "using defvjp.")
-        args = _resolve_kwargs("custom_vjp", self.fun, args, kwargs)
+        args = resolve_call_kwargs("custom_vjp", self.fun, args, kwargs)
         for i in self.nondiff_argnums:
-            _check_for_tracers(args[i])
-        static, dynamic, merge = _split_args(args, self.nondiff_argnums)
+            check_for_tracers(args[i])
+        static, dynamic, merge = split_custom_args(args, self.nondiff_argnums)
         args_flat, in_tree = tree_flatten(tuple(dynamic))
         flat_fun, fun_out = _flatten_fun_with_avals(
             lambda *dyn: self.fun(*merge(dyn)), in_tree, primal_name)
@@ -389,12 +390,12 @@ def _custom_vjp_call_staging(trace, args, params):
     call_jaxpr, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in args]))
     staged = dict(call_jaxpr=call_jaxpr, fwd_jaxpr_thunk=params["fwd"], num_consts=len(consts),
                   bwd=params["bwd"], out_trees=params["out_trees"],
-                  symbolic_zeros=params["symbolic_zeros"], name=_name(fun))
+                  symbolic_zeros=params["symbolic_zeros"], name=fun_name(fun))
     return trace.default_process_primitive(custom_vjp_call_p, [*consts, *args], staged)
 
 
 custom_staging_rules[custom_vjp_call_p] = _custom_vjp_call_staging
-pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_call_pp
+pp_eqn_rules[custom_vjp_call_p] = custom_vjp_call_pp
 
 
 def _ct_like(ct, d, want, size):
@@ -428,7 +429,7 @@ def _custom_vjp_call_batching(axis_data, vals, dims, *, fun, fwd, bwd, out_trees
         cts, ct_dims = batch(bwd, size, [*res_dims, *ct_dims], [*res, *cts])
         return [_ct_like(ct, d, want, size) for ct, d, want in zip(cts, ct_dims, dims)]
 
-    batched_fwd.__name__, batched_bwd.__name__ = _name(fwd), _name(bwd)
+    batched_fwd.__name__, batched_bwd.__name__ = fun_name(fwd), fun_name(bwd)
     outs = custom_vjp_call_p.bind(*vals, fun=_batched(fun, size, dims), fwd=batched_fwd,
                                   bwd=batched_bwd, **params)
     return outs, [0] * len(outs)

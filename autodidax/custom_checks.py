@@ -53,11 +53,11 @@ def custom_vjp_primal_tree_values(tree):
                     is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
 
 
-def _name(f) -> str:
+def fun_name(f) -> str:
     return getattr(f, "__name__", "<unnamed function>")
 
 
-def _resolve_kwargs(kind, fun, args, kwargs) -> tuple:
+def resolve_call_kwargs(kind, fun, args, kwargs) -> tuple:
     """The arguments as a tuple of positional ones, defaults included, as JAX resolves them."""
     opaque = lambda *args, **kwargs: None          # noqa: E731  (a partial's signature)
     try:
@@ -69,13 +69,13 @@ def _resolve_kwargs(kind, fun, args, kwargs) -> tuple:
             raise TypeError("The following keyword arguments could not be resolved to "
                             f"positions: {', '.join(passed)}")
     except TypeError as e:
-        raise TypeError(f"The input arguments to the {kind}-decorated function {_name(fun)} "
+        raise TypeError(f"The input arguments to the {kind}-decorated function {fun_name(fun)} "
                         "could not be resolved to positional-only arguments. Binding failed "
                         f"with the error:\n{e}") from e
     return bound.args
 
 
-def _split_args(args, nondiff_argnums):
+def split_custom_args(args, nondiff_argnums):
     """(the nondiff arguments, the others, a function putting both back in their order)."""
     static = [args[i] for i in nondiff_argnums]
     dynamic = [a for i, a in enumerate(args) if i not in nondiff_argnums]
@@ -105,7 +105,7 @@ def _tangent_of(t) -> ShapedArray:
     return get_aval(t)
 
 
-def _check_primal_out(rule, kind, name, out_tree, primals_out, fun_out):
+def check_primal_out(rule, kind, name, out_tree, primals_out, fun_out):
     """The rule's primal output must have the structure and types of the function's output."""
     if not fun_out.filled():
         return
@@ -140,7 +140,7 @@ def _check_tangents_out(primals_out, tangents_out):
                     f"shapes and dtypes, but got:\n{lines}")
 
 
-def _checked_jvp_output(pair, jvp_name, primal_name, fun_out):
+def checked_jvp_output(pair, jvp_name, primal_name, fun_out):
     """A JVP rule's output, checked: its flat primal outputs, flat tangents and their tree."""
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
         raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
@@ -152,12 +152,12 @@ def _checked_jvp_output(pair, jvp_name, primal_name, fun_out):
         raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must produce "
                         "primal and tangent outputs with equal container (pytree) "
                         f"structures, but got {out_tree} and {out_tree2} respectively.")
-    _check_primal_out(jvp_name, "JVP", primal_name, out_tree, primals_out, fun_out)
+    check_primal_out(jvp_name, "JVP", primal_name, out_tree, primals_out, fun_out)
     _check_tangents_out(primals_out, tangents_out)
     return primals_out, tangents_out, out_tree
 
 
-def _check_fwd_pair(pair, fwd_name, primal_name):
+def check_fwd_pair(pair, fwd_name, primal_name):
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
         raise TypeError(
             f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a pair "
@@ -174,7 +174,7 @@ def _mismatch(a: ShapedArray, b: ShapedArray) -> str:
     return ", so " + ", and ".join(what) if what else ""
 
 
-def _checked_cotangents(cts_in, in_tree, in_avals) -> list:
+def checked_cotangents(cts_in, in_tree, in_avals) -> list:
     """One flat cotangent per input from what `bwd` returned (None where there is none), checked
     as JAX does: `None` may stand for any subtree, and integer inputs get no cotangent."""
     # `None` may stand for any subtree: it matches the arguments' tree as a prefix.
@@ -215,7 +215,7 @@ def _checked_cotangents(cts_in, in_tree, in_avals) -> list:
     return results
 
 
-def _check_for_tracers(x):
+def check_for_tracers(x):
     for leaf in tree_flatten(x)[0]:
         if isinstance(leaf, Tracer):
             raise UnexpectedTracerError(
@@ -227,27 +227,27 @@ def _check_for_tracers(x):
                 "arguments should typically not be indicated as nondiff_argnums.")
 
 
-def _custom_lin_error(*args, **params):
+def custom_lin_error(*args, **params):
     """`custom_lin`'s evaluation, JVP, batching and lowering rules: forward mode reached it."""
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _custom_jvp_call_pp(eqn, names):
+def custom_jvp_call_pp(eqn, names):
     p = eqn.params
     shown = [("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]),
-             ("jvp", _name(p["jvp_jaxpr_fun"])), ("num_consts", p["num_consts"]),
+             ("jvp", fun_name(p["jvp_jaxpr_fun"])), ("num_consts", p["num_consts"]),
              ("symbolic_zeros", p["symbolic_zeros"])]
     return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
 
 
-def _custom_vjp_call_pp(eqn, names):
+def custom_vjp_call_pp(eqn, names):
     p = eqn.params
-    return pp_eqn_plain(eqn, names, [("name", p["name"]), ("bwd", _name(p["bwd"])),
+    return pp_eqn_plain(eqn, names, [("name", p["name"]), ("bwd", fun_name(p["bwd"])),
                                      ("call_jaxpr", p["call_jaxpr"]),
-                                     ("fwd", _name(p["fwd_jaxpr_thunk"])),
+                                     ("fwd", fun_name(p["fwd_jaxpr_thunk"])),
                                      ("symbolic_zeros", p["symbolic_zeros"])])
 
 
-def _custom_lin_pp(eqn, names):
-    return pp_eqn_plain(eqn, names, [(k, _name(v) if k == "bwd" else v)
+def custom_lin_pp(eqn, names):
+    return pp_eqn_plain(eqn, names, [(k, fun_name(v) if k == "bwd" else v)
                                      for k, v in sorted(eqn.params.items()) if k != "out_avals"])

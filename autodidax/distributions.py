@@ -9,11 +9,13 @@ from functools import partial
 
 import numpy as np
 
-from autodidax import indexing, lax
+from autodidax import indexing, lax_core as lax
+from autodidax.jvp import stop_gradient
+from autodidax.indexing_rest import top_k
 from autodidax import numpy as jnp
 from autodidax.core import Tracer, canonicalize_dtype, get_aval, wrap_public_functions
 from autodidax.jit import jit
-from autodidax.random import (KEY_SHAPE, broadcast_to_rank, canonical_shape, check_prng_key,
+from autodidax.prng import (KEY_SHAPE, broadcast_to_rank, canonical_shape, check_prng_key,
                               check_shape, float_dtype, random_bits, random_split_p,
                               random_unwrap_p, random_wrap_p, threefry_prng_impl, uniform)
 from autodidax.scipy.special import erf_inv, erf_p     # appendix A2's primitives
@@ -32,8 +34,8 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     b = erf_p.bind(jnp.divide(upper, sqrt2))
     u = uniform(key, shape, dtype, a, b)
     out = jnp.multiply(sqrt2, erf_inv(u))
-    return jnp.clip(out, _next_toward(lax.stop_gradient(lower), 1),
-                    _next_toward(lax.stop_gradient(upper), -1))
+    return jnp.clip(out, _next_toward(stop_gradient(lower), 1),
+                    _next_toward(stop_gradient(upper), -1))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -120,7 +122,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         if k > logits.shape[axis]:
             raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
                              f"number of categories ({logits.shape[axis]}).")
-        _, indices = lax.top_k(jnp.moveaxis(noisy, axis, -1), k)
+        _, indices = top_k(jnp.moveaxis(noisy, axis, -1), k)
         return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
     if axis >= 0:
         axis -= ndim
@@ -251,7 +253,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             ind = jnp.searchsorted(p_cuml, r).astype(int)
         else:           # the Gumbel-top-k trick, as in `categorical`
             g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = lax.top_k(g, n_draws)[1].astype(int)
+            ind = top_k(g, n_draws)[1].astype(int)
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])

@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front, moveaxis
@@ -61,7 +61,7 @@ impl_rules[dynamic_update_slice_p] = xla_impl(dynamic_update_slice_p)
 shape_checks = {}        # primitive -> its check of the operands, with JAX's errors (app. A12)
 
 
-def _checked(p, rule):
+def checked_rule(p, rule):
     """`p`'s abstract evaluation: its check in `shape_checks`, if any, then `rule`."""
     def abstract(*avals, **params):
         if p in shape_checks:
@@ -70,10 +70,10 @@ def _checked(p, rule):
     return abstract
 
 
-abstract_eval_rules[dynamic_slice_p] = _checked(
+abstract_eval_rules[dynamic_slice_p] = checked_rule(
     dynamic_slice_p, lambda operand, *starts, slice_sizes: ShapedArray(
         tuple(slice_sizes), operand.dtype, operand.weak_type))
-abstract_eval_rules[dynamic_update_slice_p] = _checked(
+abstract_eval_rules[dynamic_update_slice_p] = checked_rule(
     dynamic_update_slice_p, lambda operand, update, *starts: operand)
 lowering_rules[dynamic_slice_p] = lambda ctx, x, *starts, slice_sizes: [
     hlo.dynamic_slice(x, list(starts), list(slice_sizes))]
@@ -131,7 +131,7 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
-def _zeros(aval):
+def zeros_of(aval):
     return lax.full(aval.shape, 0, aval.dtype)
 
 
@@ -149,12 +149,12 @@ def linear_jvp(p, linear):
 
 
 def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
-    return [dynamic_update_slice_p.bind(_zeros(operand.aval), ct, *starts)] + [None] * len(starts)
+    return [dynamic_update_slice_p.bind(zeros_of(operand.aval), ct, *starts)] + [None] * len(starts)
 
 
 def _dynamic_update_slice_transpose(ct, operand, update, *starts):
     update_aval = update.aval if is_linear(update) else get_aval(update)
-    ct_operand = (dynamic_update_slice_p.bind(ct, _zeros(update_aval), *starts)
+    ct_operand = (dynamic_update_slice_p.bind(ct, zeros_of(update_aval), *starts)
                   if is_linear(operand) else None)
     ct_update = (dynamic_slice_p.bind(ct, *starts, slice_sizes=update_aval.shape)
                  if is_linear(update) else None)
@@ -165,7 +165,7 @@ jvp_rules[dynamic_slice_p] = linear_jvp(dynamic_slice_p, (0,))
 jvp_rules[dynamic_update_slice_p] = linear_jvp(dynamic_update_slice_p, (0, 1))
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
-lax.later_names.update(dynamic_slice=dynamic_slice, dynamic_update_slice=dynamic_update_slice)
+jnp.indexing_ops.update(dynamic_slice=dynamic_slice)
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -222,7 +222,7 @@ def _gather_abstract(operand, indices, *, dimension_numbers, slice_sizes, **para
     return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
-abstract_eval_rules[gather_p] = _checked(gather_p, _gather_abstract)
+abstract_eval_rules[gather_p] = checked_rule(gather_p, _gather_abstract)
 
 
 def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, fill_value, **params):
@@ -285,9 +285,9 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
                          fill_value=fill_value)
 
 
-lax.later_names.update(gather=gather, GatherDimensionNumbers=GatherDimensionNumbers,
-                       ScatterDimensionNumbers=ScatterDimensionNumbers,
-                       GatherScatterMode=GatherScatterMode)
+jnp.indexing_ops.update(gather=gather, GatherDimensionNumbers=GatherDimensionNumbers,
+                        ScatterDimensionNumbers=ScatterDimensionNumbers,
+                        GatherScatterMode=GatherScatterMode)
 
 
 def _scatter_primitive(name, combine):
@@ -303,11 +303,11 @@ scatter_sub_p = _scatter_primitive("scatter-sub", lax.sub)
 scatter_mul_p = _scatter_primitive("scatter-mul", lax.mul)
 scatter_min_p = _scatter_primitive("scatter-min", lax.min)
 scatter_max_p = _scatter_primitive("scatter-max", lax.max)
-_SCATTERS = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+SCATTERS = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
              scatter_max_p)
 
 
-def _update_jaxpr(primitive, dtype):
+def scatter_update_jaxpr(primitive, dtype):
     """The combining rule as a jaxpr of two scalars, as JAX prints it (None for `scatter`)."""
     if primitive.combine is None:
         return None
@@ -315,8 +315,8 @@ def _update_jaxpr(primitive, dtype):
     return trace_to_jaxpr(lambda a, b: [primitive.combine(a, b)], [scalar, scalar]).jaxpr
 
 
-for _p in _SCATTERS:
-    abstract_eval_rules[_p] = _checked(_p, lambda operand, indices, updates, **params: operand)
+for _p in SCATTERS:
+    abstract_eval_rules[_p] = checked_rule(_p, lambda operand, indices, updates, **params: operand)
 
 
 def _clamp_scatter_indices(operand, indices, updates, *, dnums):
@@ -355,15 +355,15 @@ def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers,
     return list(op.results)
 
 
-for _p in _SCATTERS:
+for _p in SCATTERS:
     lowering_rules[_p] = _scatter_lowering
 
 
-def _scatter(primitive, operand, indices, updates, dimension_numbers, *,
+def scatter_general(primitive, operand, indices, updates, dimension_numbers, *,
              indices_are_sorted=False, unique_indices=False, mode=None, update_jaxpr=None):
     operand, indices, updates = map(jnp.asarray, (operand, indices, updates))
     if update_jaxpr is None:
-        update_jaxpr = _update_jaxpr(primitive, get_aval(operand).dtype)
+        update_jaxpr = scatter_update_jaxpr(primitive, get_aval(operand).dtype)
     return primitive.bind(operand, indices, updates,
                           dimension_numbers=_as_tuples(dimension_numbers),
                           indices_are_sorted=bool(indices_are_sorted),
@@ -374,7 +374,8 @@ def _scatter(primitive, operand, indices, updates, dimension_numbers, *,
 
 def _public_scatter(primitive, name, doc):
     def scatter(operand, scatter_indices, updates, dimension_numbers, **kw):
-        return _scatter(primitive, operand, scatter_indices, updates, dimension_numbers, **kw)
+        return scatter_general(primitive, operand, scatter_indices, updates, dimension_numbers,
+                               **kw)
     scatter.__name__ = scatter.__qualname__ = name
     scatter.__doc__ = f"`operand` with the windows of `updates` {doc} at `scatter_indices`."
     return scatter
@@ -386,16 +387,15 @@ scatter_sub = _public_scatter(scatter_sub_p, "scatter_sub", "subtracted")
 scatter_mul = _public_scatter(scatter_mul_p, "scatter_mul", "multiplied in")
 scatter_min = _public_scatter(scatter_min_p, "scatter_min", "combined by min")
 scatter_max = _public_scatter(scatter_max_p, "scatter_max", "combined by max")
-lax.later_names.update(scatter=scatter, scatter_add=scatter_add, scatter_sub=scatter_sub,
-                       scatter_mul=scatter_mul, scatter_min=scatter_min,
-                       scatter_max=scatter_max)
+jnp.indexing_ops.update(scatter=scatter, scatter_add=scatter_add, scatter_sub=scatter_sub,
+                        scatter_mul=scatter_mul, scatter_min=scatter_min, scatter_max=scatter_max)
 
 
 def _gather_to_scatter_dnums(dn):
     return ScatterDimensionNumbers(*dn)     # the same five fields, in order, renamed
 
 
-def _scatter_to_gather(dn, operand_aval, updates_aval):
+def scatter_to_gather(dn, operand_aval, updates_aval):
     """The gather that reads back, from an array like the operand, what a scatter wrote."""
     window = iter(updates_aval.shape[d] for d in dn.update_window_dims)
     slice_sizes = tuple(1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims
@@ -406,11 +406,11 @@ def _scatter_to_gather(dn, operand_aval, updates_aval):
 def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices, mode, fill_value):
     aval = operand.aval
-    out = scatter_add_p.bind(_zeros(aval), indices, ct,
+    out = scatter_add_p.bind(zeros_of(aval), indices, ct,
                              dimension_numbers=_gather_to_scatter_dnums(dimension_numbers),
                              indices_are_sorted=indices_are_sorted,
                              unique_indices=unique_indices, mode=mode,
-                             update_jaxpr=_update_jaxpr(scatter_add_p, aval.dtype),
+                             update_jaxpr=scatter_update_jaxpr(scatter_add_p, aval.dtype),
                              update_consts=())
     return [out, None]
 
@@ -424,7 +424,7 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, 
     ct_operand = ct if is_linear(operand) else None
     ct_updates = None
     if is_linear(updates):
-        gdn, sizes = _scatter_to_gather(dimension_numbers, get_aval(ct), updates.aval)
+        gdn, sizes = scatter_to_gather(dimension_numbers, get_aval(ct), updates.aval)
         ct_updates = gather(ct, indices, gdn, sizes, mode=mode, fill_value=0,
                             indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
         ct_updates = lax.neg(ct_updates) if negate else ct_updates
@@ -441,11 +441,11 @@ def _shift(dims, k=1):
     return tuple(d + k for d in dims)
 
 
-def _batch_size(vals, dims):
+def batch_size_of(vals, dims):
     return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
 
 
-def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
+def gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
     operand, indices = vals
     operand_bdim, indices_bdim = dims
     dn = dimension_numbers
@@ -471,11 +471,11 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
     return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=sizes, **params), 0
 
 
-def _scatter_batching(primitive):
+def scatter_batching(primitive):
     def rule(vals, dims, *, dimension_numbers, **params):
         operand, indices, updates = vals
         operand_bdim, indices_bdim, updates_bdim = dims
-        size = _batch_size(vals, dims)
+        size = batch_size_of(vals, dims)
         operand = bdim_at_front(operand, operand_bdim, size)
         updates = bdim_at_front(updates, updates_bdim, size)
         dn = dimension_numbers
@@ -494,9 +494,9 @@ def _scatter_batching(primitive):
     return rule
 
 
-batching_rules[gather_p] = _gather_batching
-for _p in _SCATTERS:
-    batching_rules[_p] = _scatter_batching(_p)
+batching_rules[gather_p] = gather_batching
+for _p in SCATTERS:
+    batching_rules[_p] = scatter_batching(_p)
 
 
 sort_p = Primitive("sort")
@@ -553,19 +553,19 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
-    size = _batch_size(vals, dims)
+    size = batch_size_of(vals, dims)
     vals = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     return sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable,
                        num_keys=num_keys), [0] * len(vals)
 
 
-abstract_eval_rules[sort_p] = _checked(sort_p, lambda *operands, **params: list(operands))
+abstract_eval_rules[sort_p] = checked_rule(sort_p, lambda *operands, **params: list(operands))
 lowering_rules[sort_p] = _sort_lowering
 jvp_rules[sort_p] = _sort_jvp
 batching_rules[sort_p] = _sort_batching
 
 
-def _canonical_axis(axis, ndim):
+def canonical_axis(axis, ndim):
     if not -ndim <= axis < builtins.max(ndim, 1):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % builtins.max(ndim, 1)
@@ -575,7 +575,7 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """`lax.sort`: one array, or a sequence of arrays sorted by their first `num_keys`."""
     many = isinstance(operand, (list, tuple))
     operands = [jnp.asarray(o) for o in (operand if many else [operand])]
-    outs = sort_p.bind(*operands, dimension=_canonical_axis(dimension, operands[0].ndim),
+    outs = sort_p.bind(*operands, dimension=canonical_axis(dimension, operands[0].ndim),
                        is_stable=bool(is_stable), num_keys=num_keys if many else 1)
     return tuple(outs) if many else outs[0]
 
@@ -584,4 +584,4 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
 
 
-lax.later_names.update(sort=sort, sort_key_val=sort_key_val)
+jnp.indexing_ops.update(sort=sort)

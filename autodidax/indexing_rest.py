@@ -14,19 +14,19 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front
 from autodidax.core import Primitive, ShapedArray, abstract_eval_rules, get_aval, impl_rules
-from autodidax.indexing import (_SCATTERS, GatherDimensionNumbers, GatherScatterMode,
-                                ScatterDimensionNumbers, _batch_size, _canonical_axis, _checked,
-                                _gather_batching, _scatter, _scatter_batching, _scatter_to_gather,
-                                _update_jaxpr, _zeros, dynamic_slice, dynamic_slice_p,
-                                dynamic_update_slice, dynamic_update_slice_p, gather, gather_p,
-                                linear_jvp, scatter, scatter_add, scatter_add_p, scatter_max_p,
-                                scatter_min_p, scatter_mul_p, scatter_p, shape_checks, sort_p,
-                                xla_impl)
+from autodidax.indexing import (SCATTERS, GatherDimensionNumbers, GatherScatterMode,
+                                ScatterDimensionNumbers, batch_size_of, canonical_axis,
+                                checked_rule, gather_batching, scatter_general, scatter_batching,
+                                scatter_to_gather, scatter_update_jaxpr, zeros_of, dynamic_slice,
+                                dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p,
+                                gather, gather_p, linear_jvp, scatter, scatter_add, scatter_add_p,
+                                scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p,
+                                shape_checks, sort_p, xla_impl)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jvp import Zero, instantiate_zeros, jvp_rules
 from autodidax.lowering import lowering_rules
@@ -46,7 +46,7 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
                                  bool(keepdims), bool(allow_negative_indices))
 
 
-@jnp._jit_in_jaxprs("dynamic_index_in_dim", static_argnums=(2, 3, 4))
+@jnp.jit_in_jaxprs("dynamic_index_in_dim", static_argnums=(2, 3, 4))
 def _dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices):
     out = dynamic_slice_in_dim(operand, index, 1, axis,
                                allow_negative_indices=allow_negative_indices)
@@ -76,19 +76,12 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
                                         bool(allow_negative_indices))
 
 
-@jnp._jit_in_jaxprs("dynamic_update_index_in_dim", static_argnums=(3, 4))
+@jnp.jit_in_jaxprs("dynamic_update_index_in_dim", static_argnums=(3, 4))
 def _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_indices):
     if update.ndim == operand.ndim - 1:
         update = lax.expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis,
                                        allow_negative_indices=allow_negative_indices)
-
-
-lax.later_names.update(
-    dynamic_index_in_dim=dynamic_index_in_dim,
-    dynamic_update_index_in_dim=dynamic_update_index_in_dim,
-    dynamic_slice_in_dim=dynamic_slice_in_dim,
-    dynamic_update_slice_in_dim=dynamic_update_slice_in_dim)
 
 
 top_k_p = Primitive("top_k")
@@ -136,7 +129,7 @@ def _top_k_batching(vals, dims, *, k, axis):
     return top_k_p.bind(vals[0], k=k, axis=axis + 1 if bdim <= axis else axis), [bdim, bdim]
 
 
-abstract_eval_rules[top_k_p] = _checked(top_k_p, _top_k_abstract)
+abstract_eval_rules[top_k_p] = checked_rule(top_k_p, _top_k_abstract)
 lowering_rules[top_k_p] = _top_k_lowering
 jvp_rules[top_k_p] = _top_k_jvp
 batching_rules[top_k_p] = _top_k_batching
@@ -148,17 +141,14 @@ def top_k(operand, k, *, axis=-1):
     k = operator.index(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-    return list(top_k_p.bind(operand, k=k, axis=_canonical_axis(axis, operand.ndim)))
-
-
-lax.later_names["top_k"] = top_k
+    return list(top_k_p.bind(operand, k=k, axis=canonical_axis(axis, operand.ndim)))
 
 
 def _starts_as_index_vector(starts, bdims):
     """The scalar starts of a dynamic slice as one index vector, batched if any start is."""
     if builtins.all(d is None for d in bdims):
         return lax.concatenate([lax.reshape(jnp.asarray(s), (1,)) for s in starts], 0), None
-    size = _batch_size(starts, bdims)
+    size = batch_size_of(starts, bdims)
     cols = [lax.reshape(bdim_at_front(jnp.asarray(s), d, size), (size, 1))
             for s, d in zip(starts, bdims)]
     return lax.concatenate(cols, 1), 0
@@ -170,7 +160,7 @@ def _dynamic_slice_batching(vals, dims, *, slice_sizes):
     every = tuple(range(get_aval(operand).ndim - (operand_bdim is not None)))
     index, index_bdim = _starts_as_index_vector(starts, start_bdims)
     dn = GatherDimensionNumbers(offset_dims=every, collapsed_slice_dims=(), start_index_map=every)
-    return _gather_batching([operand, index], [operand_bdim, index_bdim], dimension_numbers=dn,
+    return gather_batching([operand, index], [operand_bdim, index_bdim], dimension_numbers=dn,
                             slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
                             mode=GatherScatterMode.CLIP, fill_value=None)
 
@@ -184,7 +174,7 @@ def _dynamic_update_slice_batching(vals, dims):
     dn = ScatterDimensionNumbers(update_window_dims=every, inserted_window_dims=(),
                                  scatter_dims_to_operand_dims=every)
     dtype = get_aval(operand).dtype
-    return _scatter_batching(scatter_p)(
+    return scatter_batching(scatter_p)(
         [operand, index, update], [operand_bdim, index_bdim, update_bdim], dimension_numbers=dn,
         indices_are_sorted=True, unique_indices=True, mode=GatherScatterMode.CLIP,
         update_jaxpr=None, update_consts=())
@@ -203,12 +193,12 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     rule = trace_to_jaxpr(lambda x, _: [func(x)], [scalar, scalar]).jaxpr
     updates = (np.zeros((), scalar.dtype) if not tuple(update_shape)
                else lax.full(update_shape, 0, scalar.dtype))
-    return _scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
+    return scatter_general(scatter_p, operand, scatter_indices, updates, dimension_numbers,
                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                     mode=mode, update_jaxpr=rule)
 
 
-lax.later_names["scatter_apply"] = scatter_apply
+jnp.indexing_ops.update(scatter_apply=scatter_apply)
 
 
 def _scatter_mul_jvp(primals, tangents, **params):
@@ -222,8 +212,9 @@ def _scatter_mul_jvp(primals, tangents, **params):
         if not params["unique_indices"]:
             raise NotImplementedError("scatter_mul gradients are only implemented if "
                                       "`unique_indices=True`")
-        add_params = dict(params, update_jaxpr=_update_jaxpr(scatter_add_p, get_aval(out).dtype))
-        term = lax.mul(operand, scatter_add_p.bind(_zeros(get_aval(operand)), indices, t_updates,
+        add_params = dict(params,
+                          update_jaxpr=scatter_update_jaxpr(scatter_add_p, get_aval(out).dtype))
+        term = lax.mul(operand, scatter_add_p.bind(zeros_of(get_aval(operand)), indices, t_updates,
                                                    **add_params))
         tangent = term if type(tangent) is Zero else lax.add(tangent, term)
     return out, tangent
@@ -258,15 +249,15 @@ def _scatter_jvp(primals, tangents, **params):
                          lax.full(u_aval.shape, 1, np.uint32))
     scattered_ids = scatter(lax.full(x_aval.shape, 0, np.uint32), indices, update_ids, dn,
                             indices_are_sorted=params["indices_are_sorted"], mode=mode)
-    gdn, sizes = _scatter_to_gather(dn, x_aval, u_aval)
+    gdn, sizes = scatter_to_gather(dn, x_aval, u_aval)
     gathered_ids = gather(scattered_ids, indices, gdn, sizes)
     def mask_operand(x):          # zero where an update overwrote the operand
         kept = lax.eq(scattered_ids, lax.full(x_aval.shape, 0, np.uint32))
-        return lax.select_n(kept, _zeros(x_aval), x)
+        return lax.select_n(kept, zeros_of(x_aval), x)
 
     def mask_updates(u):          # zero the updates that lost
         kept = lax.eq(update_ids, gathered_ids)
-        return lax.select_n(kept, _zeros(u_aval), u)
+        return lax.select_n(kept, zeros_of(u_aval), u)
     add = dict(indices_are_sorted=params["indices_are_sorted"], mode=mode)
     masked_operand, masked_updates = mask_operand(operand), mask_updates(updates)
     masked_t_operand, masked_t_updates = mask_operand(t_operand), mask_updates(t_updates)
@@ -287,17 +278,17 @@ def _scatter_extremal_jvp(primitive):
         t_operand, t_updates = instantiate_zeros(t_operand), instantiate_zeros(t_updates)
         dn = params["dimension_numbers"]
         x_aval, u_aval = get_aval(operand), get_aval(updates)
-        gdn, sizes = _scatter_to_gather(dn, x_aval, u_aval)
+        gdn, sizes = scatter_to_gather(dn, x_aval, u_aval)
         read = lambda a: gather(a, indices, gdn, sizes)
         initial, target = read(operand), read(out)
         won, kept = lax.eq(updates, target), lax.eq(initial, target)
         ones = lax.full(u_aval.shape, 1, u_aval.dtype)
-        num_updates = read(scatter_add(_zeros(x_aval), indices,
-                                       lax.select_n(won, _zeros(u_aval), ones), dn))
-        num_refs = read(scatter_add(_zeros(x_aval), indices, ones, dn))
+        num_updates = read(scatter_add(zeros_of(x_aval), indices,
+                                       lax.select_n(won, zeros_of(u_aval), ones), dn))
+        num_refs = read(scatter_add(zeros_of(x_aval), indices, ones, dn))
         updates_norm = lax.select_n(kept, 1.0 / num_updates, 1.0 / (num_updates + 1))
-        updates_coef = lax.select_n(won, _zeros(u_aval), updates_norm)
-        operand_norm = lax.select_n(kept, _zeros(u_aval), 1.0 / (num_updates + 1))
+        updates_coef = lax.select_n(won, zeros_of(u_aval), updates_norm)
+        operand_norm = lax.select_n(kept, zeros_of(u_aval), 1.0 / (num_updates + 1))
         operand_coef = (-1.0 + operand_norm) / num_refs
         t_new = read(t_operand) * operand_coef + t_updates * updates_coef
         return out, scatter_add(t_operand, indices, t_new, dn,
@@ -314,12 +305,12 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, mode
     updates_aval = updates.aval if is_linear(updates) else get_aval(updates)
     ct_operand = ct_updates = None
     if is_linear(operand):
-        ct_operand = scatter_p.bind(ct, indices, _zeros(updates_aval),
+        ct_operand = scatter_p.bind(ct, indices, zeros_of(updates_aval),
                                     dimension_numbers=dimension_numbers, mode=mode,
                                     indices_are_sorted=indices_are_sorted,
                                     unique_indices=unique_indices, **params)
     if is_linear(updates):
-        gdn, sizes = _scatter_to_gather(dimension_numbers, get_aval(ct), updates_aval)
+        gdn, sizes = scatter_to_gather(dimension_numbers, get_aval(ct), updates_aval)
         ct_updates = gather(ct, indices, gdn, sizes, mode=mode, fill_value=0,
                             indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
     return [ct_operand, None, ct_updates]
@@ -437,5 +428,5 @@ def _check_top_k(operand, *, k, axis):
 for _p, _check in [(dynamic_slice_p, _check_dynamic_slice),
                    (dynamic_update_slice_p, _check_dynamic_update_slice),
                    (gather_p, _check_gather), (sort_p, _check_sort), (top_k_p, _check_top_k),
-                   *((_p, _check_scatter) for _p in _SCATTERS)]:
+                   *((_p, _check_scatter) for _p in SCATTERS)]:
     shape_checks[_p] = _check

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
                             abstract_eval_rules, api_boundary, escaped_tracer_error, get_aval,
                             is_literal, set_current_trace)

@@ -336,7 +336,7 @@ def _frozen(tree):
     return tuple(leaves), treedef
 
 
-def _flatten_prefix(what: str, prefix, treedef, whose: str, api: str = "jit") -> list:
+def flatten_prefix(what: str, prefix, treedef, whose: str, api: str = "jit") -> list:
     """One entry per leaf of `treedef`, from `prefix`, a pytree prefix of it."""
     try:
         return broadcast_prefix(prefix, tree_unflatten(treedef, [0] * treedef.num_leaves),

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray, Trace,
                             Tracer, abstract_eval_rules, api_boundary, get_aval, impl_rules,
@@ -317,9 +317,6 @@ def stop_gradient(x):
     if isinstance(trace_ctx.trace, EvalTrace):
         return x
     return tree_map(lax.stop_gradient_p.bind, x)
-
-
-lax.later_names["stop_gradient"] = stop_gradient
 
 
 def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence, instantiate: bool = True):

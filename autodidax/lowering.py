@@ -15,7 +15,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.core import Primitive, ShapedArray, canonicalize_dtype
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from autodidax.jvp import add_any_p

@@ -9,7 +9,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.lowering import (aval_to_ir_type, compare, dense_int_array, full_like_aval,
                                 ir_constant, lowering_rules, nary_lowering, reduce_lowering,
                                 reducer_region)

@@ -9,7 +9,8 @@ import operator
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
+from autodidax.jvp import stop_gradient
 from autodidax import numpy as jnp
 from autodidax.core import Tracer, canonicalize_dtype, wrap_public_functions
 from autodidax.jit import jit
@@ -22,7 +23,7 @@ tanh = jnp.tanh
 def relu(x):
     """max(x, 0), with derivative 0 at 0 (as JAX's, which uses custom_jvp)."""
     x = jnp.asarray(x)
-    return jnp.where(x > 0, x, lax.stop_gradient(jnp.maximum(x, 0)))
+    return jnp.where(x > 0, x, stop_gradient(jnp.maximum(x, 0)))
 
 
 @jit
@@ -30,7 +31,7 @@ def relu6(x):
     """min(max(x, 0), 6), with derivative 0 at 0 and 6 (as JAX's)."""
     x = jnp.asarray(x)
     inside = jnp.logical_and(x > 0, x < 6)
-    return jnp.where(inside, x, lax.stop_gradient(jnp.minimum(jnp.maximum(x, 0), 6.0)))
+    return jnp.where(inside, x, stop_gradient(jnp.minimum(jnp.maximum(x, 0), 6.0)))
 
 
 def sigmoid(x):
@@ -97,7 +98,7 @@ def softmax(x, axis=-1, where=None):
     """exp(x) / sum(exp(x)) along `axis`, computed after subtracting the maximum."""
     x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
+    unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
     result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
     if where is not None:
         result = jnp.where(where, result, 0)
@@ -110,7 +111,7 @@ def log_softmax(x, axis=-1, where=None):
     x = jnp.asarray(x)
     x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    shifted = x_safe - lax.stop_gradient(x_max)
+    shifted = x_safe - stop_gradient(x_max)
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
     result = shifted - shifted_logsumexp
     if where is not None:

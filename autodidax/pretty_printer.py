@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 
 
 class Doc:

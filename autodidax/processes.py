@@ -14,9 +14,9 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 
 from autodidax.core import ShapedArray
-from autodidax.runtime import (Array, _backends, cpu_client_options, device_put,
+from autodidax.runtime import (Array, backend_clients, cpu_client_options, device_put,
                                process_count)
-from autodidax.sharding import _is_local, _xla_sharding
+from autodidax.sharding import is_local_device, to_xla_sharding
 from autodidax.tree_util import tree_leaves, tree_map
 
 
@@ -36,7 +36,7 @@ class _Distributed:
         """Start (in process 0) and connect to the coordination service at
         `coordinator_address` ("host:port"); the CPU client made afterwards spans all the
         processes. Waits until all `num_processes` have connected."""
-        if _backends:                                                   # JAX's words
+        if backend_clients:                                             # JAX's words
             raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
                                "calls that might initialise the XLA backend. This includes "
                                "any computation, but also calls to jax.devices, "
@@ -119,7 +119,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
         raise ValueError(f"If `dtype` is provided to `jax.{name}`, it must match the dtype of "
                          f"the addressable shards. Got dtype={dtype} and shard "
                          f"dtype={arrays[0].dtype}`.")
-    local = [d for d in sharding._device_assignment if _is_local(d)]
+    local = [d for d in sharding._device_assignment if is_local_device(d)]
     by_id = {a.device.id: a for a in arrays}
     if len(arrays) != len(local):                                       # JAX's words
         raise ValueError(f"Expected {len(local)} per-device arrays (this is how many devices "
@@ -151,7 +151,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
                              f"array shape {a.shape}. Shape of Array is {aval.str_short(False)} "
                              f"with sharding {sharding}")
     bufs = [by_id[d.id]._buf for d in local]    # in the order of the sharding's devices
-    return Array(xc.ArrayImpl(aval, _xla_sharding(sharding, aval.ndim), bufs, True,
+    return Array(xc.ArrayImpl(aval, to_xla_sharding(sharding, aval.ndim), bufs, True,
                               _skip_checks=True), sharding)
 
 
@@ -159,7 +159,7 @@ def _process_blocks(sharding, dim: int, ndim: int) -> int | None:
     """Into how many distinct blocks the processes split dimension `dim`; None if they split it
     unevenly (processes holding different numbers of slices, or overlapping ones)."""
     devs = sharding._device_assignment
-    if sharding.is_fully_replicated or all(_is_local(d) for d in devs):
+    if sharding.is_fully_replicated or all(is_local_device(d) for d in devs):
         return 1
     held = collections.defaultdict(set)          # process -> the slices of `dim` it holds
     for d, index in sharding.devices_indices_map((len(devs),) * ndim).items():
@@ -185,7 +185,7 @@ def _from_local_data(sharding, local, global_shape) -> Array:
     if None in global_shape:
         raise ValueError(f"global_shape={global_shape} has Nones. This is not supported.")
     mine = {d: index for d, index in sharding.devices_indices_map(global_shape).items()
-            if _is_local(d)}
+            if is_local_device(d)}
     first = next(iter(mine.values()))
     step = [len(range(*s.indices(n))) for s, n in zip(first, global_shape)]
     # Along each dimension, the starts of the slices this process holds, in order: the k-th

@@ -29,7 +29,7 @@ def make_cpu_client():
 
 backend_factories = {"cpu": make_cpu_client, "cuda": make_cuda_client}
 _PLATFORM_ALIASES = {"gpu": "cuda"}
-_backends: dict = {}     # platform -> client, made on first use
+backend_clients: dict = {}     # platform -> client, made on first use
 _default_platform = "cpu"      # changed by `config.update("jax_platforms", ...)`, below
 
 
@@ -42,7 +42,7 @@ def get_backend(platform: str | None = None):
     if platform is not None and not isinstance(platform, str):
         return platform                                 # a client already
     name = _PLATFORM_ALIASES.get(platform, platform) if platform else default_backend()
-    client = _backends.get(name)
+    client = backend_clients.get(name)
     if client is not None:
         return client
     factory = backend_factories.get(name)
@@ -58,7 +58,7 @@ def get_backend(platform: str | None = None):
             f"Backend {platform!r} is not available: no CUDA PJRT plugin is installed. On a "
             f"machine with an NVIDIA GPU, `pip install jax-cuda12-pjrt=={jaxlib_version}` (or "
             "jax-cuda13-pjrt) installs one. Available here: 'cpu'.")
-    _backends[name] = client
+    backend_clients[name] = client
     return client
 
 
@@ -69,7 +69,7 @@ def backends() -> dict:
             get_backend(name)
         except RuntimeError:
             pass
-    return dict(_backends)
+    return dict(backend_clients)
 
 
 @api_boundary
@@ -196,7 +196,7 @@ core.array_placement_rules.update(device=lambda array: local_devices(backend="cp
 _placements: dict = {}     # device -> (sharding, [device]), made once per device
 
 
-def _placement(device):
+def placement_of(device):
     p = _placements.get(device)
     if p is None:
         p = _placements[device] = (xc.GSPMDSharding((device,), xc.OpSharding()), [device])
@@ -219,7 +219,7 @@ def _dense(x: np.ndarray, dtype) -> np.ndarray:
     return x if x.dtype == dtype and x.flags.c_contiguous else np.ascontiguousarray(x, dtype)
 
 
-def _host_value(x):
+def host_value(x):
     """(aval, NumPy value, whether nobody else can write its memory) of what `device_put`
     takes: a host array, a NumPy array or a Python scalar."""
     if type(x) is np.ndarray:        # the common case, first
@@ -250,8 +250,8 @@ def _put(x, device) -> Array:
         x = core.Array(x._value, x.weak_type)   # to another device, through the host
     if isinstance(x, Tracer):
         return x                # under a transformation, placement is not part of the program
-    aval, value, owned = _host_value(x)
-    sharding, devs = _placement(device)
+    aval, value, owned = host_value(x)
+    sharding, devs = placement_of(device)
     # (committed, copy, host buffer semantics, enable_x64), by position ("How fast?")
     return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
                                        _ZERO_COPY, True))
@@ -285,7 +285,7 @@ class Executable:
         self._handlers = self._result_handlers()
 
     def _result_handlers(self) -> list:
-        sharding = _placement(self.device)[0]
+        sharding = placement_of(self.device)[0]
         return [xc.array_result_handler(a, sharding, True, True) for a in self.out_avals]
 
     def run_arrays(self, args, avals) -> list[Array]:
@@ -298,7 +298,7 @@ class Executable:
 
     def _put_copy(self, x, aval):
         """A NumPy array put on the device, copied (by jaxlib, whatever its strides)."""
-        sharding, devs = _placement(self.device)
+        sharding, devs = placement_of(self.device)
         value = x if x.dtype is aval.dtype else x.astype(aval.dtype)
         return xc.batched_device_put(aval, sharding, [value], devs, True, True, _ZERO_COPY, True)
 

@@ -20,7 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import core, lax
+from autodidax import core, lax_core as lax
 from autodidax.autodiff import shard_map_lowerings
 from autodidax.batching import extend_axis_env, psum_p
 from autodidax.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, reduce_scatter_p
@@ -33,11 +33,11 @@ from autodidax.error_texts import (
     indivisible_error, mesh_mismatch_error, mesh_repr, mesh_str, named_sharding_repr,
     no_mesh_error, shard_repr, spec_axes, too_few_devices_error)
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, trace_to_jaxpr
-from autodidax.jit import (_flatten_prefix, executable_for, hoist_tracer_consts,
+from autodidax.jit import (flatten_prefix, executable_for, hoist_tracer_consts,
                            placement_rules, signature_context)
 from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules,
                                 reducer_region)
-from autodidax.runtime import (Array, Executable, _backends, _host_value, _placement,
+from autodidax.runtime import (Array, Executable, backend_clients, host_value, placement_of,
                                compile_or_get_cached, config, cpu_client_options, default_device,
                                device_put, devices, executable_kinds, multi_device_rules)
 from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -47,7 +47,7 @@ def _apply_num_cpu_devices(value):
     value = int(value)
     if value == config.jax_num_cpu_devices:
         return value
-    if _backends:
+    if backend_clients:
         raise RuntimeError(NUM_CPU_DEVICES_TOO_LATE)
     if value < 0:
         cpu_client_options.pop("num_devices", None)   # XLA_FLAGS decides, as in JAX
@@ -307,7 +307,7 @@ def addressable_shards(self) -> list[Shard]:
         shape = part_shape(index[device], self.shape)
         # The pieces come without avals of ours: give each one.
         piece = buf._rewrap_with_aval_and_sharding(self.aval.update(shape=shape),
-                                                   _placement(device)[0])
+                                                   placement_of(device)[0])
         shards.append(Shard(device, index[device], replica[device], Array(piece)))
     return shards
 
@@ -337,7 +337,7 @@ def _sharding(array):
 _xla_shardings: dict = {}      # (sharding, ndim) -> jaxlib's GSPMDSharding
 
 
-def _xla_sharding(sharding, ndim: int):
+def to_xla_sharding(sharding, ndim: int):
     """jaxlib's form of `sharding` for arrays of `ndim` dimensions, made once."""
     xs = _xla_shardings.get((sharding, ndim))
     if xs is None:
@@ -346,7 +346,7 @@ def _xla_sharding(sharding, ndim: int):
     return xs
 
 
-def _is_local(device) -> bool:
+def is_local_device(device) -> bool:
     return device.process_index == device.client.process_index()
 
 
@@ -355,7 +355,7 @@ def _local_parts(sharding, shape: tuple) -> tuple:
     """(the devices of this process in `sharding`'s order, the part of an array of `shape` that
     each holds, whether some part is held by several devices): made once per layout and shape."""
     index = devices_indices(sharding, shape)
-    devs = tuple(d for d in sharding._device_assignment if _is_local(d))
+    devs = tuple(d for d in sharding._device_assignment if is_local_device(d))
     replicas = len({_index_key(i) for i in index.values()}) < len(index)
     return devs, tuple(index[d] for d in devs), replicas
 
@@ -368,9 +368,9 @@ def _put_sharded(x, sharding) -> Array:
         x = core.Array(x._value, x.weak_type)   # from other devices, through the host
     if isinstance(x, Tracer):
         return x
-    aval, value, owned = _host_value(x)
+    aval, value, owned = host_value(x)
     devs, parts, replicas = _local_parts(sharding, aval.shape)
-    xla_sharding = _xla_sharding(sharding, aval.ndim)
+    xla_sharding = to_xla_sharding(sharding, aval.ndim)
     if not replicas:          # jaxlib puts every part on its device and makes the array at once
         return Array(xc.batched_device_put(aval, xla_sharding, [value[i] for i in parts], devs,
                                            True, not owned, enable_x64=True), sharding)
@@ -380,7 +380,7 @@ def _put_sharded(x, sharding) -> Array:
     for d, i in zip(devs, parts):
         part = value[i]
         copy = not (owned and part.flags.c_contiguous)
-        bufs.append(xc.batched_device_put(aval.update(shape=part.shape), _placement(d)[0],
+        bufs.append(xc.batched_device_put(aval.update(shape=part.shape), placement_of(d)[0],
                                           [np.ascontiguousarray(part)], [d], True, copy,
                                           enable_x64=True))
     return Array(xc.ArrayImpl(aval, xla_sharding, bufs, True, _skip_checks=True), sharding)
@@ -506,12 +506,12 @@ def jit_placement(jitted, key, entry) -> Placement | None:
         if has_kwargs:
             raise ValueError("jit does not support keyword arguments when in_shardings is "
                              "specified: pass the arguments by position")
-        given = _flatten_prefix("in_shardings", jitted.in_shardings, in_tree,
+        given = flatten_prefix("in_shardings", jitted.in_shardings, in_tree,
                                 "positional arguments")
         ins = [g if g is not None else a for g, a in zip(given, ins)]
     outs = [None] * len(entry.jaxpr.out_avals)
     if jitted.out_shardings is not None:
-        outs = _flatten_prefix("out_shardings", jitted.out_shardings, entry.out_tree, "outputs")
+        outs = flatten_prefix("out_shardings", jitted.out_shardings, entry.out_tree, "outputs")
     # A partition spec is a sharding over the mesh in context at the call (`set_mesh`).
     ins, outs = ([s._as_sharding("jit") if hasattr(s, "_as_sharding") else s for s in ss]
                  for ss in (ins, outs))
@@ -598,7 +598,7 @@ class PartitionedExecutable(Executable):
         return options.get("in_shardings") is not None
 
     def _result_handlers(self) -> list:
-        return [xc.array_result_handler(a, _xla_sharding(s, a.ndim), True, True)
+        return [xc.array_result_handler(a, to_xla_sharding(s, a.ndim), True, True)
                 for a, s in zip(self.out_avals, self.out_shardings)]
 
     def __call__(self, *args) -> list:
@@ -621,7 +621,7 @@ executable_kinds["partitioned"] = PartitionedExecutable
 sharding_constraint_p = Primitive("sharding_constraint")
 
 
-def _constrain(x, sharding):
+def constrain_leaf(x, sharding):
     if isinstance(sharding, PartitionSpec):
         sharding = spec_to_sharding(sharding, "with_sharding_constraint")
     if not isinstance(sharding, NamedSharding):
@@ -635,8 +635,8 @@ def _constrain(x, sharding):
 def with_sharding_constraint(x, shardings):
     """`x` (a pytree), laid out as `shardings` (one sharding, or a pytree prefix of `x`'s)."""
     if isinstance(shardings, (NamedSharding, PartitionSpec)):
-        return tree_map(lambda leaf: _constrain(leaf, shardings), x)
-    return tree_map(_constrain, x, shardings)
+        return tree_map(lambda leaf: constrain_leaf(leaf, shardings), x)
+    return tree_map(constrain_leaf, x, shardings)
 
 
 impl_rules[sharding_constraint_p] = lambda x, *, sharding, **_: device_put(x, sharding)
@@ -649,14 +649,13 @@ def _constraint_lowering(ctx, x, *, sharding, **_):
 
 
 lowering_rules[sharding_constraint_p] = _constraint_lowering
-lax.later_names["with_sharding_constraint"] = with_sharding_constraint
 
 
 shard_map_p = Primitive("shard_map")
 shard_map_p.multiple_results = True
 
 
-def _block_aval(mesh: Mesh, spec, aval, what: str):
+def block_aval(mesh: Mesh, spec, aval, what: str):
     """The aval of one device's block of an array of type `aval` cut as `spec` says."""
     axes = NamedSharding(mesh, spec)._axes(aval.ndim)
     shape = list(aval.shape)
@@ -695,9 +694,9 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
         if key in programs:            # called again outside transformations: just run it
             program, out_tree = programs[key]
             return tree_unflatten(out_tree, program(*flat))
-        specs = _flatten_prefix("in_specs", in_specs, in_tree, "positional arguments",
+        specs = flatten_prefix("in_specs", in_specs, in_tree, "positional arguments",
                                 "shard_map")
-        avals = [_block_aval(mesh, s, get_aval(x), f"argument {i}")
+        avals = [block_aval(mesh, s, get_aval(x), f"argument {i}")
                  for i, (x, s) in enumerate(zip(flat, specs))]
         out_trees = []
 
@@ -707,8 +706,8 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
             out_trees.append(tree)
             return leaves
 
-        closed, hoisted, all_specs = _trace_body(mesh, body, avals, specs)
-        out_flat_specs = _flatten_prefix("out_specs", out_specs, out_trees[0], "outputs",
+        closed, hoisted, all_specs = trace_shard_body(mesh, body, avals, specs)
+        out_flat_specs = flatten_prefix("out_specs", out_specs, out_trees[0], "outputs",
                                          "shard_map")
         params = dict(check_vma=check_vma,    # in JAX's order
                       in_specs=all_specs, jaxpr=closed, mesh=mesh,
@@ -740,7 +739,7 @@ def _shard_map_mesh(mesh, axis_names) -> Mesh:
 
 
 @contextlib.contextmanager
-def _mesh_axes(mesh: Mesh):
+def mesh_axes(mesh: Mesh):
     """Inside the block, the mesh's axes are bound as named axes (chapter 4)."""
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape.items():
@@ -748,11 +747,11 @@ def _mesh_axes(mesh: Mesh):
         yield
 
 
-def _trace_body(mesh: Mesh, body, avals, in_specs) -> tuple:
+def trace_shard_body(mesh: Mesh, body, avals, in_specs) -> tuple:
     """(the jaxpr of `body` on blocks of types `avals`, traced with the mesh's axes bound; the
     tracers it closes over, which become its first inputs; the specs of all its inputs, those
     replicated)."""
-    with _mesh_axes(mesh):
+    with mesh_axes(mesh):
         closed = trace_to_jaxpr(body, avals)
     closed, hoisted = hoist_tracer_consts(closed)
     return closed, hoisted, (PartitionSpec(),) * len(hoisted) + tuple(in_specs)
@@ -822,15 +821,15 @@ def replica_groups(mesh: Mesh, names) -> np.ndarray:
     return ids.transpose(pos + rest).reshape(size, -1).T
 
 
-def _groups_attr(mesh: Mesh, names) -> ir.Attribute:
+def replica_groups_attr(mesh: Mesh, names) -> ir.Attribute:
     return ir.DenseIntElementsAttr.get(np.ascontiguousarray(replica_groups(mesh, names),
                                                             dtype=np.int64))
 
 
-_CHANNEL = (1, 1)   # JAX's channel id and its kind, "device to device": the same for every op
+COLLECTIVE_CHANNEL = (1, 1)   # JAX's channel id and kind, "device to device": the same for every op
 
 
-def _collective(emit):
+def collective_lowering(emit):
     """A lowering rule: `emit(ctx, mesh, ...)` inside a shard_map body, an error elsewhere."""
     def rule(ctx, *args, **params):
         if not _manual_meshes:
@@ -851,8 +850,8 @@ def _all_reduce(combine):
         if any(isinstance(a, int) for a in axes):
             raise NotImplementedError("a collective over named and positional axes at once "
                                       "inside shard_map")
-        op = hlo.AllReduceOp([x.type], [x], _groups_attr(mesh, axes),
-                             channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+        op = hlo.AllReduceOp([x.type], [x], replica_groups_attr(mesh, axes),
+                             channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
                              use_global_device_ids=True)
         reducer_region(op, ctx.avals_in[0].dtype, combine)
         return [op.result]
@@ -868,8 +867,8 @@ def _all_gather(ctx, mesh, x, *, all_gather_dimension, axis_name, axis_size, til
         x = hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
                                  ir.DenseI64ArrayAttr.get(dims))
     op = hlo.AllGatherOp([aval_to_ir_type(ctx.avals_out[0])], [x], all_gather_dimension,
-                         _groups_attr(mesh, axis_name),
-                         channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+                         replica_groups_attr(mesh, axis_name),
+                         channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
                          use_global_device_ids=True)
     return [op.results[0]]
 
@@ -879,8 +878,8 @@ def _reduce_scatter(ctx, mesh, x, *, scatter_dimension, axis_name, axis_size, ti
     shape = list(aval.shape)
     shape[scatter_dimension] //= axis_size
     op = hlo.ReduceScatterOp(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
-                             scatter_dimension, _groups_attr(mesh, axis_name),
-                             channel_handle=hlo.ChannelHandle.get(*_CHANNEL),
+                             scatter_dimension, replica_groups_attr(mesh, axis_name),
+                             channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
                              use_global_device_ids=True)
     reducer_region(op, aval.dtype, hlo.add)
     out = op.result
@@ -904,4 +903,4 @@ for _prim, _combine in [(psum_p, hlo.add), (pmax_p, hlo.maximum), (pmin_p, hlo.m
     shard_map_lowerings[_prim] = _in_body(_all_reduce(_combine))     # chapter 9's rule asks
 for _prim, _emit in [(all_gather_p, _all_gather), (reduce_scatter_p, _reduce_scatter),
                      (axis_index_p, _axis_index)]:
-    lowering_rules[_prim] = _collective(_emit)
+    lowering_rules[_prim] = collective_lowering(_emit)

@@ -99,11 +99,104 @@ def test_modules_import_only_earlier_entries():
     """book.toml's order is the dependency order: walking it, no chapter's module imports a module
     that a later entry owns. (The hand-written public API, autodidax/__init__.py, imports all.)"""
     owner = {f"autodidax.{m}": i for i, ch in enumerate(CHAPTERS) for m in ch.modules}
-    late = [f"{CHAPTERS[i].notebook.stem}: {module}:{line} imports {name}, which "
-            f"{CHAPTERS[owner[name]].notebook.stem} owns"
-            for module, i in owner.items() for line, name in _autodidax_imports(_module_path(module))
+    chapters = [ch.notebook.stem for ch in CHAPTERS] + ["the hand-written public API"]
+    for name in PUBLIC:                     # they import every module: none may import them
+        owner[name] = len(CHAPTERS)
+    late = [f"{chapters[i]}: {module}:{line} imports {name}, which {chapters[owner[name]]} owns"
+            for module, i in owner.items() if i < len(CHAPTERS)
+            for line, name in _autodidax_imports(_module_path(module))
             if owner.get(name, -1) > i]
     assert not late, "modules import what a later chapter builds: " + "; ".join(late)
+
+
+# The public namespaces written by hand, as JAX's are (`jax/lax/__init__.py`, `jax/random.py`,
+# `jax/debug.py`), and the modules whose public functions they gather. Our names for two of
+# JAX's: chapter 15's `debug_print` is `jax.debug.print`, `debug_callback` is `jax.debug.callback`.
+PUBLIC = {
+    "autodidax.lax": ["lax_core", "jvp", "catalogue_rules", "batching", "collectives",
+                      "lowering_rest", "autodiff_rest", "control_flow", "control_flow_reference",
+                      "indexing", "indexing_rest", "bit_primitives", "sharding",
+                      "collectives_on_devices"],
+    "autodidax.random": ["prng", "distributions"],
+    "autodidax.debug": ["debugging", "collectives_on_devices"],
+}
+RENAMED = {"debug_print": "print", "debug_callback": "callback"}
+NOT_JAXS = {   # public names of ours that JAX's namespace has, for something else
+    "batching.broadcast": "JAX's batching.broadcast too, a helper of batching rules",
+    "jvp.full_like": "lax.full_like without its dtype, shape and sharding arguments",
+    "sharding.gather": "the host value of an array over several devices",
+    "control_flow_reference.clamp": "switch's clamp of its index, a primitive as JAX's is; "
+                                    "lax.clamp is appendix A6's composition",
+    "control_flow_reference.clamp_p": "the primitive of that clamp",
+}
+
+
+def test_public_namespaces_list_jax_names_only_and_all_of_ours():
+    """`dir()` of each public namespace shows JAX's names only (no helper leaks into
+    `jax.random`), and every public function, class or primitive of its home modules that JAX's
+    namespace has is in it: a new `lax` function cannot be left out of `autodidax/lax.py`."""
+    import importlib
+    problems = []
+    for public, homes in PUBLIC.items():
+        ours, theirs = importlib.import_module(public), importlib.import_module("jax" + public[9:])
+        jax_names = {n for n in dir(theirs) if not n.startswith("_")}
+        names = {n for n in dir(ours) if not n.startswith("_")}
+        problems += [f"{public}.{n} is not JAX's" for n in sorted(names - jax_names)]
+        seen = set()                        # a primitive is defined where it first appears
+        for home in homes:
+            module = importlib.import_module(f"autodidax.{home}")
+            for name, obj in vars(module).items():
+                mine = (getattr(obj, "__module__", None) == module.__name__
+                        or (type(obj).__name__ == "Primitive" and id(obj) not in seen))
+                seen.add(id(obj))
+                public_name = RENAMED.get(name, name)
+                if (mine and public_name in jax_names and not name.startswith("_")
+                        and f"{home}.{name}" not in NOT_JAXS
+                        and getattr(ours, public_name, None) is not obj):
+                    problems.append(f"{public} lacks {public_name} (autodidax.{home}.{name})")
+    assert not problems, "; ".join(problems)
+
+
+def _private_uses(source: str, own: str = ""):
+    """`(line, name)` for each private name (`_x`, not `__x__`) of another autodidax module that a
+    module's source imports (`from autodidax.a import _x`) or reads (`a._x`, `a` imported)."""
+    import ast
+    tree, modules, found = ast.parse(source), set(), []
+    private = lambda n: n.startswith("_") and not n.startswith("__")      # noqa: E731
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autodidax"):
+            if node.module != own:
+                found += [(node.lineno, a.name) for a in node.names if private(a.name)]
+            if node.module == "autodidax":
+                modules |= {a.asname or a.name for a in node.names if f"autodidax.{a.name}" != own}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names if a.asname and a.name.startswith("autodidax")
+                        and a.name != own}
+    found += [(node.lineno, f"{node.value.id}.{node.attr}") for node in ast.walk(tree)
+              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in modules and private(node.attr)]
+    return sorted(found)
+
+
+def test_the_private_uses_check_sees_both_forms():
+    bad = ["from autodidax.batching import _shape", "from autodidax import numpy as jnp\njnp._x(1)",
+           "import autodidax.runtime as rt\nrt._backends"]
+    assert all(_private_uses(s) for s in bad), [s for s in bad if not _private_uses(s)]
+    good = ["from autodidax.batching import shape_of", "from autodidax import lax_core as lax\nlax.add",
+            "from autodidax import jit\nx._y", "from autodidax.core import Array\nArray.__name__"]
+    assert not any(_private_uses(s) for s in good), [s for s in good if _private_uses(s)]
+
+
+def test_modules_use_only_public_names_of_each_other():
+    """A helper that a later module reuses has a public name (CONTRIBUTING.md): no module imports
+    another's `_private` name or reads one off another module."""
+    package = ROOT / "autodidax"
+    found = {}
+    for p in sorted(package.rglob("*.py")):
+        own = p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+        if uses := _private_uses(p.read_text(), own.removesuffix(".__init__")):
+            found[str(p.relative_to(ROOT))] = uses
+    assert not found, f"private names used across modules; make them public: {found}"
 
 
 def _foreign_assignments(source: str, own: str = ""):

@@ -198,6 +198,6 @@ def test_the_promotion_table_of_appendix_a1_is_jaxs():
     for a in ours:
         for b in ours:
             want = jax.dtypes.result_type(theirs[a], theirs[b], return_weak_type_flag=True)
-            assert jnp._promote_avals(ours[a], ours[b]) == want, (a, b)
+            assert jnp.promote_avals(ours[a], ours[b]) == want, (a, b)
             if a not in (int, float) and b not in (int, float):
                 assert jnp.promote_types(a, b) == want[0], (a, b)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.core import (Array, EvalTrace, LiteralArray, NonConcreteBooleanIndexError,
                             ShapedArray, Tracer, api_boundary, canonicalize_dtype, get_aval,
                             set_array_methods, trace_ctx, wrap_public_functions)
@@ -40,7 +40,7 @@ def _promote_two(a: np.dtype, b: np.dtype) -> np.dtype:
     return np.dtype(f"int{builtins.min(2 * unsigned.itemsize * 8, 32)}")
 
 
-def _promote_avals(*avals) -> tuple[np.dtype, bool]:
+def promote_avals(*avals) -> tuple[np.dtype, bool]:
     """The dtype of an elementwise result, and whether it is weakly typed."""
     strong = [a.dtype for a in avals if not a.weak_type]
     weak = [a.dtype for a in avals if a.weak_type]
@@ -72,7 +72,7 @@ def result_type(*args) -> np.dtype:
             avals.append(get_aval(a))
         else:
             avals.append(ShapedArray((), canonicalize_dtype(np.dtype(a))))
-    return _promote_avals(*avals)[0]
+    return promote_avals(*avals)[0]
 
 
 def _is_array(x):
@@ -109,7 +109,7 @@ def asarray(a, dtype=None):
                                             for e in a):
         leaves = _list_leaves(a)
         if dtype is None:
-            dtype = _promote_avals(*map(get_aval, leaves))[0] if leaves else _FLOAT32
+            dtype = promote_avals(*map(get_aval, leaves))[0] if leaves else _FLOAT32
         return _array_of_list(a, canonicalize_dtype(dtype))
     value = np.asarray(a)
     if value.dtype.kind in "OSUV":
@@ -150,7 +150,7 @@ def array(a, dtype=None):
     return asarray(a, dtype)
 
 
-def _promote_dtypes(*args, inexact=False):
+def promote_dtypes(*args, inexact=False):
     """Convert the arguments to their common dtype (and weak type, as JAX does); with
     `inexact`, to float32 if that dtype is an integer or bool one."""
     if builtins.all(map(_is_array, args)):    # arrays only, often of one type: nothing to do
@@ -161,7 +161,7 @@ def _promote_dtypes(*args, inexact=False):
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [_as_operand(a) for a in args]
     avals = [get_aval(a) for a in args]
-    dtype, weak = _promote_avals(*avals)
+    dtype, weak = promote_avals(*avals)
     if inexact and dtype.kind != "f":
         dtype = _FLOAT32
     return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, s, dtype, weak)
@@ -177,10 +177,10 @@ def _convert(a, from_scalar, dtype, weak):
     return lax.convert_element_type(a, dtype, weak_type=weak)
 
 
-def _promote(name, *args):
+def promote_args(name, *args):
     """Convert the arguments to their common dtype and make their ranks agree."""
-    _check_arraylike(name, *args)
-    args = _promote_dtypes(*args)
+    check_arraylike(name, *args)
+    args = promote_dtypes(*args)
     shapes = [a.shape for a in args]
     ranks = {len(s) for s in shapes if s}          # scalars go with any shape
     if len(ranks) < 2:            # equal ranks: the primitive checks the dimensions (TypeError)
@@ -227,35 +227,35 @@ def _numeric(x):
     return lax.convert_element_type(x, _INT32) if x.dtype == _BOOL else x
 def sign(x): return lax.sign(asarray(x))
 def square(x): return lax.square(_numeric(x))
-def subtract(x, y): return lax.sub(*_promote("sub", x, y))
-def maximum(x, y): return lax.max(*_promote("max", x, y))
-def minimum(x, y): return lax.min(*_promote("min", x, y))
-def greater(x, y): return lax.gt(*_promote("gt", x, y))
-def less(x, y): return lax.lt(*_promote("lt", x, y))
-def greater_equal(x, y): return lax.ge(*_promote("ge", x, y))
-def less_equal(x, y): return lax.le(*_promote("le", x, y))
-def equal(x, y): return lax.eq(*_promote("eq", x, y))
-def not_equal(x, y): return lax.ne(*_promote("ne", x, y))
+def subtract(x, y): return lax.sub(*promote_args("sub", x, y))
+def maximum(x, y): return lax.max(*promote_args("max", x, y))
+def minimum(x, y): return lax.min(*promote_args("min", x, y))
+def greater(x, y): return lax.gt(*promote_args("gt", x, y))
+def less(x, y): return lax.lt(*promote_args("lt", x, y))
+def greater_equal(x, y): return lax.ge(*promote_args("ge", x, y))
+def less_equal(x, y): return lax.le(*promote_args("le", x, y))
+def equal(x, y): return lax.eq(*promote_args("eq", x, y))
+def not_equal(x, y): return lax.ne(*promote_args("ne", x, y))
 absolute = abs
 
 
 def add(x, y):
-    x, y = _promote("add", x, y)
+    x, y = promote_args("add", x, y)
     return lax.bitwise_or(x, y) if x.dtype == _BOOL else lax.add(x, y)   # True + True is True
 
 
 def multiply(x, y):
-    x, y = _promote("mul", x, y)
+    x, y = promote_args("mul", x, y)
     return lax.bitwise_and(x, y) if x.dtype == _BOOL else lax.mul(x, y)
 
 
-def logical_and(x, y): return lax.bitwise_and(*_promote("and", *map(_to_bool, (x, y))))
-def logical_or(x, y): return lax.bitwise_or(*_promote("or", *map(_to_bool, (x, y))))
-def logical_xor(x, y): return lax.bitwise_xor(*_promote("xor", *map(_to_bool, (x, y))))
+def logical_and(x, y): return lax.bitwise_and(*promote_args("and", *map(_to_bool, (x, y))))
+def logical_or(x, y): return lax.bitwise_or(*promote_args("or", *map(_to_bool, (x, y))))
+def logical_xor(x, y): return lax.bitwise_xor(*promote_args("xor", *map(_to_bool, (x, y))))
 def logical_not(x): return lax.bitwise_not(_to_bool(x))
-def bitwise_and(x, y): return lax.bitwise_and(*_promote("and", x, y))
-def bitwise_or(x, y): return lax.bitwise_or(*_promote("or", x, y))
-def bitwise_xor(x, y): return lax.bitwise_xor(*_promote("xor", x, y))
+def bitwise_and(x, y): return lax.bitwise_and(*promote_args("and", x, y))
+def bitwise_or(x, y): return lax.bitwise_or(*promote_args("or", x, y))
+def bitwise_xor(x, y): return lax.bitwise_xor(*promote_args("xor", x, y))
 def bitwise_not(x): return lax.bitwise_not(asarray(x))
 
 
@@ -268,8 +268,8 @@ def _to_bool(x):
 
 
 def true_divide(x, y):
-    x, y = _promote_dtypes(x, y, inexact=True)
-    return lax.div(*_promote("div", x, y))
+    x, y = promote_dtypes(x, y, inexact=True)
+    return lax.div(*promote_args("div", x, y))
 
 
 divide = true_divide
@@ -286,14 +286,14 @@ def power(x, y):
             pass
         else:
             return lax.integer_pow(_numeric(x), n)
-    promoted = _promote("pow", x, y)        # JAX computes this first, even when unused
+    promoted = promote_args("pow", x, y)        # JAX computes this first, even when unused
     x, y = asarray(x), asarray(y)
     if x.dtype.kind == "f" and y.dtype.kind in "iu":
         return lax.pow(*_broadcast_ranks("pow", [x, y], [x.shape, y.shape]))
     return lax.pow(*promoted)
 
 
-def _jit_in_jaxprs(name, static_argnums=()):
+def jit_in_jaxprs(name, static_argnums=()):
     """JAX decorates some of its NumPy functions with `jax.jit`, so that a traced program shows
     each call as one `jit` equation: `jit[name=_where ...]`. `jit` comes in chapter 8, which
     registers in `staging_rules` how to stage such a call; until then, and whenever a rule
@@ -324,12 +324,12 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
     return _where(condition, x, y)
 
 
-@_jit_in_jaxprs("_where")
+@jit_in_jaxprs("_where")
 def _where(condition, x, y):
     condition = asarray(condition)
     if condition.dtype != _BOOL:
         condition = not_equal(condition, 0)
-    x, y = _promote("select_n", x, y)
+    x, y = promote_args("select_n", x, y)
     arrays = [x, y] if not condition.shape else [condition, x, y]  # select_n takes a scalar
     if len({a.shape for a in arrays}) > 1:                          # predicate as it is
         arrays = _broadcast_ranks("select_n", arrays, [a.shape for a in arrays])
@@ -361,7 +361,7 @@ def clip(arr, min=None, max=None, *, a_min=None, a_max=None):
     return _clip(asarray(arr), low, high)
 
 
-@_jit_in_jaxprs("clip")
+@jit_in_jaxprs("clip")
 def _clip(arr, low, high):
     arr = arr if low is None else maximum(low, arr)
     return arr if high is None else minimum(high, arr)
@@ -379,7 +379,7 @@ def cosh(x): return lax.cosh(_to_float(x))
 def arcsinh(x): return lax.asinh(_to_float(x))
 def arccosh(x): return lax.acosh(_to_float(x))
 def arctanh(x): return lax.atanh(_to_float(x))
-def arctan2(x1, x2): return lax.atan2(*_promote("atan2", *_promote_dtypes(x1, x2, inexact=True)))
+def arctan2(x1, x2): return lax.atan2(*promote_args("atan2", *promote_dtypes(x1, x2, inexact=True)))
 
 
 def _constant_like(x, value):
@@ -398,7 +398,7 @@ def log10(x):
 
 
 def logaddexp(x1, x2):
-    x1, x2 = _promote("logaddexp", *_promote_dtypes(x1, x2, inexact=True))
+    x1, x2 = promote_args("logaddexp", *promote_dtypes(x1, x2, inexact=True))
     amax, delta = lax.max(x1, x2), lax.sub(x1, x2)
     return lax.select_n(lax.ne(delta, delta),     # NaNs, or infinities of one sign: x1 + x2
                         lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
@@ -420,7 +420,7 @@ def trunc(x):
     return x if x.dtype.kind in "biu" else _trunc(x)
 
 
-@_jit_in_jaxprs("trunc")
+@jit_in_jaxprs("trunc")
 def _trunc(x):
     return _where(lax.lt(x, _constant_like(x, 0)), ceil(x), floor(x))
 
@@ -434,7 +434,7 @@ def round(a, decimals=0, out=None):
     return _round(asarray(a), decimals)
 
 
-@_jit_in_jaxprs("round", static_argnums=(1,))
+@jit_in_jaxprs("round", static_argnums=(1,))
 def _round(a, decimals):
     if a.dtype.kind in "iu":
         if decimals < 0:
@@ -456,7 +456,7 @@ def around(a, decimals=0, out=None):
     return _around(asarray(a), operator.index(_concrete(decimals, "jnp.around's decimals")))
 
 
-@_jit_in_jaxprs("around", static_argnums=(1,))
+@jit_in_jaxprs("around", static_argnums=(1,))
 def _around(a, decimals):
     return round(a, decimals)
 
@@ -466,7 +466,7 @@ def isnan(x):
     return lax.ne(x, x)
 
 
-@_jit_in_jaxprs("isinf")
+@jit_in_jaxprs("isinf")
 def isinf(x):
     x = asarray(x)
     if x.dtype.kind == "f":
@@ -494,7 +494,7 @@ def _isposneginf(infinity, x):
 _NAN_TO_NUM_DEFAULTS = (0.0, None, None)
 
 
-@_jit_in_jaxprs("nan_to_num")
+@jit_in_jaxprs("nan_to_num")
 def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
@@ -507,7 +507,7 @@ def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan` and the infinities by `posinf` and `neginf` (default:
     the largest and smallest finite values of the dtype)."""
-    _check_arraylike("nan_to_num", x)
+    check_arraylike("nan_to_num", x)
     x = asarray(x)
     if x.dtype.kind != "f":
         return x
@@ -517,21 +517,21 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return _nan_to_num(x, *extra)
 
 
-@_jit_in_jaxprs("heaviside")
+@jit_in_jaxprs("heaviside")
 def heaviside(x1, x2):
     """0 where `x1 < 0`, 1 where `x1 > 0`, and `x2` where `x1 == 0`."""
-    _check_arraylike("heaviside", x1, x2)
-    x1, x2 = _promote_dtypes(x1, x2, inexact=True)
+    check_arraylike("heaviside", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2, inexact=True)
     zero = _constant_like(x1, 0)
     return _where(lax.lt(x1, zero), zero,
                   _where(lax.gt(x1, zero), _constant_like(x1, 1), _where(isnan(x1), x1, x2)))
 
 
-@_jit_in_jaxprs("sinc")
+@jit_in_jaxprs("sinc")
 def sinc(x):
     """sin(pi x) / (pi x), and 1 at x = 0."""
-    _check_arraylike("sinc", x)
-    x, = _promote_dtypes(x, inexact=True)
+    check_arraylike("sinc", x)
+    x, = promote_dtypes(x, inexact=True)
     eq_zero = lax.eq(x, _constant_like(x, 0))
     pi_x = lax.mul(_constant_like(x, np.pi), x)
     safe_pi_x = _where(eq_zero, _constant_like(x, 1), pi_x)
@@ -540,7 +540,7 @@ def sinc(x):
 
 
 def _numeric_pair(name, x1, x2):
-    x1, x2 = _promote(name, x1, x2)
+    x1, x2 = promote_args(name, x1, x2)
     return (_numeric(x1), _numeric(x2)) if x1.dtype == _BOOL else (x1, x2)
 
 
@@ -548,7 +548,7 @@ def remainder(x1, x2):
     return _remainder(*_numeric_pair("rem", x1, x2))
 
 
-@_jit_in_jaxprs("remainder")
+@jit_in_jaxprs("remainder")
 def _remainder(x1, x2):
     zero = _constant_like(x1, 0)
     if x2.dtype.kind in "iu":
@@ -567,7 +567,7 @@ def floor_divide(x1, x2):
     return _floor_divide(*_numeric_pair("div", x1, x2))
 
 
-@_jit_in_jaxprs("floor_divide")
+@jit_in_jaxprs("floor_divide")
 def _floor_divide(x1, x2):
     if x1.dtype.kind == "u":
         return lax.div(x1, x2)
@@ -583,7 +583,7 @@ def divmod(x1, x2):
     return _divmod(*_numeric_pair("div", x1, x2))
 
 
-@_jit_in_jaxprs("divmod")
+@jit_in_jaxprs("divmod")
 def _divmod(x1, x2):
     if x1.dtype.kind in "iu":
         return floor_divide(x1, x2), remainder(x1, x2)
@@ -612,10 +612,10 @@ def isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
     return _isclose(a, b, *extra)      # constants of the traced function, not inputs
 
 
-@_jit_in_jaxprs("isclose", static_argnums=(4,))
+@jit_in_jaxprs("isclose", static_argnums=(4,))
 def _isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
              equal_nan=_ISCLOSE_DEFAULTS[2]):
-    a, b = _promote("isclose", *_promote_dtypes(a, b, inexact=True))
+    a, b = promote_args("isclose", *promote_dtypes(a, b, inexact=True))
     rtol, atol = (LiteralArray(np.asarray(t, a.dtype)) if type(t) in _PYTHON_SCALARS
                   else lax.convert_element_type(asarray(t), a.dtype) for t in (rtol, atol))
     both_nan = logical_and(isnan(a), isnan(b))
@@ -675,7 +675,7 @@ def reshape(a, *shape):
 def ravel(a): return reshape(a, -1)
 
 
-def _canonical_axis(axis, ndim):
+def canonical_axis(axis, ndim):
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
@@ -684,14 +684,14 @@ def _canonical_axis(axis, ndim):
 
 def transpose(a, axes=None):
     a = asarray(a)
-    axes = range(a.ndim)[::-1] if axes is None else [_canonical_axis(d, a.ndim) for d in axes]
+    axes = range(a.ndim)[::-1] if axes is None else [canonical_axis(d, a.ndim) for d in axes]
     return lax.transpose(a, axes)
 
 
 def swapaxes(a, axis1, axis2):
     a = asarray(a)
     perm = list(range(a.ndim))
-    i, j = _canonical_axis(axis1, a.ndim), _canonical_axis(axis2, a.ndim)
+    i, j = canonical_axis(axis1, a.ndim), canonical_axis(axis2, a.ndim)
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 
@@ -699,8 +699,8 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     a = asarray(a)
     perm = list(range(a.ndim))
-    perm.insert(_canonical_axis(destination, a.ndim),
-                perm.pop(_canonical_axis(source, a.ndim)))
+    perm.insert(canonical_axis(destination, a.ndim),
+                perm.pop(canonical_axis(source, a.ndim)))
     return a if perm == list(range(a.ndim)) else lax.transpose(a, perm)
 
 
@@ -708,7 +708,7 @@ def expand_dims(a, axis):
     a = asarray(a)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     ndim = a.ndim + len(axes)
-    return lax.expand_dims(a, sorted(_canonical_axis(d, ndim) for d in axes))
+    return lax.expand_dims(a, sorted(canonical_axis(d, ndim) for d in axes))
 
 
 def squeeze(a, axis=None):
@@ -716,34 +716,34 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = [i for i, d in enumerate(a.shape) if d == 1]
     else:
-        axes = [_canonical_axis(d, a.ndim) for d in ((axis,) if isinstance(axis, int) else axis)]
+        axes = [canonical_axis(d, a.ndim) for d in ((axis,) if isinstance(axis, int) else axis)]
     return lax.squeeze(a, axes) if axes else a
 
 
 def concatenate(arrays, axis=0):
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
-    arrays = _promote_dtypes(*arrays)
+    arrays = promote_dtypes(*arrays)
     if arrays[0].ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
-    return lax.concatenate(arrays, _canonical_axis(axis, arrays[0].ndim))
+    return lax.concatenate(arrays, canonical_axis(axis, arrays[0].ndim))
 
 
 def stack(arrays, axis=0):
-    arrays = _promote_dtypes(*arrays)
+    arrays = promote_dtypes(*arrays)
     if len({a.shape for a in arrays}) != 1:
         raise ValueError("all input arrays must have the same shape, got "
                          + ", ".join(str(a.shape) for a in arrays))
-    return lax.stack(arrays, _canonical_axis(axis, arrays[0].ndim + 1))
+    return lax.stack(arrays, canonical_axis(axis, arrays[0].ndim + 1))
 
 
-@_jit_in_jaxprs("atleast_1d")
+@jit_in_jaxprs("atleast_1d")
 def atleast_1d(a):
     a = asarray(a)
     return reshape(a, (1,)) if a.ndim == 0 else a
 
 
-@_jit_in_jaxprs("atleast_2d")
+@jit_in_jaxprs("atleast_2d")
 def atleast_2d(a):
     a = asarray(a)
     return lax.expand_dims(a, tuple(range(2 - a.ndim))) if a.ndim < 2 else a
@@ -765,10 +765,10 @@ def flip(m, axis=None):
     return _flip(asarray(m), tuple(axis) if isinstance(axis, list) else axis)
 
 
-@_jit_in_jaxprs("_flip", static_argnums=(1,))
+@jit_in_jaxprs("_flip", static_argnums=(1,))
 def _flip(m, axis):
     axes = range(m.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-    return lax.rev(m, sorted(_canonical_axis(a, m.ndim) for a in axes))
+    return lax.rev(m, sorted(canonical_axis(a, m.ndim) for a in axes))
 
 
 def _canonical_shape(shape) -> tuple:
@@ -817,7 +817,7 @@ def arange(start, stop=None, step=None, dtype=None):
         if v is not None and np.ndim(v) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     given = [asarray(v) for v in (start, stop, step) if v is not None]
-    dtype = canonicalize_dtype(dtype) if dtype is not None else _promote_avals(
+    dtype = canonicalize_dtype(dtype) if dtype is not None else promote_avals(
         *(v.aval for v in given))[0]
     if stop is None:
         start, stop = 0, start
@@ -879,7 +879,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """`base ** linspace(start, stop, num)`: `num` values evenly spaced on a log scale."""
     if axis != 0:
         raise NotImplementedError("jnp.logspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(_promote_avals(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
     lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute)
@@ -890,7 +890,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """`num` values from `start` to `stop`, each a constant factor from the one before."""
     if axis != 0:
         raise NotImplementedError("jnp.geomspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(_promote_avals(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
     start, stop = asarray(start, compute), asarray(stop, compute)
@@ -909,7 +909,7 @@ def _reduction_axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if not isinstance(axis, (tuple, list)) else axis
-    axes = tuple(_canonical_axis(a, ndim) for a in axes)
+    axes = tuple(canonical_axis(a, ndim) for a in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis}")
     return axes
@@ -920,10 +920,10 @@ def _check_out(name, out, *arrays):
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: JAX "
                                   "arrays are immutable, use the returned value instead.")
-    _check_arraylike(name, *arrays)
+    check_arraylike(name, *arrays)
 
 
-def _check_arraylike(name, *args):
+def check_arraylike(name, *args):
     """A list or tuple is not an array to JAX's functions (only `jnp.asarray` and `jnp.array`
     turn them into one): `jnp.sum([1, 2])` would hide a slow conversion, so it is refused."""
     for i, a in enumerate(args):
@@ -1002,7 +1002,7 @@ def _static_axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
-@_jit_in_jaxprs("_var", static_argnums=(1, 2, 4))
+@jit_in_jaxprs("_var", static_argnums=(1, 2, 4))
 def _var(a, axis, dtype, correction, keepdims):
     """The variance as JAX computes it: the mean of the squared deviations, divided by the count
     less `correction` (NumPy's `ddof`), and NaN where that is not positive."""
@@ -1020,7 +1020,7 @@ def _var(a, axis, dtype, correction, keepdims):
     return _where(greater(normalizer, 0), result, np.nan)
 
 
-@_jit_in_jaxprs("_std", static_argnums=(1, 2, 4))
+@jit_in_jaxprs("_std", static_argnums=(1, 2, 4))
 def _std(a, axis, dtype, correction, keepdims):
     return lax.sqrt(_var(a, axis, dtype, correction, keepdims))
 
@@ -1058,7 +1058,7 @@ def _arg_extremum(name, primitive_fun, a, axis, out, keepdims):
             raise ValueError(f"attempt to get {name} of an empty sequence")
         result = primitive_fun(ravel(a), 0, _INT32)
         return lax.expand_dims(result, range(a.ndim)) if keepdims else result
-    axis = _canonical_axis(axis, a.ndim)
+    axis = canonical_axis(axis, a.ndim)
     if a.shape[axis] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
     result = primitive_fun(a, axis, _INT32)
@@ -1106,7 +1106,7 @@ def _cumulative(reducer, a, axis, dtype):
     """As JAX's `_cumulative_reduction`: `axis=None` flattens; booleans accumulate in int32."""
     if axis is None:
         a, axis = lax.reshape(a, (a.size,)), 0
-    axis = _canonical_axis(axis, a.ndim)
+    axis = canonical_axis(axis, a.ndim)
     dtype = canonicalize_dtype(dtype) if dtype is not None else (
         _INT32 if a.dtype == _BOOL else a.dtype)
     if a.dtype != dtype:
@@ -1114,24 +1114,24 @@ def _cumulative(reducer, a, axis, dtype):
     return reducer(a, axis)
 
 
-@_jit_in_jaxprs("cumsum", static_argnums=(1, 2))
+@jit_in_jaxprs("cumsum", static_argnums=(1, 2))
 def _cumsum(a, axis, dtype):
     return _cumulative(lax.cumsum, a, axis, dtype)
 
 
-@_jit_in_jaxprs("cumprod", static_argnums=(1, 2))
+@jit_in_jaxprs("cumprod", static_argnums=(1, 2))
 def _cumprod(a, axis, dtype):
     return _cumulative(lax.cumprod, a, axis, dtype)
 
 
 def matmul(a, b):
-    _check_arraylike("matmul", a, b)
+    check_arraylike("matmul", a, b)
     a, b = _as_operand(a), _as_operand(b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              "ndim 0")
-    a, b = _promote_dtypes(a, b)
+    a, b = promote_dtypes(a, b)
     a_mat, b_mat = a.ndim > 1, b.ndim > 1
     a_lead, b_lead = a.shape[:-2] if a_mat else (), b.shape[:-2] if b_mat else ()
     n = builtins.max(len(a_lead), len(b_lead))
@@ -1179,8 +1179,8 @@ def matmul(a, b):
 def tensordot(a, b, axes=2):
     """Contract the last `axes` dimensions of `a` with the first of `b` (an int), or the
     dimensions listed for each (a pair of sequences): one `dot_general`."""
-    _check_arraylike("tensordot", a, b)
-    a, b = _promote_dtypes(a, b)
+    check_arraylike("tensordot", a, b)
+    a, b = promote_dtypes(a, b)
     if type(axes) is int:
         if axes > builtins.min(a.ndim, b.ndim):
             raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks "
@@ -1191,8 +1191,8 @@ def tensordot(a, b, axes=2):
         if len(a_axes) != len(b_axes):
             raise TypeError("tensordot requires axes lists to have equal length, got "
                             f"{a_axes} and {b_axes}.")
-        a_axes = tuple(_canonical_axis(i, a.ndim) for i in a_axes)
-        b_axes = tuple(_canonical_axis(i, b.ndim) for i in b_axes)
+        a_axes = tuple(canonical_axis(i, a.ndim) for i in a_axes)
+        b_axes = tuple(canonical_axis(i, b.ndim) for i in b_axes)
     return lax.dot_general(a, b, ((a_axes, b_axes), ((), ())), preferred_element_type=a.dtype)
 
 
@@ -1235,7 +1235,7 @@ def repeat(a, repeats, axis=None):
                                   "autodidax: pass an int")
     if axis is None:
         a, axis = ravel(a), 0
-    axis = _canonical_axis(axis, a.ndim)
+    axis = canonical_axis(axis, a.ndim)
     wide = a.shape[:axis + 1] + (repeats,) + a.shape[axis + 1:]
     a = lax.broadcast_in_dim(a, wide, [i for i in range(len(wide)) if i != axis + 1])
     return reshape(a, a.shape[:axis] + (wide[axis] * repeats,) + wide[axis + 2:])
@@ -1252,7 +1252,7 @@ def roll(a, shift, axis=None):
     if len(shifts) == 1:
         shifts = shifts * len(axes)
     for s, ax in zip(shifts, axes):
-        ax = _canonical_axis(ax, a.ndim)
+        ax = canonical_axis(ax, a.ndim)
         n = a.shape[ax]
         if n:
             s = operator.index(s) % n
@@ -1284,7 +1284,7 @@ def triu(m, k=0): return _triangle(m, k, lower=False)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal of the matrices along `axis1` and `axis2`, as the last axis."""
     a = asarray(a)
-    axis1, axis2 = _canonical_axis(axis1, a.ndim), _canonical_axis(axis2, a.ndim)
+    axis1, axis2 = canonical_axis(axis1, a.ndim), canonical_axis(axis2, a.ndim)
     a = lax.transpose(a, [i for i in range(a.ndim) if i not in (axis1, axis2)] + [axis1, axis2])
     n, p = a.shape[-2:]
     picked = sum(_where(np.eye(n, p, offset, dtype=bool), a, zeros_like(a)), axis=-1,
@@ -1330,7 +1330,7 @@ def meshgrid(*xi, indexing="xy", sparse=False):
 
 def kron(a, b):
     """The Kronecker product: every element of `a` times the whole of `b`."""
-    a, b = _promote_dtypes(a, b)
+    a, b = promote_dtypes(a, b)
     d = builtins.max(a.ndim, b.ndim)
     a, b = reshape(a, (1,) * (d - a.ndim) + a.shape), reshape(b, (1,) * (d - b.ndim) + b.shape)
     wide = multiply(lax.expand_dims(a, range(1, 2 * d, 2)), lax.expand_dims(b, range(0, 2 * d, 2)))
@@ -1376,7 +1376,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     """`array` padded at both ends of each axis: by `pad_width` (`n`, `(before, after)`, or one
     pair per axis) copies of `constant_values`, of the edge values (`'edge'`), of the array
     mirrored (`'reflect'` without the edge, `'symmetric'` with it) or repeated (`'wrap'`)."""
-    _check_arraylike("pad", array)
+    check_arraylike("pad", array)
     array = asarray(array)
     pad_width = _pad_pairs(pad_width, array.ndim, "pad_width")
     if not builtins.all(isinstance(p, (int, np.integer)) for pair in pad_width for p in pair):
@@ -1402,7 +1402,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 reflect_type)
 
 
-@_jit_in_jaxprs("_pad", static_argnums=(1, 2, 4, 5, 6))
+@jit_in_jaxprs("_pad", static_argnums=(1, 2, 4, 5, 6))
 def _pad(array, pad_width, mode, constant_values, stat_length, end_values, reflect_type):
     if array.ndim == 0:
         return array
@@ -1523,9 +1523,9 @@ def _pad_mirror(array, padding, i, mode, reflect_type, before):
 
 
 def _split(name, ary, indices_or_sections, axis):
-    _check_arraylike(name, ary)
+    check_arraylike(name, ary)
     ary = asarray(ary)
-    axis = _canonical_axis(axis, ary.ndim)
+    axis = canonical_axis(axis, ary.ndim)
     size = ary.shape[axis]
     if isinstance(indices_or_sections, (tuple, list)) or (
             _is_array(indices_or_sections) or isinstance(indices_or_sections, np.ndarray)) and \
@@ -1563,7 +1563,7 @@ def dsplit(ary, indices_or_sections): return _split("dsplit", ary, indices_or_se
 
 
 def hsplit(ary, indices_or_sections):
-    _check_arraylike("hsplit", ary)
+    check_arraylike("hsplit", ary)
     ary = asarray(ary)
     return _split("hsplit", ary, indices_or_sections, 0 if ary.ndim == 1 else 1)
 
@@ -1683,7 +1683,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     spec, operands = _einsum_operands(subscripts, operands)
-    _check_arraylike("einsum", *operands)
+    check_arraylike("einsum", *operands)
     operands = [asarray(x) for x in operands]
     inputs, output, sizes = _parse_einsum(spec, [x.shape for x in operands])
     path = _einsum_path(inputs, output, sizes)
@@ -1694,7 +1694,7 @@ def _einsum(operands, path, preferred_element_type):
     """JAX's `_einsum`, step by step: sum away letters only one operand has, take diagonals of
     repeated letters against an `iota` mask, then one `dot_general` per pair of operands."""
     if preferred_element_type is None:
-        dtype, weak = _promote_avals(*(x.aval for x in operands))
+        dtype, weak = promote_avals(*(x.aval for x in operands))
     else:
         dtype, weak = canonicalize_dtype(preferred_element_type), False
 
@@ -1758,7 +1758,7 @@ def _einsum(operands, path, preferred_element_type):
             lhs_rest = "".join(c for c in lhs_names if c not in gone)
             rhs_rest = "".join(c for c in rhs_names if c not in gone)
             if lhs.dtype != rhs.dtype:      # JAX's dot_general takes mixed dtypes; ours not
-                common = _promote_avals(lhs.aval.update(weak_type=False),
+                common = promote_avals(lhs.aval.update(weak_type=False),
                                      rhs.aval.update(weak_type=False))[0]
                 lhs, rhs = (lax.convert_element_type(v, common) for v in (lhs, rhs))
             names = "".join(batch) + rhs_rest + lhs_rest     # try (rhs, lhs) first, as JAX
@@ -1788,11 +1788,11 @@ def _where_delta(x, axes):
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of vectors of 3 (or 2) components along the given axes."""
-    _check_arraylike("cross", a, b)
+    check_arraylike("cross", a, b)
     return _cross(asarray(a), asarray(b), axisa, axisb, axisc, axis)
 
 
-@_jit_in_jaxprs("cross", static_argnums=(2, 3, 4, 5))
+@jit_in_jaxprs("cross", static_argnums=(2, 3, 4, 5))
 def _cross(a, b, axisa, axisb, axisc, axis):
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -1813,20 +1813,20 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """The covariance matrix of the variables in the rows of `m` (columns if not `rowvar`),
     and of `y`'s, if given: the mean products of deviations, divided by `n - ddof`; each
     observation counted `fweights` times (integers) and weighted by `aweights`."""
-    _check_arraylike("cov", m, *(v for v in (y, fweights, aweights) if v is not None))
+    check_arraylike("cov", m, *(v for v in (y, fweights, aweights) if v is not None))
     m, y, fweights, aweights = (None if v is None else asarray(v)
                                 for v in (m, y, fweights, aweights))
     return _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype)
 
 
-@_jit_in_jaxprs("cov", static_argnums=(2, 3, 4, 7))
+@jit_in_jaxprs("cov", static_argnums=(2, 3, 4, 7))
 def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     if y is not None:
-        m, y = _promote_dtypes(m, y, inexact=True)
+        m, y = promote_dtypes(m, y, inexact=True)
         if y.ndim > 2:
             raise ValueError("y has more than 2 dimensions")
     else:
-        m, = _promote_dtypes(m, inexact=True)
+        m, = promote_dtypes(m, inexact=True)
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
     if dtype is not None and canonicalize_dtype(dtype).kind != "f":
@@ -1861,7 +1861,7 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     if w is None:
         avg, f = mean(X, axis=1), X.shape[1] - ddof
     else:
-        X, w = _promote_dtypes(X, w, inexact=True)
+        X, w = promote_dtypes(X, w, inexact=True)
         w_sum = sum(w)
         avg = true_divide(sum(multiply(X, w), axis=1), w_sum)
         f = w_sum if ddof == 0 else subtract(w_sum, ddof) if aweights is None else subtract(
@@ -1873,11 +1873,11 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
 
 def corrcoef(x, y=None, rowvar=True, dtype=None):
     """The correlation coefficients: the covariance matrix scaled to 1 on its diagonal."""
-    _check_arraylike("corrcoef", x, *([] if y is None else [y]))
+    check_arraylike("corrcoef", x, *([] if y is None else [y]))
     return _corrcoef(asarray(x), None if y is None else asarray(y), rowvar, dtype)
 
 
-@_jit_in_jaxprs("corrcoef", static_argnums=(2, 3))
+@jit_in_jaxprs("corrcoef", static_argnums=(2, 3))
 def _corrcoef(x, y, rowvar, dtype):
     if dtype is not None and canonicalize_dtype(dtype).kind != "f":
         raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got "
@@ -1892,11 +1892,11 @@ def _corrcoef(x, y, rowvar, dtype):
 
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of elements of `a` that are not zero (not False), as int32."""
-    _check_arraylike("count_nonzero", a)
+    check_arraylike("count_nonzero", a)
     return _count_nonzero(asarray(a), _static_axis(axis), keepdims)
 
 
-@_jit_in_jaxprs("count_nonzero", static_argnums=(1, 2))
+@jit_in_jaxprs("count_nonzero", static_argnums=(1, 2))
 def _count_nonzero(a, axis, keepdims):
     return sum(lax.ne(a, _constant_like(a, 0)), axis=axis, dtype=_INT32, keepdims=keepdims)
 
@@ -1919,7 +1919,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return _nansum(asarray(a), _static_axis(axis), dtype, keepdims, initial, where)
 
 
-@_jit_in_jaxprs("nansum", static_argnums=(1, 2, 3))
+@jit_in_jaxprs("nansum", static_argnums=(1, 2, 3))
 def _nansum(a, axis, dtype, keepdims, initial, where):
     return _nan_reduction("nansum", sum, 0, False, a, axis, keepdims, dtype=dtype,
                           initial=initial, where=where)
@@ -1931,7 +1931,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nanmax(asarray(a), _static_axis(axis), keepdims, initial, where)
 
 
-@_jit_in_jaxprs("nanmax", static_argnums=(1, 2))
+@jit_in_jaxprs("nanmax", static_argnums=(1, 2))
 def _nanmax(a, axis, keepdims, initial, where):
     return _nan_reduction("nanmax", max, -np.inf, initial is None, a, axis, keepdims,
                           initial=initial, where=where)
@@ -1943,7 +1943,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nanmin(asarray(a), _static_axis(axis), keepdims, initial, where)
 
 
-@_jit_in_jaxprs("nanmin", static_argnums=(1, 2))
+@jit_in_jaxprs("nanmin", static_argnums=(1, 2))
 def _nanmin(a, axis, keepdims, initial, where):
     return _nan_reduction("nanmin", min, np.inf, initial is None, a, axis, keepdims,
                           initial=initial, where=where)
@@ -1955,7 +1955,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return _nanmean(asarray(a), _static_axis(axis), dtype, keepdims, where)
 
 
-@_jit_in_jaxprs("nanmean", static_argnums=(1, 2, 3))
+@jit_in_jaxprs("nanmean", static_argnums=(1, 2, 3))
 def _nanmean(a, axis, dtype, keepdims, where):
     if a.dtype.kind in "biu":
         return mean(a, axis, dtype, keepdims=keepdims, where=where)
@@ -2039,9 +2039,14 @@ def _getitem(a, index):
     return out
 
 
+# Hook for chapter 11 and appendix A12: the functions that indexing with arrays, `x.at`, `take`,
+# `nonzero` and the sort wrappers call (`gather`, `scatter_add`, `sort`...), registered by name.
+indexing_ops: dict = {}
+
+
 def _indexing_with_arrays():
-    """Whether chapter 11 has added its primitives (`lax.gather`, `lax.scatter`, ...) to `lax`."""
-    return hasattr(lax, "gather")
+    """Whether chapter 11 has registered its indexing functions."""
+    return "gather" in indexing_ops
 
 
 def _needs_chapter_11(what):
@@ -2172,7 +2177,7 @@ def _try_dynamic_slice(a, index, normalize=True):
     if len(starts) > 1:
         starts = [lax.convert_element_type(s, np.int32) if isinstance(s, Tracer)
                   else asarray(s, np.int32) for s in starts]
-    out = lax.dynamic_slice(a, starts, sizes, allow_negative_indices=normalize)
+    out = indexing_ops["dynamic_slice"](a, starts, sizes, allow_negative_indices=normalize)
     if rev_axes:
         out = lax.rev(out, rev_axes)
     if squeeze_axes:
@@ -2188,7 +2193,7 @@ class _Indexer(NamedTuple):
     slice_shape: tuple
     gather_slice_shape: tuple
     gather_indices: object
-    dnums: lax.GatherDimensionNumbers
+    dnums: object                     # chapter 11's GatherDimensionNumbers
     unique_indices: bool
     indices_are_sorted: bool
     reversed_y_dims: tuple
@@ -2285,7 +2290,7 @@ def _index_to_gather(shape, index, normalize=True):
         indices = lax.concatenate(
             [lax.broadcast_in_dim(g, full, tuple(range(s, s + get_aval(g).ndim)))
              for g, s in gathered], len(indices_shape))
-    dnums = lax.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
+    dnums = indexing_ops["GatherDimensionNumbers"](offset_dims=tuple(offset_dims),
                                        collapsed_slice_dims=tuple(sorted(collapsed)),
                                        start_index_map=tuple(start_map))
     return _Indexer(tuple(slice_shape), tuple(gather_slice_shape), indices, dnums,
@@ -2323,8 +2328,8 @@ def _rewriting_take(a, index, *, indices_are_sorted=False, unique_indices=False,
     if builtins.any(_is_scalar_bool(i) for i in index):
         a, index = _scalar_bools_to_axes(a, index)
     checked = _expand_ellipsis(tuple(_check_index(i) for i in index), a.ndim)
-    if mode is None or lax.GatherScatterMode.from_any(mode) in (
-            lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP):
+    modes = indexing_ops["GatherScatterMode"]
+    if mode is None or modes.from_any(mode) in (modes.PROMISE_IN_BOUNDS, modes.CLIP):
         out = _try_dynamic_slice(a, checked, normalize_indices)
         if out is not None:
             return out
@@ -2333,7 +2338,7 @@ def _rewriting_take(a, index, *, indices_are_sorted=False, unique_indices=False,
         return lax.full(idx.slice_shape, 0, a.dtype)
     y = a
     if get_aval(idx.gather_indices).size:
-        y = lax.gather(y, idx.gather_indices, idx.dnums, idx.gather_slice_shape,
+        y = indexing_ops["gather"](y, idx.gather_indices, idx.dnums, idx.gather_slice_shape,
                        unique_indices=unique_indices or idx.unique_indices,
                        indices_are_sorted=indices_are_sorted or idx.indices_are_sorted,
                        mode=mode, fill_value=fill_value)
@@ -2364,7 +2369,7 @@ def _scatter_update(scatter, x, index, y, *, indices_are_sorted=False, unique_in
     if idx.reversed_y_dims:
         y = lax.rev(y, idx.reversed_y_dims)
     dn = idx.dnums                    # the gather's dimension numbers, renamed for a scatter
-    dn = lax.ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims,
+    dn = indexing_ops["ScatterDimensionNumbers"](dn.offset_dims, dn.collapsed_slice_dims,
                                      dn.start_index_map, dn.operand_batching_dims,
                                      dn.start_indices_batching_dims)
     out = scatter(x, idx.gather_indices, y, dn,
@@ -2398,16 +2403,16 @@ class _IndexUpdateRef:
                                normalize_indices=wrap_negative_indices)
 
     def set(self, values, **kw):
-        return self._scatter(lax.scatter, values, **kw)
+        return self._scatter(indexing_ops["scatter"], values, **kw)
 
     def add(self, values, **kw):
-        return self._scatter(lax.scatter_add, values, **kw)
+        return self._scatter(indexing_ops["scatter_add"], values, **kw)
 
     def subtract(self, values, **kw):
-        return self._scatter(lax.scatter_sub, values, **kw)
+        return self._scatter(indexing_ops["scatter_sub"], values, **kw)
 
     def multiply(self, values, **kw):
-        return self._scatter(lax.scatter_mul, values, **kw)
+        return self._scatter(indexing_ops["scatter_mul"], values, **kw)
 
     mul = multiply
 
@@ -2416,22 +2421,22 @@ class _IndexUpdateRef:
 
     def power(self, values, *, wrap_negative_indices=True, **kw):
         """`x ** e`, where `e` is 1 except at the index, where repeated indices multiply."""
-        exponents = _scatter_update(lax.scatter_mul, ones_like(self.array), self.index, values,
-                                    normalize_indices=wrap_negative_indices, **kw)
+        exponents = _scatter_update(indexing_ops["scatter_mul"], ones_like(self.array), self.index,
+                                    values, normalize_indices=wrap_negative_indices, **kw)
         return power(self.array, exponents)
 
     def min(self, values, **kw):
-        return self._scatter(lax.scatter_min, values, **kw)
+        return self._scatter(indexing_ops["scatter_min"], values, **kw)
 
     def max(self, values, **kw):
-        return self._scatter(lax.scatter_max, values, **kw)
+        return self._scatter(indexing_ops["scatter_max"], values, **kw)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """`func` applied to the elements at the index, once per time the index names them."""
         def apply_scatter(x, indices, y, dnums, **kw):
-            return lax.scatter_apply(x, indices, func, dnums, update_shape=get_aval(y).shape,
-                                     **kw)
+            return indexing_ops["scatter_apply"](x, indices, func, dnums,
+                                                 update_shape=get_aval(y).shape, **kw)
         return _scatter_update(apply_scatter, self.array, self.index, 0,
                                indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode,
@@ -2537,8 +2542,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
                          "'nearest'")
-    _check_arraylike("quantile", a, q)
-    a, q = _promote_dtypes(a, q, inexact=True)
+    check_arraylike("quantile", a, q)
+    a, q = promote_dtypes(a, q, inexact=True)
     if get_aval(q).ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
     ndim = get_aval(a).ndim
@@ -2547,7 +2552,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     else:
         axis, keep_shape = _axis(axis, ndim), None
     a = where(any(isnan(a), axis=axis, keepdims=True), np.nan, a)
-    a = lax.sort(a, dimension=axis)
+    a = indexing_ops["sort"](a, dimension=axis)
     shape, qdtype = get_aval(a).shape, get_aval(q).dtype
     q = lax.mul(q, np.asarray(shape[axis] - 1, qdtype))
     low, high = lax.floor(q), lax.ceil(q)
@@ -2560,11 +2565,11 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     keep = keepdims and keep_shape is None
     sizes = list(shape)
     sizes[axis] = 1
-    dn = lax.GatherDimensionNumbers(
+    dn = indexing_ops["GatherDimensionNumbers"](
         offset_dims=tuple(range(q_ndim, len(shape) + q_ndim - (not keep))),
         collapsed_slice_dims=() if keep else (axis,), start_index_map=(axis,))
-    low_value = lax.gather(a, lax.expand_dims(low, (q_ndim,)), dn, sizes)
-    high_value = lax.gather(a, lax.expand_dims(high, (q_ndim,)), dn, sizes)
+    low_value = indexing_ops["gather"](a, lax.expand_dims(low, (q_ndim,)), dn, sizes)
+    high_value = indexing_ops["gather"](a, lax.expand_dims(high, (q_ndim,)), dn, sizes)
     if q_ndim == 1:
         low_weight = lax.broadcast_in_dim(low_weight, get_aval(low_value).shape, (0,))
         high_weight = lax.broadcast_in_dim(high_weight, get_aval(high_value).shape, (0,))
@@ -2586,7 +2591,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """The `q`-th percentiles: `quantile(a, q / 100)`."""
-    a, q = _promote_dtypes(a, q, inexact=True)
+    a, q = promote_dtypes(a, q, inexact=True)
     return quantile(a, lax.div(q, np.asarray(100, get_aval(q).dtype)), axis=axis,
                     method=method, keepdims=keepdims)
 
@@ -2603,15 +2608,15 @@ def _check_sort_arguments(name, a, kind, order):
                         "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError(f"'order' argument to {name} is not supported.")
-    _check_arraylike(name, a)
+    check_arraylike(name, a)
 
 
-@_jit_in_jaxprs("sort", static_argnums=(1, 2, 3))
+@jit_in_jaxprs("sort", static_argnums=(1, 2, 3))
 def _sort(a, axis, stable, descending):
     if axis is None:
         a, axis = ravel(a), 0
     axis = _axis(axis, a.ndim)
-    out = lax.sort(a, dimension=axis, is_stable=stable)
+    out = indexing_ops["sort"](a, dimension=axis, is_stable=stable)
     return lax.rev(out, (axis,)) if descending else out
 
 
@@ -2621,7 +2626,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return _sort(asarray(a), axis, bool(stable), bool(descending))
 
 
-@_jit_in_jaxprs("argsort", static_argnums=(1, 2, 3))
+@jit_in_jaxprs("argsort", static_argnums=(1, 2, 3))
 def _argsort(a, axis, stable, descending):
     if axis is None:
         a, axis = ravel(a), 0
@@ -2629,7 +2634,7 @@ def _argsort(a, axis, stable, descending):
     iota = lax.broadcasted_iota(np.int32, a.shape, axis)
     if descending and stable:        # reversed, so that equal keys keep their order at the end
         a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
-    _, perm = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)
+    _, perm = indexing_ops["sort"]((a, iota), dimension=axis, is_stable=stable, num_keys=1)
     return lax.rev(perm, (axis,)) if descending else perm
 
 
@@ -2644,8 +2649,8 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if side not in ("left", "right"):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
                          "['left', 'right'].")
-    _check_arraylike("searchsorted", a, v)
-    a, v = _promote_dtypes(a, v)
+    check_arraylike("searchsorted", a, v)
+    a, v = promote_dtypes(a, v)
     if get_aval(a).ndim != 1:
         raise ValueError("a should be 1-dimensional")
     if sorter is not None:

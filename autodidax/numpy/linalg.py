@@ -14,7 +14,7 @@ from jaxlib.cpu import _lapack
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax import lowering as mlir
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
@@ -338,8 +338,8 @@ jvp_rules[lu_p] = _lu_jvp
 
 
 def _inexact(name, *arrays):
-    jnp._check_arraylike(name, *arrays)
-    return jnp._promote_dtypes(*arrays, inexact=True)
+    jnp.check_arraylike(name, *arrays)
+    return jnp.promote_dtypes(*arrays, inexact=True)
 
 
 def _check_square(message, a):
@@ -353,7 +353,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return _cholesky(a, upper, symmetrize_input)
 
 
-@jnp._jit_in_jaxprs("cholesky", static_argnums=(1, 2))
+@jnp.jit_in_jaxprs("cholesky", static_argnums=(1, 2))
 def _cholesky(a, upper, symmetrize_input):
     a, = _inexact("jnp.linalg.cholesky", a)
     L = _lax_cholesky(a, symmetrize_input)
@@ -369,7 +369,7 @@ def _lu_solve(a, b):
     return triangular_solve(lu_, x, left_side=True, lower=False)
 
 
-@jnp._jit_in_jaxprs("solve")
+@jnp.jit_in_jaxprs("solve")
 def solve(a, b):
     """x with a @ x = b: b is a vector of shape [m] or a (batched) matrix [..., m, k]."""
     a, b = _inexact("jnp.linalg.solve", a, b)
@@ -395,10 +395,10 @@ def solve(a, b):
     return x[..., 0] if vector else x
 
 
-@jnp._jit_in_jaxprs("inv")
+@jnp.jit_in_jaxprs("inv")
 def inv(a):
     """The inverse of a (batched) square matrix, as solve(a, I)."""
-    jnp._check_arraylike("jnp.linalg.inv", a)
+    jnp.check_arraylike("jnp.linalg.inv", a)
     a = jnp.asarray(a)
     _check_square("Argument to inv must have shape [..., n, n], got {}.", a)
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -435,7 +435,7 @@ def _det_3x3(a):
             - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
 
 
-@jnp._jit_in_jaxprs("slogdet")
+@jnp.jit_in_jaxprs("slogdet")
 def _slogdet(a):
     a, = _inexact("jnp.linalg.slogdet", a)
     _check_square("Argument to slogdet() must have shape [..., n, n], got {}", a)
@@ -453,7 +453,7 @@ def _slogdet(a):
     return sign, logdet
 
 
-@jnp._jit_in_jaxprs("det")
+@jnp.jit_in_jaxprs("det")
 def det(a):
     """The determinant of a (batched) square matrix."""
     a, = _inexact("jnp.linalg.det", a)
@@ -491,14 +491,14 @@ def _vector_norm(x, ord, axis, keepdims):
     return jnp.power(total, np.asarray(1 / order, x.dtype))
 
 
-@jnp._jit_in_jaxprs("norm", static_argnums=(1, 2, 3))
+@jnp.jit_in_jaxprs("norm", static_argnums=(1, 2, 3))
 def _norm(x, ord, axis, keepdims):
     x, = _inexact("jnp.linalg.norm", x)
     if axis is None:
         if ord is None:           # any rank: the 2-norm of all the elements
             return jnp.sqrt(jnp.sum(x * x, keepdims=keepdims))
         axis = tuple(range(x.ndim))
-    axis = tuple(jnp._canonical_axis(a, x.ndim) for a in (axis if isinstance(axis, tuple)
+    axis = tuple(jnp.canonical_axis(a, x.ndim) for a in (axis if isinstance(axis, tuple)
                                                            else (axis,)))
     if len(axis) == 1:
         return _vector_norm(x, ord, axis, keepdims)
@@ -596,7 +596,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return EighResult(*_eigh(a, UPLO != "U", symmetrize_input))
 
 
-@jnp._jit_in_jaxprs("eigh", static_argnums=(1, 2))
+@jnp.jit_in_jaxprs("eigh", static_argnums=(1, 2))
 def _eigh(a, lower, symmetrize_input):
     a, = _inexact("jnp.linalg.eigh", a)
     v, w = _lax_eigh(a, lower, symmetrize_input)
@@ -608,7 +608,7 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return _eigvalsh(a, UPLO, symmetrize_input)
 
 
-@jnp._jit_in_jaxprs("eigvalsh", static_argnums=(1, 2))
+@jnp.jit_in_jaxprs("eigvalsh", static_argnums=(1, 2))
 def _eigvalsh(a, UPLO, symmetrize_input):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 

@@ -8,7 +8,8 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import lax
+from autodidax import lax_core as lax
+from autodidax.jvp import stop_gradient
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, get_aval,
@@ -91,7 +92,7 @@ batching_rules[polygamma_p] = _polygamma_batching
 lowering_rules[polygamma_p] = nary_lowering(chlo.polygamma)
 
 
-def _const(x, value):
+def const_like(x, value):
     """A scalar of `x`'s dtype, weakly typed only if `x` is a weakly typed scalar (JAX's
     `lax._const`)."""
     aval = get_aval(x)
@@ -113,14 +114,14 @@ def _polygamma_jvp_m(t, ans, m, x):
 
 
 defjvp2(logistic_p, lambda t, ans, x: lax.mul(t, lax.mul(ans, lax.sub(_one(ans), ans))))
-defjvp2(erf_p, lambda t, ans, x: lax.mul(_const(x, 2 / np.sqrt(np.pi)), _gaussian(t, x)))
-defjvp2(erfc_p, lambda t, ans, x: lax.mul(_const(x, -2 / np.sqrt(np.pi)), _gaussian(t, x)))
-defjvp2(erf_inv_p, lambda t, ans, x: lax.mul(_const(x, np.sqrt(np.pi) / 2),
+defjvp2(erf_p, lambda t, ans, x: lax.mul(const_like(x, 2 / np.sqrt(np.pi)), _gaussian(t, x)))
+defjvp2(erfc_p, lambda t, ans, x: lax.mul(const_like(x, -2 / np.sqrt(np.pi)), _gaussian(t, x)))
+defjvp2(erf_inv_p, lambda t, ans, x: lax.mul(const_like(x, np.sqrt(np.pi) / 2),
                                              lax.mul(t, lax.exp(lax.square(ans)))))
 defjvp2(lgamma_p, lambda t, ans, x: lax.mul(t, digamma_p.bind(x)))
-defjvp2(digamma_p, lambda t, ans, x: lax.mul(t, polygamma_p.bind(_const(x, 1), x)))
+defjvp2(digamma_p, lambda t, ans, x: lax.mul(t, polygamma_p.bind(const_like(x, 1), x)))
 defjvp2(polygamma_p, _polygamma_jvp_m,
-        lambda t, ans, m, x: lax.mul(t, polygamma_p.bind(lax.add(m, _const(m, 1)), x)))
+        lambda t, ans, m, x: lax.mul(t, polygamma_p.bind(lax.add(m, const_like(m, 1)), x)))
 
 
 def logistic(x): return logistic_p.bind(x)
@@ -131,8 +132,8 @@ def lgamma(x): return lgamma_p.bind(x)
 def promote_args_inexact(name, *args):
     """The arguments as arrays of one float dtype (weakly typed if all of them were Python
     scalars) and of one rank: JAX's `promote_args_inexact`."""
-    jnp._check_arraylike(name, *args)
-    return jnp._promote(name, *jnp._promote_dtypes(*args, inexact=True))
+    jnp.check_arraylike(name, *args)
+    return jnp.promote_args(name, *jnp.promote_dtypes(*args, inexact=True))
 
 
 def _unary(name, compute, doc):
@@ -146,7 +147,7 @@ def _unary(name, compute, doc):
 
 
 expit = _unary("expit", logistic, "The logistic sigmoid 1 / (1 + exp(-x)).")
-logit = _unary("logit", lambda x: lax.log(lax.div(x, lax.sub(_const(x, 1), x))),
+logit = _unary("logit", lambda x: lax.log(lax.div(x, lax.sub(const_like(x, 1), x))),
                "The inverse of `expit`: log(x / (1 - x)).")
 erf = _unary("erf", erf_p.bind, "The error function 2/sqrt(pi) * integral of exp(-t**2), 0 to x.")
 erfc = _unary("erfc", erfc_p.bind, "The complementary error function, 1 - erf(x).")
@@ -329,7 +330,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a, = promote_args_inexact("logsumexp", a)
     dims = _reduction_dims(a, axis)
     amax = jnp.max(a, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(lax.select_n(lax.is_finite(amax), full_like(amax, 0), amax))
+    amax = stop_gradient(lax.select_n(lax.is_finite(amax), full_like(amax, 0), amax))
     amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(a, amax_with_dims))
     if b is not None:

@@ -131,7 +131,7 @@ def check_rows_batch(nb):
     ]
     for what, in_axes, args, want in cases:
         try:
-            with watch(nb["_gather_batching"], autodidax.indexing._gather_batching,
+            with watch(nb["gather_batching"], autodidax.indexing.gather_batching,
                        autodidax.batching.vmap) as seen:
                 got = np.asarray(jax.vmap(rows, in_axes=in_axes)(*args))
         except NotImplementedError:

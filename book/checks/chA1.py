@@ -13,7 +13,7 @@ def check_lattice_graph(nb):
     """1. The lattice as a graph: `join` on a small graph with a shortcut, and `our_lattice()`
     read by `join` against the appendix's promotion, for every pair of labels."""
     join, our_lattice, label, chapter = nb["join"], nb["our_lattice"], nb["label"], nb["avals"]
-    _promote_avals = nb["_promote_avals"]
+    _promote_avals = nb["promote_avals"]
     # a small graph with a shortcut: t is one edge above a, and m2, below t, is two
     small = {"a": ["m1", "t"], "b": ["m2"], "m1": ["m2"], "m2": ["t"], "t": []}
     cases = [("a", "m1", "m1", "m1 is above a, so it is their join: a type is one of its own "
@@ -52,14 +52,14 @@ def check_hypot(nb):
     inexact=True)` without calling it, then `hypot` on ordinary, huge, tiny and infinite legs,
     eagerly and under jit."""
     promote_inexact, hypot, jnp, jax = nb["promote_inexact"], nb["hypot"], nb["jnp"], nb["jax"]
-    get_aval, _promote_dtypes = nb["get_aval"], nb["_promote_dtypes"]
+    get_aval, _promote_dtypes = nb["get_aval"], nb["promote_dtypes"]
     samples = {"2": 2, "2.0": 2.0, "True": True, "u8[2]": jnp.ones(2, jnp.uint8),
                "i16[2]": jnp.ones(2, jnp.int16), "i32[2]": jnp.arange(2),
                "bool[2]": jnp.ones(2, jnp.bool_), "f16[2]": jnp.ones(2, jnp.float16),
                "f32[2]": jnp.ones(2), "weak f32[]": jnp.asarray(2.0)}
-    promotions = (autodidax.numpy._promote_avals, autodidax.numpy._promote_dtypes,
+    promotions = (autodidax.numpy.promote_avals, autodidax.numpy.promote_dtypes,
                   autodidax.numpy.result_type, autodidax.numpy.promote_types,
-                  nb["_promote_avals"], _promote_dtypes, nb["result_type"], nb["promote_types"])
+                  nb["promote_avals"], _promote_dtypes, nb["result_type"], nb["promote_types"])
     for (na, a), (nb_, b) in itertools.product(samples.items(), repeat=2):
         with watch(*promotions) as seen:
             got = promote_inexact(a, b)

@@ -3,7 +3,7 @@ namespace."""
 import numpy as np
 
 from autodidax.core import ShapedArray
-from autodidax.custom_checks import _aval_str, _checked_cotangents
+from autodidax.custom_checks import _aval_str, checked_cotangents
 from autodidax.jvp import float0
 from autodidax.tree_util import tree_flatten
 
@@ -48,7 +48,7 @@ def check_check_tangent(nb):
 
 def check_cotangent_error(nb):
     """2. `cotangent_error`: the message of JAX's ValueError for a cotangent of the wrong type,
-    against the one the module's `_checked_cotangents` raises."""
+    against the one the module's `checked_cotangents` raises."""
     error = nb["cotangent_error"]
     a = lambda shape, dtype: ShapedArray(shape, np.dtype(dtype))
     cases = [(a((3,), np.float32), a((3,), np.float16), "the dtypes differ"),
@@ -56,7 +56,7 @@ def check_cotangent_error(nb):
              (a((3,), np.float32), a((), np.float16), "both differ")]
     for aval, ct_aval, what in cases:
         try:
-            _checked_cotangents((np.zeros(ct_aval.shape, ct_aval.dtype),),
+            checked_cotangents((np.zeros(ct_aval.shape, ct_aval.dtype),),
                                 tree_flatten((0.0,))[1], [aval])
         except ValueError as e:
             want = str(e)

@@ -12,7 +12,7 @@ x = jnp.moveaxis(jnp.asarray(x), axis, 0)
 def step(total, xi):
     total = jnp.logaddexp(total, xi)
     return total, total
-_, out = lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
+_, out = jax.lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
 return jnp.moveaxis(out, 0, axis)
 """
 
@@ -39,7 +39,7 @@ WRONG = [
           """, reason="must not underflow, nor a large entry overflow"),
     Wrong("2. A cumulative logsumexp", "one maximum for the whole axis, as logsumexp has it",
           """
-          m = lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))
+          m = jax.lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))
           return m + jnp.log(jnp.cumsum(jnp.exp(x - m), axis=axis))
           """, reason="prefix far below"),
     Wrong("2. A cumulative logsumexp", "a running maximum, the sum not rescaled when it grows",
@@ -52,7 +52,7 @@ WRONG = [
               s = s + jnp.exp(xi - m)
               return (m, s), m + jnp.log(s)
           start = jnp.full(x.shape[1:], -np.inf, x.dtype), jnp.zeros(x.shape[1:], x.dtype)
-          _, out = lax.scan(step, start, x)
+          _, out = jax.lax.scan(step, start, x)
           return jnp.moveaxis(out, 0, axis)
           """, reason="should be"),
     Wrong("3. A new primitive: top_k", "the values given x's shape, k forgotten",
@@ -107,7 +107,7 @@ WRONG = [
 
           def step(total, xi):
               return jnp.logaddexp(total, xi), total
-          _, out = lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
+          _, out = jax.lax.scan(step, jnp.full(x.shape[1:], -np.inf, x.dtype), x)
           return jnp.moveaxis(out, 0, axis)
           """, reason='x_0 alone'),
     Wrong("3. A new primitive: top_k", "the shape with k at the front",
@@ -141,12 +141,12 @@ WRONG = [
           """, None, None), reason="the values have x's dtype"),
     Wrong("3. A new primitive: top_k", "the rules delegated to appendix A12's lax.top_k",
           (None, """
-          values, indices = lax.top_k(x, k)
+          values, indices = jax.lax.top_k(x, k)
           t_values = (Zero.from_primal_value(values) if type(t) is Zero
                       else jnp.take_along_axis(t, indices, axis=-1))
           return [values, indices], [t_values, Zero.from_primal_value(indices)]
           """, """
-          return lax.top_k(x, k, axis=-1 if d < x.ndim - 1 else -2), [d, d]
+          return jax.lax.top_k(x, k, axis=-1 if d < x.ndim - 1 else -2), [d, d]
           """), reason="appendix A12's"),
     Wrong("2. A cumulative logsumexp", "the axis moved with a transpose, right for matrices only",
           """
@@ -156,7 +156,7 @@ WRONG = [
               total = jnp.logaddexp(total, xi)
               return total, total
           xs = jnp.moveaxis(x, -1, 0)
-          _, out = lax.scan(step, jnp.full(xs.shape[1:], -np.inf, x.dtype), xs)
+          _, out = jax.lax.scan(step, jnp.full(xs.shape[1:], -np.inf, x.dtype), xs)
           out = jnp.moveaxis(out, 0, -1)
           return out.T if axis in (0, -2) else out
           """, reason="any axis of any rank"),

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from autodidax import lax
+from autodidax import lax_core as lax
 from autodidax.core import wrap_public_functions
-from autodidax.scipy.special import _const, log_ndtr, ndtr, ndtri, promote_args_inexact
+from autodidax.scipy.special import const_like, log_ndtr, ndtr, ndtri, promote_args_inexact
 
 
 def logpdf(x, loc=0, scale=1):
     """The log of the normal density at x."""
     x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
     scale_sqrd = lax.square(scale)
-    log_normalizer = lax.log(lax.mul(_const(x, 2 * np.pi), scale_sqrd))
+    log_normalizer = lax.log(lax.mul(const_like(x, 2 * np.pi), scale_sqrd))
     quadratic = lax.div(lax.square(lax.sub(x, loc)), scale_sqrd)
-    return lax.div(lax.add(log_normalizer, quadratic), _const(x, -2))
+    return lax.div(lax.add(log_normalizer, quadratic), const_like(x, -2))
 
 
 def pdf(x, loc=0, scale=1):
@@ -56,7 +56,7 @@ def logsf(x, loc=0, scale=1):
 def isf(q, loc=0, scale=1):
     """The inverse of the survival function."""
     q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
-    return ppf(lax.sub(_const(q, 1), q), loc, scale)
+    return ppf(lax.sub(const_like(q, 1), q), loc, scale)
 
 
 wrap_public_functions(globals(), __name__)
