@@ -178,8 +178,10 @@ def _shift_impl(kind):
         elif kind == "logical":
             unsigned = x.view(f"u{x.dtype.itemsize}")
             out, fill = np.right_shift(unsigned, safe.view(unsigned.dtype)).view(x.dtype), 0
-        else:
-            out, fill = np.right_shift(x, safe), np.where(x < 0, -1, 0).astype(x.dtype)
+        else:                     # the top bit is the sign, for unsigned dtypes too (XLA's)
+            signed = x.view(f"i{x.dtype.itemsize}")
+            out = np.right_shift(signed, safe.view(signed.dtype)).view(x.dtype)
+            fill = np.where(signed < 0, -1, 0).astype(signed.dtype).view(x.dtype)
         return np.where(too_far, fill, out).astype(x.dtype)
     return impl
 

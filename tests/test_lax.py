@@ -96,6 +96,7 @@ CASES = [
     ("clamp", (np.float32(0.2), A, np.float32(0.7)), {}), ("clamp", (I - 1, I, J), {}),
     ("shift_left", (WORDS, SHIFTS), {}), ("shift_right_logical", (WORDS, SHIFTS), {}),
     ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
+    ("shift_right_arithmetic", (WORDS, SHIFTS), {}),   # unsigned: the top bit still fills
     ("shift_right_logical", (I, SHIFTS.astype(np.int32)), {}),
     ("shift_left", (WORDS, np.uint32(3)), {}),
     ("bitcast_convert_type", (A,), {"new_dtype": np.uint32}),
