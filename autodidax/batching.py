@@ -346,8 +346,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
     a tuple with one pytree prefix per argument), its keyword arguments along axis 0, its
     outputs along `out_axes`. `axis_name` names the mapped axis, for collectives such as
     `psum`; `axis_size` gives its size, needed when no argument is mapped. `spmd_axis_name`
-    only matters when arrays are sharded over devices, which autodidax does not do yet: it
-    is accepted and has no effect."""
+    (in JAX, the mesh axis that shards the batch axis) is accepted and has no effect."""
     check_callable(f)
     in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
     _check_axes_spec(in_axes, out_axes)

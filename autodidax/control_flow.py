@@ -140,7 +140,8 @@ def bind_forwarding(p, args, **params):
 
 
 def _cond_impl(index, *args, branches):
-    branch = branches[int(np.clip(index, 0, len(branches) - 1))]
+    i = int(index)
+    branch = branches[i if 0 <= i < len(branches) else -1]  # out of range: the last, as `case`
     return eval_jaxpr(branch.jaxpr, branch.consts, *args)
 
 

@@ -385,8 +385,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         length = max(int(upper) - int(lower), 0)
 
-        def scan_body(carry, _):
-            i, x = carry
+        def scan_body(loop_carry, _):     # JAX's name for it, which its carry errors print
+            i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
 
         (_, result), _ = scan(scan_body, (int(lower), init_val), None, length=length,

@@ -331,7 +331,7 @@ class Array(metaclass=abc.ABCMeta):
     def __hash__(self):
         raise TypeError("unhashable type: 'Array'")
 
-    def __format__(self, spec):     # f"{x:.2f}": a 0-d array formats as the Python number
+    def __format__(self, spec):   # as in JAX: a 0-d x as a Python float, 0.10000000149011612
         value = self._value
         return format(value.item() if value.ndim == 0 else value, spec)
 

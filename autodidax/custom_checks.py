@@ -176,7 +176,8 @@ def _mismatch(a: ShapedArray, b: ShapedArray) -> str:
 
 def checked_cotangents(cts_in, in_tree, in_avals) -> list:
     """One flat cotangent per input from what `bwd` returned (None where there is none), checked
-    as JAX does: `None` may stand for any subtree, and integer inputs get no cotangent."""
+    as JAX does: `None` may stand for any subtree, integer inputs get no cotangent, and a float
+    input's cotangent needs its shape, not its dtype."""
     # `None` may stand for any subtree: it matches the arguments' tree as a prefix.
     dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
     paths = [keystr(p) for p, _ in tree_flatten_with_path(dummy)[0]]
@@ -205,7 +206,9 @@ def checked_cotangents(cts_in, in_tree, in_avals) -> list:
         if ct is None or type(ct) is SymbolicZero or aval.dtype.kind != "f":
             results.append(None)
             continue
-        if not _typematch(aval, ct_aval := get_aval(ct)):
+        # The shape must match; the dtype may differ, since the input is a float (JAX's
+        # `_temporary_dtype_exception`, which it plans to remove): the cotangent is kept as is.
+        if (ct_aval := get_aval(ct)).shape != aval.shape:
             raise ValueError(
                 "Custom VJP bwd rule must produce an output with the same type as the args "
                 f"tuple of the primal function, but at output{path} the bwd rule produced "

@@ -292,7 +292,7 @@ jnp.indexing_ops.update(gather=gather, GatherDimensionNumbers=GatherDimensionNum
 
 def _scatter_primitive(name, combine):
     p = Primitive(name)
-    p.combine = combine          # lax function of two scalars, or None: the update wins
+    p.combine = combine          # lax function of two scalars, or None: an update replaces
     impl_rules[p] = xla_impl(p)
     return p
 

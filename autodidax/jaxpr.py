@@ -220,6 +220,18 @@ class JaxprTrace(Trace):
         return ClosedJaxpr(jaxpr, consts)
 
 
+def _fold_conversion(trace, args, params):
+    x, = args
+    if isinstance(x, Tracer) or not is_literal(x) or np.shape(x):
+        return trace.default_process_primitive(lax.convert_element_type_p, args, params)
+    value = np.asarray(x)
+    value = value.real if value.dtype.kind == "c" and params["new_dtype"].kind != "c" else value
+    return LiteralArray(value.astype(params["new_dtype"]), weak_type=params["weak_type"])
+
+
+custom_staging_rules[lax.convert_element_type_p] = _fold_conversion
+
+
 def trace_to_jaxpr(flat_fun, in_avals) -> ClosedJaxpr:
     """Trace `flat_fun(*tracers) -> list of outputs` to a closed jaxpr."""
     trace = JaxprTrace()

@@ -24,8 +24,7 @@ from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, a
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
                              pp_eqn_rules, suggest_same_names, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
-from autodidax.lowering import (call_lowering, lower_jaxpr_to_module, lowering_rules,
-                                module_to_text, sanitize_name)
+from autodidax.lowering import call_lowering, lower_jaxpr_to_module, lowering_rules, module_to_text
 from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
                                default_device)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
@@ -50,7 +49,7 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     if any(donated):
         extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
             closed, donated, placement)
-    module = lower_jaxpr_to_module(closed, name=sanitize_name(f"jit({name})"),
+    module = lower_jaxpr_to_module(closed, name=f"jit({name})",
                                    result_names=result_names, **extra)
     return module_to_text(module)
 

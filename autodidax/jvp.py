@@ -347,14 +347,14 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
     `(output, aux)`, and so does this, as `(output, J v, aux)`: `aux` is not differentiated."""
     check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
     primals_flat, in_tree = tree_flatten(tuple(primals))
     tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
     if in_tree != tangent_tree:
-        raise TypeError("primal and tangent arguments to jvp must have the same tree structure; "
-                        f"primals have tree structure {in_tree} whereas tangents have tree "
-                        f"structure {tangent_tree}.")
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {in_tree} whereas tangents "
+                        f"have tree structure {tangent_tree}.")
     tangents_flat = [_check_tangent(p, t, where) for p, t, where
                      in zip(primals_flat, tangents_flat, _leaf_names(primals, "primals"))]
     flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)

@@ -64,7 +64,7 @@ asinh_p = _unop("asinh", np.arcsinh, _FLOAT)
 acosh_p = _unop("acosh", np.arccosh, _FLOAT)
 atanh_p = _unop("atanh", np.arctanh, _FLOAT)
 rsqrt_p = _unop("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype), _FLOAT)
-# XLA computes 2**x as exp(log(2) * x), a last bit away from NumPy's exp2 at some x.
+# JAX lowers 2**x as exp(log(2) * x), a last bit away from NumPy's exp2 at some x.
 exp2_p = _unop("exp2", lambda x: np.exp(x.dtype.type(np.log(2)) * x), _FLOAT)
 
 
@@ -344,8 +344,9 @@ def highest(dtype):
 
 def _sum(x, axes):
     # NumPy adds along a strided axis one element after the other, in float32 when the input is
-    # float32, and loses digits; XLA adds in a tree. Accumulating in float64 keeps eager sums as
-    # accurate as XLA's. (`np.add.reduce` is `np.sum` without its Python wrapper, a microsecond.)
+    # float32, and loses digits; XLA promises no order, and its CPU code keeps several partial
+    # sums. Accumulating in float64 keeps eager sums at least as accurate as XLA's.
+    # (`np.add.reduce` is `np.sum` without its Python wrapper, a microsecond.)
     return np.add.reduce(x, axis=axes, dtype=np.float64 if x.dtype.kind == "f" else None)
 
 

@@ -200,7 +200,8 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
     with context, ir.Location.unknown():
         module = ir.Module.create()
         i32 = ir.IntegerType.get_signless(32)
-        module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(
+            sanitize_name(name).rstrip("_"))      # as JAX does: XLA would alter these
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
             i32, num_partitions)
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
@@ -228,8 +229,8 @@ def lower_jaxpr_to_module(closed_jaxpr: ClosedJaxpr, name: str = "main",
 
 
 def sanitize_name(name: str) -> str:
-    """`name` made safe for a symbol, as JAX makes it: `jit(<lambda>)` is `jit__lambda`."""
-    return re.sub(r"[^\w.-]", "_", name).rstrip("_")
+    """`name` made safe for a symbol, as JAX's: `jit(<lambda>)` is `jit__lambda__`."""
+    return re.sub(r"[^\w.-]", "_", name)
 
 
 def module_to_text(module: ir.Module) -> str:

@@ -122,7 +122,7 @@ lowering_rules[lax.reduce_and_p] = reduce_lowering(hlo.and_, _and_identity)
 
 
 def _cumulative_lowering(op, identity):
-    """`cumsum` and `cumprod` as JAX lowers them on the CPU: a `reduce_window` whose window
+    """`cumsum` and `cumprod` as JAX lowers them: a `reduce_window` whose window
     covers the whole axis, padded so that position i sees the elements up to i."""
     def rule(ctx, x, *, axis, reverse):
         aval, = ctx.avals_in

@@ -273,7 +273,7 @@ def pp_jaxpr(jaxpr) -> Doc:
             base = first_names[j]
             shared[j] = base if base not in used else f"{base}{used[base]}"
             used[base] = used.get(base, 0) + 1
-    names = names_for(order, taken=shared.values())
+    names = names_for([jaxpr], taken=shared.values())   # `_` at the top only, as in JAX
     docs = []
     for j, name in shared.items():
         docs += [Text(f"let {name} = "), _pp_jaxpr(j, names), Text(" in"), Brk()]

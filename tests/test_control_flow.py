@@ -522,6 +522,9 @@ SCAN_ERRORS = [
     (lambda c: c.scan(lambda a, x: (a, x), 0.0, XS, unroll=-1), ValueError,
      "`unroll` must be a `bool` or a non-negative `int`."),
     (lambda c: c.scan(3, 0.0, XS), TypeError, "lax.scan: f argument should be a callable."),
+    (lambda c: c.fori_loop(0, 3, lambda i, x: x + np.ones(2, np.float32), 0.0), TypeError,
+     "The input carry component loop_carry\\[1\\] has type float32\\[\\] but the corresponding "
+     "output carry component has type float32\\[2\\], so the shapes do not match"),
 ]
 
 
@@ -624,3 +627,24 @@ def test_cond_traces_the_true_branch_first_as_jax_does():
         cond_fn(True, branch("true"), branch("false"), 1.0)
         return seen
     assert order(cond) == order(lax_ref.cond) == ["true", "false"]
+
+
+def test_cond_index_out_of_range_runs_the_last_branch():
+    """A `cond_p` bound with an index out of range runs its last branch, eagerly and under `jit`,
+    as StableHLO's `case` (and so JAX's eager `cond_p`, which is compiled) does."""
+    from jax._src.lax.control_flow.conditionals import cond_p as cond_p_ref
+
+    from autodidax.control_flow import cond_p
+
+    def cond_params(make_jaxpr_, switch):
+        fs = [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: x - 5.0]
+        eqns = make_jaxpr_(lambda i, x: switch(i, fs, x))(0, 1.0).eqns
+        return next(e for e in eqns if e.primitive.name == "cond").params
+
+    ours, theirs = cond_params(make_jaxpr, lax.switch), cond_params(jax.make_jaxpr, lax_ref.switch)
+    x = np.float32(3.0)
+    for i in [-1, -7, 0, 2, 3, 100]:
+        want = cond_p_ref.bind(np.int32(i), x, **theirs)[0]
+        eager = cond_p.bind(np.int32(i), x, **ours)[0]
+        jitted = jit(lambda j: cond_p.bind(j, x, **ours)[0])(np.int32(i))
+        assert float(eager) == float(jitted) == float(want), i

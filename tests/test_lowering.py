@@ -303,6 +303,23 @@ def test_lower_jaxpr_to_fun_names_distinct_jaxprs_apart_and_caches_one():
     assert text.count("func.func private") == 2
 
 
+@pytest.mark.parametrize("fun_name", ["<lambda>", "f", "a.b-c", "f_", "x y"])
+def test_module_names_are_sanitized_then_stripped_as_in_jax(fun_name):
+    jax = pytest.importorskip("jax")
+    from jax._src.interpreters import mlir
+    from autodidax.lowering import sanitize_name
+    name = f"jit({fun_name})"
+    assert sanitize_name(name) == mlir.sanitize_name(name)      # trailing underscores kept
+
+    def f(x):
+        return x
+    f.__name__ = fun_name
+    theirs = jax.jit(f).lower(np.float32(1)).as_text().split(" attributes")[0]
+    closed = make_jaxpr(f)(np.float32(1))
+    ours = module_to_text(lower_jaxpr_to_module(closed, name=name)).split(" attributes")[0]
+    assert ours == theirs and ours.strip('"').endswith(mlir.sanitize_name(name).rstrip("_"))
+
+
 def test_rules_see_avals_through_their_context():
     seen = []
     prim = core.Primitive("test_identity")

@@ -51,7 +51,7 @@ WRONG = [
                   f"tuple of the primal function, but at output{path} the bwd rule produced an "
                   f"output of type {_aval_str(aval)} corresponding to an input of type "
                   f"{_aval_str(ct_aval)}" + (", so " + ", and ".join(what) if what else ""))
-          """, reason="the dtypes differ"),
+          """, reason="the shapes differ"),
     Wrong(E2, "each mismatch with its own 'so'",
           """
           what = [f", so the {k} do not match" for k, differ in

@@ -1,0 +1,396 @@
+"""Claims of chapters 06 (lowering), 07 (runtime) and 08 (jit), checked against the real JAX
+(see tests/claims.py)."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+import autodidax
+import autodidax.numpy as anp
+import jax
+import jax.numpy as jnp
+from autodidax import compilation_cache, lowering, runtime
+from autodidax import lax as alax
+from autodidax.core import Primitive
+from autodidax.jaxpr import make_jaxpr as a_make_jaxpr
+from autodidax.jit import jit_p as a_jit_p
+from jax import lax
+from jax._src import cache_key, compiler, dispatch, xla_bridge
+from jax._src import pjit as jax_pjit
+from jax._src.interpreters import mlir
+from jax._src.lax.control_flow import loops
+
+from claims import claim, claims_test
+
+CH06, CH07, CH08 = "06_lowering", "07_runtime", "08_jit"
+f32 = np.float32([0.5, 1.0, 2.0])
+u8, i32 = np.uint8([0, 3, 250]), np.int32([-7, 3, 5])
+
+
+def jax_text(f, *args, **kw):
+    return jax.jit(f).lower(*args).as_text(**kw)
+
+
+def our_text(f, *args, name="jit(f)"):
+    closed = a_make_jaxpr(f)(*args)
+    return lowering.module_to_text(lowering.lower_jaxpr_to_module(closed, name=name))
+
+
+def ops(text):
+    """The operations of a module's text, with their comparison types, in order."""
+    return re.findall(r"(?:stablehlo|chlo)\.\w+|FLOAT|SIGNED|UNSIGNED|NE\b", text)
+
+
+# Chapter 6 ---------------------------------------------------------------------------------
+
+@claim(CH06, "That is JAX's text line for line.")
+def the_lowered_text_is_jaxs():
+    def f(x):
+        return jnp.sin(x) * 2.0
+    closed = a_make_jaxpr(lambda x: anp.sin(x) * 2.0)(anp.ones(3))
+    ours = lowering.module_to_text(lowering.lower_jaxpr_to_module(
+        closed, name="jit(f)", result_names=["result"]))
+    assert ours.strip() == jax_text(f, np.ones(3, np.float32)).strip()
+
+
+@claim(CH06, "As in JAX's `lower_jaxpr_to_module`, `sanitize_name` turns each character other "
+             "than a letter, digit, `_`, `.` or `-` into `_`, and the caller strips the trailing "
+             "ones: `jit(<lambda>)` becomes `jit__lambda__`, then `jit__lambda`.")
+def names_are_sanitized_then_stripped():
+    assert mlir.sanitize_name("jit(<lambda>)") == lowering.sanitize_name("jit(<lambda>)") \
+        == "jit__lambda__"
+    assert jax_text(lambda x: x, 1.0).startswith("module @jit__lambda attributes")
+    assert our_text(lambda x: x, np.float32(1), name="jit(<lambda>)").startswith(
+        "module @jit__lambda attributes")
+
+
+@claim(CH06, "as in JAX, `int32` is `i32`, `uint32` is `ui32`, and `bool` is `i1`.")
+def element_types():
+    names = ["int32", "uint32", "bool"]
+    with mlir.make_ir_context():
+        theirs = [str(mlir.dtype_to_ir_type(np.dtype(d))) for d in names]
+    with lowering.make_ir_context():
+        ours = [str(lowering.dtype_to_ir_type(d)) for d in names]
+    assert ours == theirs == ["i32", "ui32", "i1"]
+
+
+@claim(CH06, "StableHLO does not, so the rule first broadcasts every operand that does not "
+             "already have the output's shape, as JAX does.")
+def scalars_are_broadcast():
+    for text in (jax_text(lambda x: x * 2.0, f32), our_text(lambda x: x * 2.0, f32)):
+        assert ops(text) == ["stablehlo.constant", "stablehlo.broadcast_in_dim",
+                             "stablehlo.multiply"]
+
+
+@claim(CH06, "(StableHLO's `divide` of integers rounds toward zero, as `lax.div` does.)")
+def integer_division_rounds_toward_zero():
+    assert int(lax.div(np.int32(-7), np.int32(2))) == int(alax.div(np.int32(-7), np.int32(2))) \
+        == -3
+    assert "stablehlo.divide" in jax_text(lambda x: lax.div(x, np.int32(2)), i32)
+
+
+@claim(CH06, "| `gt`, `lt`, `ge`, `le`, `eq`, `ne` | `stablehlo.compare`, with a direction and a "
+             "comparison type, `FLOAT`, `SIGNED` or `UNSIGNED` |")
+def comparisons_carry_their_type():
+    for x, kind in [(f32, "FLOAT"), (i32, "SIGNED"), (u8, "UNSIGNED")]:
+        for text in (jax_text(lambda a: a > a, x), our_text(lambda a: alax.gt(a, a), x)):
+            assert ops(text) == ["stablehlo.compare", kind]
+
+
+@claim(CH06, "| `square` | `chlo.square` for floats, `multiply` for integers |")
+def square():
+    assert ops(jax_text(lax.square, f32)) == ops(our_text(alax.square, f32)) == ["chlo.square"]
+    assert ops(jax_text(lax.square, i32)) == ops(our_text(alax.square, i32)) \
+        == ["stablehlo.multiply"]
+
+
+@claim(CH06, "| `convert_element_type` | `convert`; to `bool`, a `compare` with zero |")
+def conversion_to_bool():
+    expected = ["stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.compare", "NE",
+                "FLOAT", "stablehlo.convert"]
+    assert ops(jax_text(lambda x: lax.convert_element_type(x, bool), f32)) == expected
+    assert ops(our_text(lambda x: alax.convert_element_type(x, bool), f32)) == expected
+
+
+@claim(CH06, "of an unsigned integer, the operand (JAX's `lax.abs` refuses one) and a `select` "
+             "of 0 or 1")
+def abs_and_sign_of_unsigned():
+    with pytest.raises(TypeError, match="abs does not accept dtype uint8"):
+        jax_text(lax.abs, u8)
+    assert ops(our_text(alax.abs, u8)) == []
+    assert ops(jax_text(lax.sign, u8)) == ops(our_text(alax.sign, u8))
+    assert "stablehlo.select" in ops(jax_text(lax.sign, u8))
+
+
+@claim(CH06, "| `dot_general` | `dot_general`, with the same dimension numbers, precision "
+             "`DEFAULT`, and `preferred_element_type` in its result type |")
+def dot_general_row():
+    x = np.ones((2, 3), np.int8)
+    dims = (((1,), (1,)), ((), ()))
+
+    def line(text):
+        return next(s.strip() for s in text.splitlines() if "dot_general" in s)
+    theirs = line(jax_text(lambda a, b: lax.dot_general(
+        a, b, dims, preferred_element_type=np.int32), x, x))
+    ours = line(our_text(lambda a, b: alax.dot_general(
+        a, b, dims, preferred_element_type=np.int32), x, x))
+    assert ours == theirs and "precision = [DEFAULT, DEFAULT]" in theirs
+    assert theirs.endswith("-> tensor<2x2xi32>")
+
+
+@claim(CH06, "a value closed over twice is one constant, as in JAX")
+def a_constant_closed_over_twice():
+    c = np.float32([5.0, 6.0, 7.0])
+    cj = jnp.asarray(c)
+    theirs = jax_text(lambda x: x * cj + cj, f32)
+    ca = anp.asarray(c)
+    ours = our_text(lambda x: x * ca + ca, f32)
+    for text in (theirs, ours):
+        assert text.count("dense<[5.000000e+00, 6.000000e+00, 7.000000e+00]>") == 1, text
+
+
+@claim(CH06, "Each output may carry a `jax.result_info` string, its place in the output pytree "
+             "(`result`, `result[0]`, `result['a']`)")
+def result_names():
+    def expected(text):
+        return [line for line in text.splitlines() if "result_info" in line]
+    theirs = expected(jax_text(lambda x: (x, {"a": x}), f32))
+    ours = expected(autodidax.jit(lambda x: (x, {"a": x})).lower(f32).as_text())
+    assert ours == theirs and "result[1]['a']" in theirs[0]
+
+
+@claim(CH06, "JAX's also covers 64-bit types, `bfloat16`, the 8-bit floats and complex numbers.")
+def fewer_types():
+    names = ["float64", "bfloat16", "float8_e4m3fn", "complex64"]
+    with mlir.make_ir_context():
+        assert [str(mlir.dtype_to_ir_type(jnp.dtype(d))) for d in names] == \
+            ["f64", "bf16", "f8E4M3FN", "complex<f32>"]
+    with lowering.make_ir_context():
+        for d in names:
+            with pytest.raises(KeyError):
+                lowering.dtype_to_ir_type(jnp.dtype(d))
+
+
+@claim(CH06, "Every operation of ours is at `loc(unknown)`; JAX gives each one the user's source "
+             "line and the name stack of transformations, which `as_text(debug_info=True)` shows")
+def no_locations():
+    assert "test_claims_06_08.py" in jax_text(lambda x: x * 2.0, f32, debug_info=True)
+    closed = a_make_jaxpr(lambda x: x * 2.0)(f32)
+    module = lowering.lower_jaxpr_to_module(closed)
+    text = module.operation.get_asm(enable_debug_info=True)
+    assert "test_claims" not in text and "loc(unknown)" in text
+
+
+@claim(CH06, "JAX may register a rule per platform: `cumsum` has a `reduce_window` rule for all "
+             "and, on a GPU, a scan of its own (`_cumred_gpu_lowering`).")
+def cumsum_has_a_rule_per_platform():
+    assert loops.cumsum_p in mlir._lowerings                      # every platform
+    for platform in ("cuda", "rocm"):
+        rule = mlir._platform_specific_lowerings[platform][loops.cumsum_p].rule
+        assert rule.func is loops._cumred_gpu_lowering
+    assert loops.cumsum_p not in mlir._platform_specific_lowerings["cpu"]
+    # ours: one table, one rule per primitive, whatever the platform
+    assert callable(lowering.lowering_rules[alax.cumsum_p])
+    assert all(isinstance(k, Primitive) for k in lowering.lowering_rules)
+
+
+@claim(CH08, "chapter 6's `call_lowering` emits the jaxpr as a private function of the module and "
+             "a `func.call` of it, as JAX does.")
+def nested_jit_is_a_private_function():
+    def g(x):
+        return jax.jit(lambda y: y * 2.0)(x) + 1.0
+
+    def ag(x):
+        return autodidax.jit(lambda y: y * 2.0)(x) + 1.0
+    for text in (jax_text(g, f32), autodidax.jit(ag).lower(f32).as_text()):
+        assert "func.func private @" in text and "= call @" in text
+
+
+# Chapter 7 ---------------------------------------------------------------------------------
+
+@claim(CH07, 'raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{shape}].")')
+def deleted_arrays():
+    for put in (jax.device_put, autodidax.device_put):
+        x = put(np.ones(3, np.float32))
+        x.delete()
+        with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[3\]"):
+            np.asarray(x)
+
+
+@claim(CH07, 'raise ValueError(f"Unknown process_index {index}")     # JAX\'s words')
+def unknown_process_index():
+    for lib in (jax, autodidax):
+        with pytest.raises(ValueError, match="^Unknown process_index 5$"):
+            lib.local_devices(process_index=5)
+
+
+@claim(CH07, "an option is read as an attribute, changed with `jax.config.update(name, value)`, "
+             "and an unknown name raises an `AttributeError`.")
+def unknown_options():
+    for lib in (jax, autodidax):
+        with pytest.raises(AttributeError, match="^Unrecognized config option: jax_x64$"):
+            lib.config.update("jax_x64", True)
+
+
+@claim(CH07, "`device_get(tree)` copies every array to the host, as a NumPy array, other leaves "
+             "passing through.")
+def device_get():
+    for lib in (jax, autodidax):
+        got = lib.device_get({"w": lib.device_put(np.ones(2, np.float32)), "step": 3})
+        assert type(got["w"]) is np.ndarray and got["step"] == 3 and type(got["step"]) is int
+
+
+def _aligned(n):
+    buf = np.zeros(n + 16, np.float32)
+    start = (-buf.ctypes.data % 64) // 4
+    return buf[start:start + n]
+
+
+@claim(CH07, "JAX's `device_put` allows aliasing by default (`may_alias`), so whether `x[0] = 99` "
+           "shows through depends on where NumPy allocated `x`. Ours aliases memory only when "
+           "nobody can write it")
+def device_put_aliasing():
+    seen = {}
+    for name, x in [("aligned", _aligned(16)), ("unaligned", _aligned(17)[1:])]:
+        x[:] = 1.0
+        theirs, ours = jax.device_put(x), autodidax.device_put(x)
+        x[0] = 99.0
+        seen[name] = float(theirs[0])
+        assert float(np.asarray(ours)[0]) == 1.0
+    assert seen == {"aligned": 99.0, "unaligned": 1.0}
+
+
+@claim(CH07, "JAX's (`cache_key.get`) hashes the module, the jaxlib version, the platform and its "
+             "version, the XLA flags, the compile options, the devices' topology (or kinds), the "
+             "compression and a custom hook")
+def what_the_cache_key_hashes():
+    import inspect
+    source = inspect.getsource(cache_key.get)
+    for entry in ('"computation"', '"jax_lib version"', '"backend version"', '"XLA flags"',
+                  '"compile_options"', '"accelerator_config"', '"compression"', '"custom_hook"'):
+        assert entry in source
+
+
+@claim(CH07, "not the XLA flags (a known gap).")
+def our_key_omits_the_xla_flags():
+    lowered = jax.jit(lambda x: x * 2.0).lower(f32)
+    module = lowered.compiler_ir("stablehlo")
+    backend = xla_bridge.get_backend("cpu")
+    devices = np.array(backend.devices()[:1])
+    options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
+    text = our_text(lambda x: x * 2.0, f32)
+    device = runtime.default_device()
+    old = os.environ.get("XLA_FLAGS")
+    keys = []
+    try:
+        for flags in ("", "--xla_cpu_enable_fast_math=true"):
+            os.environ["XLA_FLAGS"] = flags
+            keys.append((cache_key.get(module, devices, options, backend),
+                         compilation_cache.cache_key(text, device)))
+    finally:
+        if old is None:
+            os.environ.pop("XLA_FLAGS")
+        else:
+            os.environ["XLA_FLAGS"] = old
+    (theirs0, ours0), (theirs1, ours1) = keys
+    assert theirs0 != theirs1 and ours0 == ours1
+
+
+@claim(CH07, "JAX starts every backend it finds and makes the one of highest priority the default "
+             "(CUDA's 500, the CPU's 0).")
+def backend_priorities():
+    assert xla_bridge._backend_factories["cpu"].priority == 0
+    assert runtime.default_backend() == "cpu"
+
+
+@claim(CH07, "its `xla_primitive_callable` jits it")
+def eager_primitives_are_jitted():
+    assert type(dispatch.xla_primitive_callable(lax.sin_p)).__name__ == "PjitFunction"
+
+
+@claim(CH07, "JAX's is off until `jax_compilation_cache_dir` is set")
+def jaxs_persistent_cache_is_off():
+    assert jax.config.jax_compilation_cache_dir is None
+
+
+# Chapter 8 ---------------------------------------------------------------------------------
+
+@claim(CH08, "0.7.0 renamed `pjit_p` to `jit_p`, printed `jit`")
+def the_primitive_is_jit():
+    assert jax_pjit.jit_p.name == a_jit_p.name == "jit"
+    assert not hasattr(jax_pjit, "pjit_p")
+    assert "= jit[" in str(jax.make_jaxpr(lambda x: jax.jit(lambda y: y)(x))(1.0))
+
+
+@claim(CH08, "so that `make_jaxpr` shows a `jit` equation as JAX does")
+def jit_equations_print_alike():
+    theirs = jax.make_jaxpr(lambda x: jax.jit(lambda y: y * 2.0)(x))(f32)
+    ours = a_make_jaxpr(lambda x: autodidax.jit(lambda y: y * 2.0)(x))(f32)
+    assert str(ours) == str(theirs)
+
+
+@claim(CH08, "`jit(f)` called twice gives two objects that share one cache, as in JAX")
+def jit_caches_belong_to_the_function():
+    for lib in (jax, autodidax):
+        traces = []
+
+        def f(x):
+            traces.append(1)
+            return x * 2.0
+        lib.jit(f)(f32)
+        lib.jit(f)(f32)
+        assert len(traces) == 1
+
+
+@claim(CH08, "so a jaxpr that uses one shows a `jit` equation named `_where` or `clip`.")
+def library_functions_are_jitted():
+    for lib, np_ in ((jax, jnp), (autodidax, anp)):
+        assert "name=_where" in str(lib.make_jaxpr(lambda x: np_.where(x > 0, x, 0.0))(f32))
+        assert "name=clip" in str(lib.make_jaxpr(lambda x: np_.clip(x, 0, 1))(f32))
+
+
+@claim(CH08, "As JAX does, `lower_to_text` warns when the constants of a program add up to "
+             "`jax_captured_constants_warn_bytes` (2 GB by default):")
+def constants_warning_threshold():
+    assert jax.config.jax_captured_constants_warn_bytes == 2 * 10 ** 9
+    assert autodidax.config.jax_captured_constants_warn_bytes == 2 * 10 ** 9
+
+
+@claim(CH08, "behind `jax_use_simplified_jaxpr_constants`, off in 0.10.2")
+def simplified_constants_are_off():
+    assert jax.config.jax_use_simplified_jaxpr_constants is False
+
+
+@claim(CH08, "JAX's `jit_p` carries them as parameters")
+def shardings_are_params_in_jax():
+    theirs = jax.make_jaxpr(lambda x: jax.jit(lambda y: y)(x))(1.0).eqns[0].params
+    ours = a_make_jaxpr(lambda x: autodidax.jit(lambda y: y)(x))(np.float32(1)).eqns[0].params
+    assert {"in_shardings", "out_shardings"} <= set(theirs)
+    assert set(ours) == {"jaxpr", "name"}
+
+
+@claim(CH08, "JAX's jitted function is a C++ object of jaxlib (`PjitFunction`)")
+def jaxs_jit_is_cpp():
+    assert type(jax.jit(lambda x: x)).__name__ == "PjitFunction"
+    assert type(autodidax.jit(lambda x: x)).__module__ == "autodidax.jit"
+
+
+@claim(CH08, "a function jitted inside a named `vmap` may use the name (`lax.psum(y, \"i\")`) "
+             "without touching a batched value")
+def named_vmap_reaches_into_jit():
+    theirs = jax.vmap(lambda x: jax.jit(lambda y: lax.psum(y, "i"))(2.0), axis_name="i")(f32)
+    ours = autodidax.vmap(lambda x: autodidax.jit(lambda y: alax.psum(y, "i"))(2.0),
+                          axis_name="i")(f32)
+    assert np.array_equal(np.asarray(ours), np.asarray(theirs)) and float(theirs[0]) == 6.0
+
+
+@claim(CH08, "and `with disable_jit():` sets it for a block, as JAX's does.")
+def disable_jit_for_a_block():
+    for lib in (jax, autodidax):
+        with lib.disable_jit():
+            assert lib.config.jax_disable_jit is True
+        assert lib.config.jax_disable_jit is False
+
+
+test_claims = claims_test(__name__)

@@ -1,0 +1,189 @@
+"""Claims of the appendices (A1 jax.numpy, A15 the compilation cache, A18 the rest of the
+lowering rules), checked against the real JAX (see tests/claims.py)."""
+import os
+
+import numpy as np
+
+import autodidax
+import autodidax.numpy as anp
+from autodidax import compilation_cache
+import jax
+import jax.numpy as jnp
+
+from claims import claim, claims_test
+
+A1 = "A1_numpy"
+BOTH = [(autodidax, anp), (jax, jnp)]
+f32 = np.ones(3, np.float32)
+
+
+def same_jaxpr(build, *args):
+    """`build(np_module)` is a function; its jaxpr prints alike in autodidax and in JAX."""
+    ours, theirs = (str(lib.make_jaxpr(build(np_))(*args)) for lib, np_ in BOTH)
+    assert ours == theirs, f"ours:\n{ours}\nJAX's:\n{theirs}"
+    return theirs
+
+
+def same_values(build):
+    """`build(np_module)` gives a value (or tuple of them): equal, with one dtype, in both."""
+    ours, theirs = (build(np_) for _, np_ in BOTH)
+    for a, b in zip(np.atleast_1d(ours), np.atleast_1d(theirs)):
+        assert a.dtype == b.dtype and np.array_equal(a, b), (ours, theirs)
+    return theirs
+
+
+@claim(A1, "Transcendental functions of integers promote them to floats first, as in JAX: "
+           "`jnp.sin(2)` is a `float32`.")
+def sin_of_an_int():
+    assert same_values(lambda np_: np_.sin(2)).dtype == np.float32
+
+
+@claim(A1, "half-precision sums are accumulated in `float32`, then rounded back, as in JAX.")
+def half_sums_in_float32():
+    text = same_jaxpr(lambda np_: np_.sum, np.ones(3, np.float16))
+    assert "f32[] = reduce_sum" in text and "d:f16[] = convert_element_type" in text
+
+
+@claim(A1, "`jnp.sum(2.0)` is a plain `float32`")
+def sums_are_strongly_typed():
+    for lib, np_ in BOTH:
+        assert "weak_type=False" in str(lib.make_jaxpr(np_.sum)(2.0))
+        assert not lib.make_jaxpr(np_.sum)(2.0).out_avals[0].weak_type
+
+
+@claim(A1, "`cumsum` and `cumprod` are one primitive each, as in JAX.")
+def cumsum_is_one_primitive():
+    for name in ("cumsum", "cumprod"):
+        text = same_jaxpr(lambda np_: getattr(np_, name), f32)
+        assert f"= {name}[axis=0" in text
+
+
+@claim(A1, "`zeros`, `ones` and `full` broadcast a scalar with `broadcast_in_dim`, as JAX does")
+def constants_broadcast_a_scalar():
+    for name, args in [("zeros", (3,)), ("ones", (3,)), ("full", (3, 2.0))]:
+        text = same_jaxpr(lambda np_: lambda: getattr(np_, name)(*args))
+        assert text.count("=") == 1 and "broadcast_in_dim" in text
+
+
+@claim(A1, "Integer division by zero has XLA's answers, not an error: `remainder` divides by 1 "
+           "instead (giving 0), and `floor_divide` gives `div`'s -1, less 1 where the signs "
+           "differ, as JAX does.")
+def integer_division_by_zero():
+    got = same_values(lambda np_: (np_.remainder(5, 0), np_.floor_divide(5, 0),
+                                   np_.floor_divide(-5, 0)))
+    assert [int(v) for v in got] == [0, -2, -2]
+
+
+@claim(A1, "Like JAX's `jnp.pad`, it is jitted, with the widths and the mode static.")
+def pad_is_jitted():
+    assert "name=_pad" in same_jaxpr(lambda np_: lambda x: np_.pad(x, 1), f32)
+
+
+@claim(A1, "`cross`, `cov` and `corrcoef` are compositions, jitted as in JAX.")
+def statistics_are_jitted():
+    x = np.ones((3, 3), np.float32)
+    for name in ("cross", "cov", "corrcoef"):
+        for lib, np_ in BOTH:
+            eqns = lib.make_jaxpr(getattr(np_, name))(*([x, x] if name == "cross" else [x])).eqns
+            assert len(eqns) == 1 and eqns[0].params["name"] == name, (lib, name)
+
+
+@claim(A1, "`power` is the one method that is not a scatter of `x` itself: as in JAX, it "
+           "scatter-multiplies `y` into an array of ones")
+def at_power_scatter_multiplies_exponents():
+    text = same_jaxpr(lambda np_: lambda x: x.at[0].power(2.0), f32)
+    assert "scatter-mul" in text and "pow a d" in text
+
+
+@claim(A1, "a function that uses one NumPy array twice, or two branches of a `cond` that close "
+           "over it, record one constant, as in JAX")
+def a_numpy_array_is_one_constant():
+    c = np.arange(3.0, dtype=np.float32)
+    text = same_jaxpr(lambda np_: lambda x: x + c + c, f32)
+    assert text.startswith("{ lambda a:f32[3]; b:f32[3].")
+
+
+@claim(A1, "a Python integer out of bounds, which the dynamic slice clamps, as JAX does;")
+def static_index_out_of_bounds_clamps():
+    assert int(same_values(lambda np_: np_.arange(3)[5])) == 2
+    assert "dynamic_slice" in same_jaxpr(lambda np_: lambda x: x[5], f32)
+
+
+@claim(A1, "so `jnp.float64(1)` is a `float32`.")
+def float64_is_canonicalized():
+    assert same_values(lambda np_: np_.float64(1)).dtype == np.float32
+
+
+@claim(A1, "as JAX does, we reverse the input (and its `iota`) first: equal keys then come out "
+           "of the sort backwards, and the final reversal puts them back in order.")
+def descending_stable_argsort():
+    keys = np.array([1, 3, 1, 2, 3, 1], np.int32)
+    got = same_values(lambda np_: np_.argsort(keys, stable=True, descending=True))
+    assert got.tolist() == [1, 4, 3, 0, 2, 5]
+    same_jaxpr(lambda np_: lambda k: np_.argsort(k, stable=True, descending=True), keys)
+
+
+@claim(A1, "they are not staged as a `jit` equation of their own, where JAX's are (`jnp.sort` "
+           "and `jnp.argsort` are, as in JAX).")
+def quantiles_are_not_jitted_but_sorts_are():
+    x = np.arange(5.0, dtype=np.float32)
+    ours = autodidax.make_jaxpr(lambda v: anp.median(v))(x)
+    theirs = jax.make_jaxpr(lambda v: jnp.median(v))(x)
+    assert len(theirs.eqns) == 1 and theirs.eqns[0].primitive.name == "jit"
+    assert not (len(ours.eqns) == 1 and ours.eqns[0].primitive.name == "jit")
+    for name in ("sort", "argsort"):
+        same_jaxpr(lambda np_: getattr(np_, name), x)
+
+
+# Appendix A15 ---------------------------------------------------------------------------------
+A15, A18 = "A15_compilation_cache", "A18_lowering_rest"
+
+
+@claim(A15, "On the CPU we also hash the host CPU's features, which JAX's key does not")
+def jax_key_hashes_no_cpu_features():
+    import inspect
+    from jax._src import cache_key
+    source = inspect.getsource(cache_key.get)
+    assert '"XLA flags"' in source and "cpu" not in source.lower()
+    assert "_host_cpu()" in inspect.getsource(compilation_cache.cache_key)
+
+
+@claim(A15, "JAX's key (`cache_key.get`) also hashes the XLA flags, the compile options, the "
+            "compression algorithm and a custom hook; ours omits them (so a new `XLA_FLAGS` "
+            "reuses the old entry)")
+def our_key_omits_xla_flags():
+    import inspect
+    from jax._src import cache_key
+    source = inspect.getsource(cache_key.get)
+    for entry in ('"XLA flags"', '"compile_options"', '"compression"', '"custom_hook"'):
+        assert entry in source, entry
+    device = autodidax.devices()[0]
+    before = compilation_cache.cache_key("module {}", device)
+    old = os.environ.get("XLA_FLAGS")
+    os.environ["XLA_FLAGS"] = "--xla_cpu_enable_fast_math=true"
+    try:
+        assert compilation_cache.cache_key("module {}", device) == before
+    finally:
+        os.environ.pop("XLA_FLAGS") if old is None else os.environ.update(XLA_FLAGS=old)
+
+
+# Appendix A18 ---------------------------------------------------------------------------------
+
+@claim(A18, "JAX emits the same `reduce_window` inside a private function (`call @cumsum`: its "
+            "rule is `mlir.lower_fun(..., inline=False)`)")
+def cumsum_is_a_private_function_in_jax():
+    theirs = jax.jit(lambda v: jax.lax.cumsum(v)).lower(f32).as_text()
+    ours = autodidax.jit(lambda v: autodidax.lax.cumsum(v)).lower(f32).as_text()
+    assert "call @cumsum" in theirs and "reduce_window" in theirs
+    assert "call @" not in ours and "reduce_window" in ours
+
+
+@claim(A18, "(`_cumred_gpu_lowering`) would emit a `chlo.scan` but is switched off "
+            "(`_is_supported_cumred` returns `False`)")
+def gpu_cumsum_scan_is_off():
+    from jax._src.core import ShapedArray
+    from jax._src.lax.control_flow import loops
+    assert loops._is_supported_cumred(ShapedArray((4,), np.float32), 0, False) is False
+
+
+test_claims = claims_test(__name__)
