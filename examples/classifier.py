@@ -1,16 +1,24 @@
-"""Train chapter 18's classifier (two spirals, a 2-32-32-2 network), export it with
-`jax.export`, and write new points to classify: `make run-example` then runs the artifact with
-`python -m autodidax.runner`, which traces nothing.
+"""Chapter 18's last version of its classifier, as a script: two spirals, a 2-32-32-2 network
+with checkpointed layers, `jax.nn.log_softmax` and a clipped gradient (`custom_vjp`), trained in
+one `fori_loop` that prints its loss with `jax.debug.print`, then exported with `jax.export`.
+`make run-example` runs the artifact with `python -m autodidax.runner`, which traces nothing.
 
     python examples/classifier.py FOLDER   # writes FOLDER/classifier.jaxexport, FOLDER/points.npy
+
+`program(jax, jnp, lax)` writes the functions against either library: autodidax here, the real
+JAX too in tests/test_capstone.py, which checks that both give the same numbers.
 """
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-import autodidax as jax
-import autodidax.numpy as jnp
+import autodidax
+import autodidax.numpy
+
+LEARNING_RATE = 0.3
+SIZES = [2, 32, 32, 2]
 
 
 def spirals(n, noise=0.03, seed=0):
@@ -24,44 +32,72 @@ def spirals(n, noise=0.03, seed=0):
     return x.astype(np.float32), label.astype(np.int32)
 
 
-def init_params(sizes, key):
+def init_params(sizes, key, jax=autodidax, jnp=autodidax.numpy):
     keys = jax.random.split(key, len(sizes) - 1)
     return {name: value for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:]))
             for name, value in [(f"w{i}", jax.random.normal(keys[i], (m, n)) / m ** 0.5),
                                 (f"b{i}", jnp.zeros(n))]}
 
 
-def predict(params, x):
-    h = jnp.tanh(x @ params["w0"] + params["b0"])
-    h = jnp.tanh(h @ params["w1"] + params["b1"])
-    return h @ params["w2"] + params["b2"]
+def program(jax, jnp, lax, n=400, every=100):
+    """The chapter's last version, written against `jax` (autodidax or JAX), for `n` examples;
+    `train` prints its loss every `every` steps."""
+    bound = 0.5 / n
 
+    @jax.custom_vjp
+    def clip_gradient(z):
+        return z
 
-def loss(params, x, y):
-    logp = jax.nn.log_softmax(predict(params, x))
-    return -jnp.mean(logp[jnp.arange(x.shape[0]), y])
+    clip_gradient.defvjp(lambda z: (z, None), lambda _, ct: (jnp.clip(ct, -bound, bound),))
 
+    def dense(w, b, h):
+        return jnp.tanh(h @ w + b)
 
-@jax.jit
-def sgd_step(params, x, y):
-    grads = jax.grad(loss)(params, x, y)
-    return jax.tree.map(lambda p, g: p - 0.3 * g, params, grads)
+    def predict(params, x):
+        h = dense(params["w0"], params["b0"], x)
+        h = dense(params["w1"], params["b1"], h)
+        return h @ params["w2"] + params["b2"]
 
+    def make_loss(layer):
+        def clipped_loss(params, x, y):
+            h = layer(params["w0"], params["b0"], x)
+            h = layer(params["w1"], params["b1"], h)
+            logp = jax.nn.log_softmax(clip_gradient(h @ params["w2"] + params["b2"]))
+            return -jnp.mean(logp[jnp.arange(x.shape[0]), y])
+        return clipped_loss
 
-def trained_classifier(steps=500):
-    """The exported classifier: float32[n, 2] points -> float32[n, 2] logits, for `n` = 64."""
-    x, y = spirals(400)
-    params = init_params([2, 32, 32, 2], jax.random.key(1))
-    for _ in range(steps):
-        params = sgd_step(params, x, y)
-    classify = jax.jit(lambda points: predict(params, points))   # the weights become constants
-    return jax.export.export(classify)(jax.ShapeDtypeStruct((64, 2), np.float32))
+    plain_loss, ckpt_loss = make_loss(dense), make_loss(jax.checkpoint(dense))
+
+    def clipped_step(params, x, y):
+        value, grads = jax.value_and_grad(ckpt_loss)(params, x, y)
+        return value, jax.tree.map(lambda p, g: p - LEARNING_RATE * g, params, grads)
+
+    @jax.jit
+    def train(params, x, y, steps=501):
+        def body(i, params):
+            value, params = clipped_step(params, x, y)
+            report = lambda: jax.debug.print("step {i:3d}  loss {v:.4f}", i=i, v=value)
+            lax.cond(i % every == 0, report, lambda: None)
+            return params
+        return lax.fori_loop(0, steps, body, params)
+
+    def export(params, points=64):
+        """The trained classifier, float32[points, 2] -> float32[points, 2] logits."""
+        classify = jax.jit(lambda x: predict(params, x))   # the weights become constants
+        return jax.export.export(classify)(jax.ShapeDtypeStruct((points, 2), np.float32))
+
+    return SimpleNamespace(clip_gradient=clip_gradient, dense=dense, predict=predict,
+                           plain_loss=plain_loss, ckpt_loss=ckpt_loss, clipped_step=clipped_step,
+                           train=train, export=export)
 
 
 def main(folder):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    exported = trained_classifier()
+    x, y = spirals(400)
+    ours = program(autodidax, autodidax.numpy, autodidax.lax)
+    params = ours.train(init_params(SIZES, autodidax.random.key(1)), x, y)
+    exported = ours.export(params)
     (folder / "classifier.jaxexport").write_bytes(exported.serialize())
     points, labels = spirals(64, seed=7)                    # points the network never saw
     np.save(folder / "points.npy", points)

@@ -172,3 +172,134 @@ def test_data_parallel_step_over_eight_devices_matches_one_device_and_jax():
     for name in PARAMS0:
         np.testing.assert_allclose(np.asarray(new8[name]), np.asarray(tnew[name]),
                                    rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+# The chapter's last version (examples/classifier.py's `program`): jax.nn, a clipped gradient,
+# checkpointed layers, debug.print in the loop, and the export, under both libraries.
+LAST = classifier.program(jax, jnp, lax)
+LAST_REF = classifier.program(jax_ref, jnp_ref, jax_ref.lax)
+LABELS = Y.argmax(1).astype(np.int32)
+
+
+def test_the_clipped_gradient_is_the_pullback_of_the_clipped_cotangent_and_jaxs():
+    def math(jax, jnp, last):
+        xent = lambda z: -jnp.mean(jax.nn.log_softmax(z)[jnp.arange(400), LABELS])
+        z, pullback = jax.vjp(last.predict, PARAMS0, X)
+        ct = jax.grad(xent)(z)
+        return pullback(jnp.clip(ct, -0.5 / 400, 0.5 / 400))[0], int(jnp.sum(abs(ct) > 0.5 / 400))
+
+    ours, theirs = jax.grad(LAST.plain_loss)(PARAMS0, X, LABELS), \
+        jax_ref.grad(LAST_REF.plain_loss)(PARAMS0, X, LABELS)
+    (want, clipped), (their_want, their_clipped) = math(jax, jnp, LAST), \
+        math(jax_ref, jnp_ref, LAST_REF)
+    assert clipped == their_clipped == 222      # the chapter's count: the misclassified points'
+    for k in PARAMS0:
+        np.testing.assert_array_equal(np.asarray(ours[k]), np.asarray(want[k]), err_msg=k)
+        np.testing.assert_array_equal(np.asarray(theirs[k]), np.asarray(their_want[k]), err_msg=k)
+        np.testing.assert_allclose(np.asarray(ours[k]), np.asarray(theirs[k]), rtol=1e-5,
+                                   atol=1e-7, err_msg=k)
+    unclipped = jax.grad(OURS[0])(PARAMS0, X, Y)
+    assert not np.allclose(np.asarray(ours["w2"]), np.asarray(unclipped["w2"]))   # it clips
+
+
+def test_checkpointed_layers_save_what_jax_saves_and_the_same_gradients():
+    from autodidax.ad_checkpoint import saved_residuals
+    from jax._src.ad_checkpoint import saved_residuals as saved_ref
+
+    def kinds(saved):       # the shapes, and what each is, without the source lines
+        return [(a.shape, str(a.dtype), why.split(" from ")[0] if why.startswith("output")
+                 else why) for a, why in saved]
+
+    nbytes = lambda saved: sum(a.size * a.dtype.itemsize for a, _ in saved)
+    kept = {}
+    for name in ("plain_loss", "ckpt_loss"):
+        ours = saved_residuals(getattr(LAST, name), PARAMS0, X, LABELS)
+        theirs = saved_ref(getattr(LAST_REF, name), PARAMS0, X, LABELS)
+        assert kinds(ours) == kinds(theirs), name
+        kept[name] = nbytes(ours)
+        temp = jax.jit(jax.grad(getattr(LAST, name))).lower(PARAMS0, X, LABELS).compile() \
+            .memory_analysis().temp_size_in_bytes
+        their_temp = jax_ref.jit(jax_ref.grad(getattr(LAST_REF, name))).lower(
+            PARAMS0, X, LABELS).compile().memory_analysis().temp_size_in_bytes
+        assert temp == their_temp, name
+        kept[name, "temp"] = temp
+    # The chapter's numbers: 102,144 bytes fewer residuals, more of XLA's temp memory.
+    assert kept["plain_loss"] - kept["ckpt_loss"] == 102_144
+    assert kept["ckpt_loss", "temp"] > kept["plain_loss", "temp"]
+    for lib, last in [(jax, LAST), (jax_ref, LAST_REF)]:
+        plain = lib.jit(lib.grad(last.plain_loss))(PARAMS0, X, LABELS)
+        ckpt = lib.jit(lib.grad(last.ckpt_loss))(PARAMS0, X, LABELS)
+        for k in PARAMS0:
+            np.testing.assert_array_equal(np.asarray(plain[k]), np.asarray(ckpt[k]), err_msg=k)
+
+
+@pytest.fixture(scope="module")
+def printed_training():
+    """The last version's training loop, run by both libraries: (params, printed lines) each."""
+    import contextlib
+    import io
+    runs = []
+    for lib, last in [(jax, LAST), (jax_ref, LAST_REF)]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            params = last.train(PARAMS0, X, LABELS)
+            params = {k: np.asarray(v) for k, v in params.items()}
+            if lib is jax_ref:
+                jax_ref.effects_barrier()
+        runs.append((params, out.getvalue().splitlines()))
+    return runs
+
+
+def test_debug_print_in_the_training_loop_prints_jaxs_lines(printed_training):
+    (ours, our_lines), (theirs, their_lines) = printed_training
+    assert our_lines == their_lines, (our_lines, their_lines)
+    assert our_lines[0] == "step   0  loss 0.5875" and our_lines[-1] == "step 500  loss 0.0259"
+    assert len(our_lines) == 6
+    for k in PARAMS0:
+        np.testing.assert_allclose(ours[k], theirs[k], rtol=0, atol=2e-3, err_msg=k)
+
+
+def test_the_exported_classifier_runs_in_a_fresh_runner_as_in_jax(printed_training, tmp_path):
+    import subprocess
+    (ours, _), (theirs, _) = printed_training
+    exported = LAST.export(ours)
+    (tmp_path / "c.jaxexport").write_bytes(exported.serialize())
+    points, labels = classifier.spirals(64, seed=7)
+    np.save(tmp_path / "p.npy", points)
+    subprocess.run([sys.executable, "-m", "autodidax.runner", tmp_path / "c.jaxexport",
+                    "--input", tmp_path / "p.npy", "--output", tmp_path / "o.npz"], check=True,
+                   capture_output=True)
+    from_runner = np.load(tmp_path / "o.npz")["result"]
+    np.testing.assert_array_equal(from_runner, np.asarray(jax.jit(
+        lambda x: LAST.predict(ours, x))(points)))
+    # JAX reads our artifact and runs it to the same bits; its own export of its own training
+    # classifies the new points as ours does.
+    read = jax_ref.export.deserialize((tmp_path / "c.jaxexport").read_bytes())
+    np.testing.assert_array_equal(np.asarray(read.call(points)), from_runner)
+    their_logits = np.asarray(LAST_REF.export(theirs).call(points))
+    np.testing.assert_allclose(their_logits, from_runner, rtol=0, atol=1e-2)
+    assert (from_runner.argmax(1) == labels).mean() == 1.0
+    assert (their_logits.argmax(1) == from_runner.argmax(1)).all()
+
+
+def test_the_last_versions_step_over_eight_devices_matches_one_and_jax():
+    from autodidax.sharding import Mesh, NamedSharding, P
+    results = []
+    for lib, last, mesh_mod in [(jax, LAST, None), (jax_ref, LAST_REF, jax_ref.sharding)]:
+        if mesh_mod is None:
+            mesh = Mesh(np.array(jax.devices()), ("batch",))
+            data, rep = NamedSharding(mesh, P("batch")), NamedSharding(mesh, P())
+        else:
+            mesh = mesh_mod.Mesh(np.array(jax_ref.devices()), ("batch",))
+            data = mesh_mod.NamedSharding(mesh, mesh_mod.PartitionSpec("batch"))
+            rep = mesh_mod.NamedSharding(mesh, mesh_mod.PartitionSpec())
+        step = lib.jit(last.clipped_step)
+        results.append(step(lib.device_put(PARAMS0, rep), lib.device_put(X, data),
+                            lib.device_put(LABELS, data)))
+        results.append(step(PARAMS0, X, LABELS))
+    values = [float(v) for v, _ in results]
+    np.testing.assert_allclose(values, values[1], rtol=1e-6)
+    for _, new in results[1:]:
+        for k in PARAMS0:
+            np.testing.assert_allclose(np.asarray(new[k]), np.asarray(results[0][1][k]),
+                                       rtol=1e-5, atol=1e-6, err_msg=k)
