@@ -245,10 +245,10 @@ def custom_jvp_call_pp(eqn, names):
 
 def custom_vjp_call_pp(eqn, names):
     p = eqn.params
-    return pp_eqn_plain(eqn, names, [("name", p["name"]), ("bwd", fun_name(p["bwd"])),
-                                     ("call_jaxpr", p["call_jaxpr"]),
-                                     ("fwd", fun_name(p["fwd_jaxpr_thunk"])),
-                                     ("symbolic_zeros", p["symbolic_zeros"])])
+    shown = [("name", p["name"]), ("bwd", fun_name(p["bwd"])), ("call_jaxpr", p["call_jaxpr"]),
+             ("fwd", fun_name(p["fwd_jaxpr_thunk"])), ("num_consts", p["num_consts"]),
+             ("symbolic_zeros", p["symbolic_zeros"])]
+    return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
 
 
 def custom_lin_pp(eqn, names):

@@ -233,6 +233,15 @@ def _closure(jax, jnp, x, y):
     return h(x) + jnp.sin(y)
 
 
+def _vjp_closure(jax, jnp, x, y):
+    """A custom_vjp function closing over `y`: under a trace, a constant of its call_jaxpr."""
+    @jax.custom_vjp
+    def h(x):
+        return x * y
+    h.defvjp(lambda x: (x * y, None), lambda _, ct: (ct * y,))
+    return h(x)
+
+
 D = _defs
 CUSTOM = {
     "vjp weak cotangent of an unused output": C(lambda jax, jnp: jax.grad(
@@ -319,6 +328,8 @@ CUSTOM = {
         lambda x, y: _closure(jax, jnp, x, y))(X, X)),
     "jaxpr defjvps": J(lambda jax, jnp: jax.make_jaxpr(D(jax, jnp).two)(X, X)),
     "jaxpr custom_vjp": J(lambda jax, jnp: jax.make_jaxpr(D(jax, jnp).g)(X, X)),
+    "jaxpr custom_vjp closing over a tracer": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, y: _vjp_closure(jax, jnp, x, y))(X, X)),
     "jaxpr grad of custom_vjp": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(D(jax, jnp).g))(X, X)),
     "jaxpr grad of jit of custom_vjp": J(lambda jax, jnp: jax.make_jaxpr(
         jax.grad(jax.jit(D(jax, jnp).g)))(X, X)),
