@@ -108,6 +108,74 @@ def lax_rejects_boolean_arithmetic():
                 op(t, t)
 
 
+@claim(CH01, "# refused even when the value is known, as in JAX")
+def float_of_a_tracer_is_refused():
+    for lib in (autodidax, jax):
+        def f(x, conv):
+            conv(x)
+            return x
+        for conv in (bool, int):                     # a known value is given...
+            lib.jvp(lambda x: f(x, conv), (1.0,), (1.0,))
+        with pytest.raises(lib.errors.ConcretizationTypeError):    # ...but not to float()
+            lib.jvp(lambda x: f(x, float), (1.0,), (1.0,))
+
+
+@claim(CH01, "We support nine dtypes (`bool`, three signed and three unsigned integer widths, "
+             "`float16`, `float32`)")
+def nine_dtypes():
+    import ml_dtypes
+    for dtype in ["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
+                  "float32"]:
+        assert anp.asarray(np.ones(2, dtype)).dtype == dtype
+        assert jnp.asarray(np.ones(2, dtype)).dtype == dtype
+    for dtype in [ml_dtypes.bfloat16, np.complex64]:
+        with pytest.raises(TypeError):
+            anp.asarray(np.ones(2, dtype))
+        assert jnp.asarray(np.ones(2, dtype)).dtype == dtype      # JAX has them
+    with pytest.raises(NotImplementedError):
+        autodidax.config.update("jax_enable_x64", True)
+
+
+@claim(CH01, "where JAX's also carry a sharding, a memory space and a `manual_axis_type`")
+def what_an_aval_carries():
+    from jax._src import core
+    from autodidax import core as ours
+    slots = lambda aval: {s for c in type(aval).__mro__ for s in getattr(c, "__slots__", ())}
+    theirs = slots(core.ShapedArray((2,), np.float32))
+    assert {"shape", "dtype", "weak_type", "sharding", "memory_space", "manual_axis_type"} <= theirs
+    assert slots(ours.ShapedArray((2,), np.float32)) - {"_hash"} == {"shape", "dtype", "weak_type"}
+
+
+@claim(CH01, "JAX's `jax_traceback_filtering` has several modes (`auto`, `tracebackhide`, "
+             "`remove_frames`, ...)")
+def traceback_filtering_modes():
+    from jax._src import config
+    for mode in ["off", "auto", "tracebackhide", "remove_frames", "quiet_remove_frames"]:
+        with config.traceback_filtering(mode):
+            assert config.traceback_filtering.value == mode
+    with pytest.raises(ValueError):
+        with config.traceback_filtering("some"):
+            pass
+
+
+@claim(A6, "JAX's also bitcasts between widths (a `uint32` to two `uint16`, adding an axis)")
+def bitcast_between_widths():
+    out = lax.bitcast_convert_type(jnp.uint32(0x00020001), jnp.uint16)
+    assert out.shape == (2,) and out.tolist() == [1, 2]
+    with pytest.raises(Exception):
+        alax.bitcast_convert_type(np.uint32(0x00020001), np.uint16)
+
+
+@claim(A6, "JAX has a primitive for it (`clamp_p`); ours is built from comparisons and "
+           "`select_n`")
+def clamp_is_a_primitive_in_jax():
+    x = np.float32([0.5, 3.0])
+    assert "clamp" in str(jax.make_jaxpr(lambda v: lax.clamp(0.0, v, 1.0))(x))
+    ours = str(autodidax.make_jaxpr(lambda v: alax.clamp(0.0, v, 1.0))(x))
+    assert "clamp" not in ours and "select_n" in ours
+    np.testing.assert_array_equal(alax.clamp(0.0, x, 1.0), lax.clamp(0.0, x, 1.0))
+
+
 # ---- chapter 10 and appendix A10: control flow ----------------------------------------------
 
 @claim(CH10, "(JAX's `cond`, `while_loop` and `scan` trace with `pe.trace_to_jaxpr` and then "

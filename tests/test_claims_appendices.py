@@ -186,4 +186,162 @@ def gpu_cumsum_scan_is_off():
     assert loops._is_supported_cumred(ShapedArray((4,), np.float32), 0, False) is False
 
 
+@claim(A1, "(`x ** 2` is a multiplication, not exp(2 log x)); a float base with integer "
+           "exponents is `pow` without promotion, which keeps the derivative at `x = 0`; anything "
+           "else is promoted first, as in JAX.")
+def powers():
+    same_jaxpr(lambda np_: lambda x: x ** 2, f32)
+    same_jaxpr(lambda np_: lambda x, n: x ** n, f32, np.int32(3))
+    same_jaxpr(lambda np_: lambda n, x: n ** x, np.int32(3), f32)
+    for lib, _ in BOTH:
+        assert float(lib.grad(lambda x: x ** np.int32(3))(0.0)) == 0.0
+
+
+@claim(A1, "The rest of NumPy's elementwise functions follow one of two patterns, as in JAX")
+def elementwise_patterns():
+    same_jaxpr(lambda np_: np_.arcsin, np.arange(3, dtype=np.int32))
+    same_jaxpr(lambda np_: np_.arctan2, f32, np.arange(3, dtype=np.int32))
+
+
+@claim(A1, "# JAX's jit gets only the arguments given, by keyword (so sorted by name); the "
+           "defaults # are constants of the traced function.")
+def nan_to_num_defaults():
+    same_jaxpr(lambda np_: np_.nan_to_num, f32)
+    same_jaxpr(lambda np_: lambda x: np_.nan_to_num(x, posinf=7.0), f32)
+    same_jaxpr(lambda np_: lambda x: np_.nan_to_num(x, neginf=-7.0, nan=1.0), f32)
+
+
+@claim(A1, "For floats, both come from CPython's `float_divmod`, as in JAX.")
+def float_divmod():
+    x, y = np.float32([-7.5, 7.5, -0.0, 5.0]), np.float32([2.0, -2.0, 3.0, -np.inf])
+    same_values(lambda np_: (np_.floor_divide(x, y), np_.remainder(x, y)))
+
+
+@claim(A1, "Arrays and tracers also get dtype names that work as in JAX: `jnp.float32(3)` makes "
+           "an array")
+def dtype_names_make_arrays():
+    for lib, np_ in BOTH:
+        assert isinstance(np_.float32(3), lib.Array)
+        assert np_.zeros(3, np_.int32).dtype == np.int32
+        assert np_.ones(2).astype(np_.float16).dtype == np.float16
+
+
+@claim(A1, "JAX's `jnp.array` (`copy=True` by default) of a traced value records a `copy` "
+           "equation; ours is `asarray`, which records nothing.")
+def jnp_array_copies_in_jax():
+    assert "copy" in str(jax.make_jaxpr(jnp.array)(f32))
+    assert "copy" not in str(autodidax.make_jaxpr(anp.array)(f32))
+
+
+# ---- A4, A15: printing and the persistent cache ---------------------------------------------
+
+@claim("A4_printing", "JAX's `pretty_print` takes settings (`JaxprPpSettings`: `source_info`, "
+                      "`print_shapes`, `name_stack`, `custom_pp_eqn_rules`, `print_effects`)")
+def jaxpr_pp_settings():
+    from jax._src import core
+    assert set(core.JaxprPpSettings._fields) == {"source_info", "print_shapes", "name_stack",
+                                                  "custom_pp_eqn_rules", "print_effects"}
+    assert isinstance(core.pp_eqn_rules, dict)
+
+
+@claim("A15_compilation_cache", "JAX's is off until `jax_compilation_cache_dir` is set, and "
+                                "keeps only programs whose compilation took at least "
+                                "`jax_persistent_cache_min_compile_time_secs` (one second).")
+def jax_cache_is_off_by_default():
+    assert jax.config.jax_compilation_cache_dir is None
+    assert jax.config.jax_persistent_cache_min_compile_time_secs == 1.0
+
+
+# ---- A2: jax.nn, jax.scipy.special and stats ------------------------------------------------
+
+@claim("A2_library", "JAX gives `relu`, `relu6`, `logaddexp` (and so `softplus` and "
+                     "`log_sigmoid`), `xlogy`, `xlog1py`, `logit` and `log_ndtr` a `custom_jvp`;"
+                     " ours are plain compositions")
+def nn_compositions_where_jax_has_rules():
+    import jax.scipy.special
+    import autodidax.nn
+    import autodidax.scipy.special
+    x = np.float32([0.5, 2.0])
+    fns = [(jax.nn.relu, autodidax.nn.relu), (jax.nn.relu6, autodidax.nn.relu6),
+           (jax.nn.softplus, autodidax.nn.softplus), (jnp.logaddexp, anp.logaddexp),
+           (jax.scipy.special.logit, autodidax.scipy.special.logit),
+           (jax.scipy.special.log_ndtr, autodidax.scipy.special.log_ndtr)]
+    for theirs, ours in fns:
+        unary = theirs is not jnp.logaddexp
+        args = (x,) if unary else (x, x)
+        assert "custom_jvp_call" in str(jax.make_jaxpr(theirs)(*args)), theirs
+        assert "custom_jvp_call" not in str(autodidax.make_jaxpr(ours)(*args)), ours
+        g_theirs = jax.grad(lambda v: theirs(*([v] * len(args))).sum())(x)
+        g_ours = autodidax.grad(lambda v: ours(*([v] * len(args))).sum())(x)
+        np.testing.assert_allclose(np.asarray(g_ours), np.asarray(g_theirs), rtol=1e-5)
+
+
+@claim("A2_library", "`jax.nn` also has `glu`, `selu`, `mish`, `squareplus`, `hard_tanh`, "
+                     "`soft_sign`, `log1mexp`, `dot_product_attention` and more")
+def nn_functions_not_built():
+    import autodidax.nn
+    names = ["glu", "selu", "mish", "squareplus", "hard_tanh", "soft_sign", "log1mexp",
+             "dot_product_attention"]
+    assert all(hasattr(jax.nn, n) for n in names)
+    assert not any(hasattr(autodidax.nn, n) for n in names)
+
+
+@claim("A2_library", "`jax.scipy.stats.norm` is complete.")
+def stats_norm_is_complete():
+    import jax.scipy.stats
+    import autodidax.scipy.stats
+    public = lambda m: {n for n in dir(m) if not n.startswith("_")}
+    norm = jax.scipy.stats.norm
+    functions = {n for n in public(norm) if callable(getattr(norm, n))}
+    assert functions <= public(autodidax.scipy.stats.norm)
+
+
+# ---- A3: linear algebra ---------------------------------------------------------------------
+
+@claim("A3_linalg", "On the CPU JAX lowers `cholesky` and `triangular_solve` to LAPACK custom "
+                    "calls (`potrf`, `trsm`)")
+def cpu_linalg_lowers_to_lapack():
+    a = np.eye(3, dtype=np.float32) * 2
+    assert "potrf" in jax.jit(jnp.linalg.cholesky).lower(a).as_text()
+    solve = lambda m: jax.lax.linalg.triangular_solve(m, m, left_side=True, lower=True)
+    assert "trsm" in jax.jit(solve).lower(a).as_text()
+    assert "stablehlo.cholesky" in autodidax.jit(anp.linalg.cholesky).lower(a).as_text()
+
+
+@claim("A3_linalg", "**Not built.** `svd` and `qr`")
+def svd_and_qr_not_built():
+    assert hasattr(jnp.linalg, "svd") and hasattr(jnp.linalg, "qr")
+    assert not hasattr(anp.linalg, "svd") and not hasattr(anp.linalg, "qr")
+
+
+# ---- A16: pytrees' messages -----------------------------------------------------------------
+
+@claim("A16_tree_util_text", "JAX's C++ says `Too few leaves for PyTreeDef; expected 2, got 1`, "
+                             "`Duplicate custom PyTreeDef type registration for <class 'tuple'>`")
+def jax_pytree_messages():
+    import pytest
+    from jax import tree_util as jt
+    with pytest.raises(ValueError, match="Too few leaves for PyTreeDef; expected 2, got 1"):
+        jt.tree_unflatten(jt.tree_structure((1, 2)), [1])
+    with pytest.raises(ValueError, match=r"Duplicate custom PyTreeDef type registration for "
+                                         r"<class 'tuple'>"):
+        jt.register_pytree_node(tuple, lambda t: (t, None), lambda a, c: tuple(c))
+    from autodidax import tree_util as ours
+    with pytest.raises(ValueError):                   # the same class, in our own words
+        ours.tree_unflatten(ours.tree_structure((1, 2)), [1])
+
+
+# ---- A17: the catalogue's rules -------------------------------------------------------------
+
+@claim("A17_catalogue_rules", "JAX's `_select_batch_rule` is a fancy rule, in "
+                              "`fancy_primitive_batchers`; ours needs no axis, so it sits in "
+                              "`batching_rules`")
+def select_n_batching_tables():
+    from jax._src.interpreters import batching
+    from autodidax import batching as ours
+    from autodidax import lax as alax
+    assert batching.fancy_primitive_batchers[jax.lax.select_n_p].__name__ == "_select_batch_rule"
+    assert alax.select_n_p in ours.batching_rules
+
+
 test_claims = claims_test(__name__)

@@ -245,6 +245,14 @@ NUMPY2 = {
     "nan_to_num values": C(lambda jax, jnp: jnp.nan_to_num(INF, nan=-1.0, posinf=9.0,
                                                            neginf=-9.0)),
     "nan_to_num float16": C(lambda jax, jnp: jnp.nan_to_num(jnp.asarray(INF, jnp.float16))),
+    "jaxpr nan_to_num posinf only": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.nan_to_num(x, posinf=7.0))(INF)),
+    "jaxpr nan_to_num neginf and nan": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.nan_to_num(x, neginf=-7.0, nan=1.0))(INF)),
+    "jaxpr asarray of a weak value, dtype given": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: (jnp.asarray(x, jnp.float32) * 2, jnp.asarray(x)))(1.0)),
+    "asarray of a weak array, dtype given, is strong": C(lambda jax, jnp: jnp.asarray(
+        jnp.sin(2.0), jnp.float32) + jnp.float16(1)),
     "nan_to_num jit grad": C(lambda jax, jnp: jax.jit(jax.grad(
         lambda x: jnp.nan_to_num(x * 2.0).sum()))(INF)),
     "heaviside grad vmap": C(lambda jax, jnp: jax.vmap(jax.grad(jnp.heaviside, (0, 1)))(XS, XS)),

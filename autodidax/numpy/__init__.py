@@ -97,8 +97,8 @@ def _as_operand(x):
 def asarray(a, dtype=None):
     """An array from an array, a NumPy array, a Python scalar or a (nested) list of them."""
     if _is_array(a):
-        if dtype is not None and canonicalize_dtype(dtype) != a.dtype:
-            return lax.convert_element_type(a, dtype)
+        if dtype is not None and (canonicalize_dtype(dtype) != a.dtype or get_aval(a).weak_type):
+            return lax.convert_element_type(a, dtype)    # a dtype asked for is strong, as in JAX
         return a
     if type(a) in _PYTHON_SCALARS:
         aval = get_aval(a)
@@ -494,8 +494,10 @@ def _isposneginf(infinity, x):
 _NAN_TO_NUM_DEFAULTS = (0.0, None, None)
 
 
-@jit_in_jaxprs("nan_to_num")
-def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+@jit_in_jaxprs("nan_to_num", static_argnums=(1,))
+def _nan_to_num(x, names, *values):
+    nan, posinf, neginf = map(dict(zip(names, values)).get, ("nan", "posinf", "neginf"))
+    nan = 0.0 if nan is None else nan
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
@@ -511,10 +513,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = asarray(x)
     if x.dtype.kind != "f":
         return x
-    extra = [nan, posinf, neginf]
-    while extra and extra[-1] is _NAN_TO_NUM_DEFAULTS[len(extra) - 1]:
-        extra.pop()                   # defaults are constants of the jitted function, as in JAX
-    return _nan_to_num(x, *extra)
+    # JAX's jit gets only the arguments given, by keyword (so sorted by name); the defaults
+    # are constants of the traced function.
+    given = sorted((name, value) for name, value, default in
+                   zip(("nan", "posinf", "neginf"), (nan, posinf, neginf), _NAN_TO_NUM_DEFAULTS)
+                   if value is not default)
+    return _nan_to_num(x, tuple(n for n, _ in given), *(v for _, v in given))
 
 
 @jit_in_jaxprs("heaviside")
