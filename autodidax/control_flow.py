@@ -270,9 +270,10 @@ def while_loop(cond_fun, body_fun, init_val):
     traced, init_flat, avals, out_avals = _trace_loop(trace, init_flat)
     (cond_jaxpr, cond_consts, cond_tree), (body_jaxpr, body_consts, body_tree) = traced
     pred = cond_jaxpr.out_avals
-    if cond_tree.num_leaves != 1 or pred[0].shape or pred[0].dtype != np.bool_:
-        raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                        + ", ".join(a.str_short() for a in pred) + ".")
+    if cond_tree.num_nodes != 1:                  # JAX's messages
+        raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
+    if pred[0].shape or pred[0].dtype != np.bool_:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {pred}.")
     if body_tree != in_tree or not all(same_type(a, b) for a, b in zip(avals, out_avals)):
         refuse("while_loop", in_tree, body_tree, avals, out_avals)
     outs = while_p.bind(*cond_consts, *body_consts, *init_flat,

@@ -30,7 +30,8 @@ from autodidax.core import (ConcretizationTypeError, Primitive, ShapedArray, Tra
                             set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
                              jaxpr_as_fun, trace_to_jaxpr)
-from autodidax.jvp import Zero, instantiate_zeros, jvp_rules, tangent_aval, zeros_like_aval
+from autodidax.jvp import (Zero, instantiate_zeros, jvp_rules, stop_gradient, tangent_aval,
+                           zeros_like_aval)
 from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
                                 jaxpr_subcomp, lowering_rules)
 from autodidax.runtime import default_device, xla_primitive_executable
@@ -70,10 +71,15 @@ def _cond_batching_rule(vals, dims, *, branches):
     size = mapped_size(vals, dims)
     if index_dim is not not_mapped:     # a predicate per example: run every branch, then select
         index = moveaxis(index, index_dim, 0)
-        results = [batch(jaxpr_as_fun(b), size, op_dims, ops) for b in branches]
-        outs = [select_examples(index, [bdim_at_front(outs[k], out_dims[k], size)
-                                         for outs, out_dims in results])
-                for k in range(len(branches[0].out_avals))]
+        ops = [bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
+        results = []
+        for i, b in enumerate(branches):
+            # the examples a branch does not serve reach it through `stop_gradient`, as in JAX
+            mine = lax.eq(index, np.int32(i))
+            safe = [select_examples(mine, [stop_gradient(x), x]) for x in ops]
+            outs, out_dims = batch(jaxpr_as_fun(b), size, [0] * len(ops), safe)
+            results.append([bdim_at_front(o, d, size) for o, d in zip(outs, out_dims)])
+        outs = [select_examples(index, list(cases)) for cases in zip(*results)]
         return outs, [0] * len(outs)
     avals, n_out = [get_aval(x) for x in ops], len(branches[0].out_avals)
     out_batched = [False] * n_out
@@ -385,7 +391,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         length = max(int(upper) - int(lower), 0)
 
-        def scan_body(loop_carry, _):     # JAX's name for it, which its carry errors print
+        def scan_body(loop_carry, _):     # JAX's name for the carry, which its errors print
             i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
 
@@ -501,18 +507,20 @@ def map(f, xs, *, batch_size=None):
     n = np.shape(leaves[0])[0]
     batches, rest = divmod(n, batch_size) if batch_size else (0, n)
     cut = batches * batch_size
-    outs = []
-    if batches:
-        stacked = tree_unflatten(tree, [lax.reshape(x[:cut], (batches, batch_size,
-                                                              *np.shape(x)[1:]))
-                                        for x in leaves])
-        ys = scan(lambda _, x: ((), vmap(f)(x)), (), stacked)[1]
-        outs.append(tree_map(lambda y: lax.reshape(y, (cut, *np.shape(y)[2:])), ys))
-    if rest:
-        outs.append(vmap(f)(tree_unflatten(tree, [x[cut:] for x in leaves])))
-    if len(outs) == 1:
-        return outs[0]
-    return tree_map(lambda a, b: lax.concatenate([a, b], 0), *outs)
+    stacked, left = [], []
+    for x in leaves:        # as JAX's does: each leaf cut into its batches and what is left
+        if batches:
+            stacked.append(lax.reshape(x[:cut], (batches, batch_size, *np.shape(x)[1:])))
+        if rest or not batches:
+            left.append(x[cut:])
+    if not batches:
+        return vmap(f)(tree_unflatten(tree, left))
+    ys = scan(lambda _, x: ((), vmap(f)(x)), (), tree_unflatten(tree, stacked))[1]
+    flat = lambda y: lax.reshape(y, (cut, *np.shape(y)[2:]))   # noqa: E731
+    if not rest:
+        return tree_map(flat, ys)
+    rest_ys = vmap(f)(tree_unflatten(tree, left))
+    return tree_map(lambda a, b: lax.concatenate([flat(a), b], 0), ys, rest_ys)
 
 
 
@@ -768,8 +776,9 @@ def _check_scan_carry(f, init, in_tree, out_tree, avals, out_avals):
                         "function so that the carry output has the same pytree structure as the "
                         "carry input.")
     paths = [keystr(p) for p, _ in tree_flatten_with_path(init)[0]]
-    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output "
-             f"carry component has type {b.str_short(False)}{_mismatch(a, b)}"
+    long = lambda a: a.update(weak_type=False).str_short(False)  # noqa: E731  (JAX's: no ~)
+    diffs = [f"{component(p)} has type {long(a)} but the corresponding output "
+             f"carry component has type {long(b)}{_mismatch(a, b)}"
              for p, a, b in zip(paths, avals, out_avals) if not same_type(a, b)]
     if diffs:
         if len(diffs) == 1:

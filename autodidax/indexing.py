@@ -91,7 +91,7 @@ def _normalize_start(i, size, allow_negative=True):
     if not allow_negative or get_aval(i).dtype.kind == "u":
         return i
     aval = get_aval(i)
-    negative = lax.lt(i, 0)
+    negative = lax.lt(i, np.zeros((), aval.dtype))
     strong = lax.convert_element_type(i, aval.dtype) if aval.weak_type else i
     return lax.select_n(negative, i, lax.add(strong, np.asarray(size, aval.dtype)))
 

@@ -324,92 +324,140 @@ transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 transpose_rules[scatter_p] = _scatter_transpose
 
 
-def _check_starts(name, operand, starts):
-    if len(starts) != operand.ndim:
-        raise TypeError(f"{name} start_indices must have length equal to the number of "
-                        f"dimensions of the operand, got indices {len(starts)} for operand "
-                        f"shape {operand.shape}")
-    for s in starts:
-        if s.shape or s.dtype.kind not in "iu":
-            raise TypeError(f"{name} start indices must be scalars of an integer type, got "
-                            f"{s.str_short()}")
-    if len({s.dtype for s in starts}) > 1:
-        raise TypeError(f"{name} start indices must all have the same dtype, got "
-                        f"{[s.dtype.name for s in starts]}")
+def _check_index_dtypes(name, starts, colon):
+    if builtins.any(s.dtype != starts[0].dtype or s.dtype.kind not in "iu" for s in starts):
+        raise TypeError(f"index arguments to {name} must be integers of the same type, "
+                        f"got{colon} {', '.join(s.dtype.name for s in starts)}")
+
+
+def _check_same_dtypes(name, *avals):
+    if builtins.any(a.dtype != avals[0].dtype for a in avals[1:]):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.")
 
 
 def _check_dynamic_slice(operand, *starts, slice_sizes):
-    _check_starts("dynamic_slice", operand, starts)
-    if len(slice_sizes) != operand.ndim or builtins.any(
-            not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
+    if len(starts) != operand.ndim:     # only a direct `bind` can get here (see `dynamic_slice`)
+        raise TypeError(f"dynamic_slice start_indices must have length equal to the rank of "
+                        f"operand, got indices {starts} for operand shape {operand.shape}.")
+    if len(slice_sizes) != operand.ndim or not builtins.all(
+            s <= d for s, d in zip(slice_sizes, operand.shape)):
         raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
-                        f"slice_sizes {tuple(slice_sizes)} for operand shape {operand.shape}")
+                        f"slice_sizes {tuple(slice_sizes)} for operand shape {operand.shape}.")
+    if not builtins.all(s >= 0 for s in slice_sizes):
+        raise TypeError(f"slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {tuple(slice_sizes)}.")
+    if builtins.any(s.ndim for s in starts):
+        raise TypeError(f"start_indices arguments to dynamic_slice must be scalars,  got "
+                        f"indices {starts}")
+    _check_index_dtypes("dynamic_slice", starts, ":")
 
 
 def _check_dynamic_update_slice(operand, update, *starts):
-    _check_starts("dynamic_update_slice", operand, starts)
-    if update.ndim != operand.ndim or builtins.any(
-            u > d for u, d in zip(update.shape, operand.shape)):
+    if update.ndim != operand.ndim:
+        raise TypeError(f"dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {update.shape} for operand shape {operand.shape}.")
+    if len(starts) != operand.ndim:
+        raise TypeError(f"dynamic_update_slice start_indices must have length equal to the "
+                        f"rank of operand, got indices {starts} for operand shape "
+                        f"{operand.shape}.")
+    if builtins.any(u > d for u, d in zip(update.shape, operand.shape)):
         raise TypeError(f"dynamic_update_slice update shape must be smaller than operand "
                         f"shape, got update shape {update.shape} for operand shape "
                         f"{operand.shape}.")
-    if update.dtype != operand.dtype:
-        raise TypeError(f"dynamic_update_slice update dtype must match operand dtype, got "
-                        f"{update.dtype.name} and {operand.dtype.name}")
+    if builtins.any(s.ndim for s in starts):
+        raise TypeError(f"start_indices arguments to dynamic_update_slice must be scalars, got "
+                        f"indices {starts}")
+    _check_same_dtypes("dynamic_update_slice", operand, update)
+    _check_index_dtypes("dynamic_update_slice", starts, "")
+
+
+def _check_sorted(dims, op_name, name):
+    if list(dims) != sorted(dims):
+        raise TypeError(f"{name} in {op_name} op must be sorted; got {dims}")
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op_name} op must not repeat; got: {dims}.")
 
 
 def _check_gather(operand, indices, *, dimension_numbers, slice_sizes, **params):
     dnums = dimension_numbers
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"Indices must be of integer type, got {indices.dtype.name}")
-    if indices.ndim < 1 or indices.shape[-1] != len(dnums.start_index_map):
+    _check_sorted(dnums.offset_dims, "gather", "offset_dims")
+    index_vector_dim = indices.ndim - 1
+    if len(dnums.start_index_map) != indices.shape[index_vector_dim]:
         raise TypeError(f"Gather op has {len(dnums.start_index_map)} elements in "
-                        f"start_index_map and the bound of dimension index_vector_dim="
-                        f"{indices.ndim - 1} of indices is "
-                        f"{indices.shape[-1] if indices.ndim else 0}. These two numbers must "
-                        "be equal.")
+                        f"start_index_map and the bound of dimension {index_vector_dim=} of "
+                        f"indices is {indices.shape[index_vector_dim]}. These two numbers "
+                        "must be equal.")
     if len(slice_sizes) != operand.ndim:
         raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
                         f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
-    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
-        if not 0 <= s <= n:
-            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
-                            f"within [0, {n} + 1), got {s}.")
-    for d in dnums.collapsed_slice_dims + dnums.operand_batching_dims:
-        if slice_sizes[d] > 1:
-            where = (dnums.collapsed_slice_dims.index(d) if d in dnums.collapsed_slice_dims
-                     else 0)
-            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                            f"{slice_sizes[d]} for index {d} at position {where}.")
-    dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
-    window = [s for d, s in enumerate(slice_sizes) if d not in dropped]
-    if len(window) != len(dnums.offset_dims):
+    if len(slice_sizes) != len(dnums.offset_dims) + len(dnums.collapsed_slice_dims) + len(
+            dnums.operand_batching_dims):
         raise TypeError(f"All components of the offset index in a gather op must either be a "
                         f"offset dimension or explicitly collapsed/batching; got "
-                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes={window}, "
-                        f"collapsed_slice_dims={dnums.collapsed_slice_dims}, "
-                        f"operand_batching_dims={dnums.operand_batching_dims}.")
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{dnums.offset_dims}, collapsed_slice_dims="
+                        f"{dnums.collapsed_slice_dims}, operand_batching_dims="
+                        f"{dnums.operand_batching_dims}.")
+    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
+        if indices.size and not 0 <= s <= n:
+            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
+                            f"within [0, {n} + 1), got {s}.")
+    for i, d in enumerate(dnums.collapsed_slice_dims):
+        if slice_sizes[d] != 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                            f"{slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(dnums.operand_batching_dims):
+        if slice_sizes[d] > 1:
+            raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, "
+                            f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
+    if indices.dtype.kind not in "iu":
+        raise ValueError("indices must have an integer type")
 
 
 def _check_scatter(operand, indices, updates, *, dimension_numbers, **params):
     dn = dimension_numbers
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"Scatter indices must be of integer type, got {indices.dtype.name}")
-    if updates.dtype != operand.dtype:
-        raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
-                        f"{operand.dtype.name} and {updates.dtype.name}.")
-    if updates.ndim != len(dn.update_window_dims) + indices.ndim - 1:
-        rank = len(dn.update_window_dims) + indices.ndim - 1
+    index_vector_dim = indices.ndim - 1
+    rank = len(dn.update_window_dims) + indices.ndim - 1
+    if updates.ndim != rank:
         raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
+    window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
+                   + len(dn.operand_batching_dims))
+    if operand.ndim != window_size:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
+                        f"of rank {operand.ndim}.")
+    if len(dn.scatter_dims_to_operand_dims) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                        f"scatter_dims_to_operand_dims and the bound of dimension "
+                        f"{index_vector_dim=} of indices is {indices.shape[index_vector_dim]}. "
+                        "These two numbers must be equal")
+    windows = [n for d, n in enumerate(operand.shape)
+               if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    for bound, d in zip(windows, dn.update_window_dims):
+        if bound < updates.shape[d]:
+            raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
+                            f"bounds of the corresponding dimensions of operand. For dimension "
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is "
+                            f"{bound}.")
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    for d, n in zip(scatter_dims, indices.shape[:index_vector_dim]):
+        if updates.shape[d] != n:
+            raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as "
+                            f"the bounds of the corresponding dimensions of scatter indices. "
+                            f"For scatter dimension {d}, updates bound is {updates.shape[d]}, "
+                            f"indices bound is {n}.")
+    if indices.dtype.kind not in "iu":
+        raise ValueError("indices must have an integer type")
+    _check_same_dtypes("scatter", operand, updates)
 
 
 def _check_sort(*operands, dimension, is_stable, num_keys):
     if len({o.shape for o in operands}) > 1:
-        raise TypeError(f"sort requires all operands to have the same shape, got "
-                        f"{[o.shape for o in operands]}")
+        raise TypeError(f"Arguments to sort must have equal shapes, got: "
+                        f"{' '.join(str(o.shape) for o in operands)}")
     if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"num_keys={num_keys} must be between 1 and the number of operands "
-                         f"({len(operands)})")
+        raise ValueError(f"num_keys={num_keys} must be between 1 and "
+                         f"len(operand)={len(operands)}")
 
 
 def _check_top_k(operand, *, k, axis):

@@ -300,8 +300,8 @@ def _seed(ctor_name, seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{shape} != (). Use jax.vmap for batching")
     if isinstance(seed, int) and not isinstance(seed, bool):
-        # JAX takes a Python int as int64 and then, with 64-bit mode off, keeps its low 32 bits
-        seed = np.int64(seed % 2 ** 64 - (seed % 2 ** 64 >= 2 ** 63) * 2 ** 64).astype(np.int32)
+        # JAX takes a Python int as an int64 (an OverflowError past it), then keeps its low 32 bits
+        seed = np.int64(seed).astype(np.int32)
     elif isinstance(seed, float):
         seed = LiteralArray(np.float32(seed), weak_type=True)
     return random_seed_p.bind(seed, impl=threefry_prng_impl)

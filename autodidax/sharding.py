@@ -709,7 +709,7 @@ def shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=frozenset
         closed, hoisted, all_specs = trace_shard_body(mesh, body, avals, specs)
         out_flat_specs = flatten_prefix("out_specs", out_specs, out_trees[0], "outputs",
                                          "shard_map")
-        params = dict(check_vma=check_vma,    # in JAX's order
+        params = dict(check_vma=check_vma,    # sorted, as JAX prints them
                       in_specs=all_specs, jaxpr=closed, mesh=mesh,
                       newly_manual_axes=frozenset(mesh.axis_names),
                       out_specs=tuple(out_flat_specs))

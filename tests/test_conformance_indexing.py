@@ -168,6 +168,15 @@ INDEXING = {
         lambda x, i: x[i].sum()))(X, IDX)),
     "jaxpr sort": J(lambda jax, jnp: jax.make_jaxpr(jnp.sort)(X)),
     "jaxpr argsort": J(lambda jax, jnp: jax.make_jaxpr(jnp.argsort)(X)),
+    "jaxpr sort two operands": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.lax.sort((x, x, x), num_keys=1)[1])(V)),
+    "dynamic_slice float start": E(lambda jax, jnp: jax.lax.dynamic_slice(X, (0, 0.0), (2, 2))),
+    "scatter updates of the wrong batch": E(lambda jax, jnp: jax.lax.scatter_add(
+        V, np.array([[1], [1], [3]]), np.ones(2, np.float32),
+        jax.lax.ScatterDimensionNumbers((), (0,), (0,)))),
+    "scatter float indices": E(lambda jax, jnp: jax.lax.scatter_add(
+        V, np.array([[1.0]]), np.ones(1, np.float32),
+        jax.lax.ScatterDimensionNumbers((), (0,), (0,)))),
     "jaxpr dynamic_update_slice": J(lambda jax, jnp: jax.make_jaxpr(
         lambda x, i: jax.lax.dynamic_update_slice(x, jnp.ones((2, 2)), (i, 0)))(X, 1)),
     # errors

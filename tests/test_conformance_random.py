@@ -178,6 +178,9 @@ RANDOM.update({
     "gumbel bad mode": E(lambda jax, jnp: jax.random.gumbel(_k(jax), mode="middle")),
     "bernoulli bad mode": E(lambda jax, jnp: jax.random.bernoulli(_k(jax), mode="middle")),
     "shift of floats": E(lambda jax, jnp: jax.lax.shift_left(F32, F32)),
+    "seed past int64": E(lambda jax, jnp: jax.random.PRNGKey(2 ** 63)),
+    "seed cut to 32 bits": B(lambda jax, jnp: [jax.random.PRNGKey(s) for s in (
+        2 ** 32 + 5, 2 ** 63 - 1, -2 ** 63, -1)]),
 })
 
 

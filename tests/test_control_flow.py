@@ -92,6 +92,20 @@ def test_cond_vmap_with_batched_predicate_is_a_select():
     assert "cond" not in text and "select_n" in text
 
 
+def test_grad_of_cond_with_batched_predicate_skips_the_branch_not_taken():
+    # the branch not taken computes 1/0 = inf; its examples reach it through stop_gradient, so
+    # grad gives JAX's 1.0 there, not 0 * inf = nan
+    def make(m, c):
+        return lambda p, x: c.cond(p, lambda x: 1.0 / x, lambda x: x * 1.0, x)
+    ps, xs = np.array([True, False]), np.array([2.0, 0.0], np.float32)
+    close(grad(lambda x: vmap(make(jnp, lax))(ps, x).sum())(xs),
+          jax.grad(lambda x: jax.vmap(make(jnp_ref, lax_ref))(ps, x).sum())(xs))
+    rows = np.stack([xs, xs + 1.0], 1)      # f32[2, 2], and one operand not batched
+    for in_axes, x in [((0, 0), rows), ((0, None), np.float32(3.0))]:
+        ours = make_jaxpr(vmap(make(jnp, lax), in_axes))(ps, x)
+        assert str(ours) == str(jax.make_jaxpr(jax.vmap(make(jnp_ref, lax_ref), in_axes))(ps, x))
+
+
 @pytest.mark.parametrize("p", [True, False])
 def test_cond_jvp(p):
     ours = jvp(lambda x: branchy(jnp, lax, p, x), (1.3,), (0.5,))
