@@ -117,10 +117,13 @@ def spec_axes(mesh_shape, spec) -> set:
 
 
 def indivisible_error(sharding, d: int, count: int, shape) -> ValueError:
-    return ValueError(f"One of device_put args was given the sharding of {sharding}, "
-                      f"which implies that the global size of its dimension {d} "
-                      f"should be divisible by {count}, but it is equal to {shape[d]} "
-                      f"(full shape: {tuple(shape)})")
+    spec = list(sharding.spec) + [None] * (len(shape) - len(sharding.spec))
+    factors = [int(np.prod([sharding.mesh.shape[a] for a in
+                            ((e,) if isinstance(e, str) else e or ())])) for e in spec]
+    return ValueError(f"Sharding {sharding} implies that array axis {d} is partitioned "
+                      f"{count} times, but the dimension size is {shape[d]} (full shape: "
+                      f"{tuple(shape)}, per-dimension tiling factors: {factors} should evenly "
+                      f"divide the shape)")
 
 
 NON_ADDRESSABLE = (

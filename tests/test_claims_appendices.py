@@ -252,6 +252,19 @@ def jax_cache_is_off_by_default():
     assert jax.config.jax_persistent_cache_min_compile_time_secs == 1.0
 
 
+@claim("A21_error_texts", "JAX's `P(3)` is made, and the `NamedSharding` that uses it raises a "
+                          "`ValueError` (\"Resource axis: 3 of P(3,) is not found in mesh\").")
+def a_bad_partition_spec_entry():
+    import pytest
+    from autodidax.sharding import PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    spec = jax.sharding.PartitionSpec(3)
+    with pytest.raises(ValueError, match=r"Resource axis: 3 of P\(3,\) is not found in mesh"):
+        jax.sharding.NamedSharding(mesh, spec)
+    with pytest.raises(TypeError, match="A PartitionSpec entry must be None"):
+        PartitionSpec(3)
+
+
 # ---- A2: jax.nn, jax.scipy.special and stats ------------------------------------------------
 
 @claim("A2_library", "JAX gives `relu`, `relu6`, `logaddexp` (and so `softplus` and "

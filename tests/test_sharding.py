@@ -119,9 +119,14 @@ def test_sharding_equality_and_hash():
 
 
 def test_device_put_errors():
-    (mesh, _), _ = meshes()
-    with pytest.raises(ValueError, match="divisible by 4"):
-        autodidax.device_put(np.ones(6, np.float32), NamedSharding(mesh, P("x")))
+    (mesh, jmesh), _ = meshes()
+    for spec in [P("x"), P(None, ("x", "y"))]:        # JAX's words (JAX's class subclasses ours)
+        x = np.ones((6, 6), np.float32)
+        with pytest.raises(ValueError) as ours:
+            autodidax.device_put(x, NamedSharding(mesh, spec))
+        with pytest.raises(ValueError) as theirs:
+            jax.device_put(x, jax.sharding.NamedSharding(jmesh, JP(*spec)))
+        assert str(ours.value) == str(theirs.value)
     with pytest.raises(ValueError, match="Resource axis: z"):
         NamedSharding(mesh, P("z"))
     with pytest.raises(ValueError, match="duplicate entries for `x`"):
