@@ -235,12 +235,17 @@ def custom_lin_error(*args, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
+def _without_zero_consts(shown):
+    """JAX shows a custom call's `num_consts` only when it is not zero."""
+    return [(k, v) for k, v in shown if k != "num_consts" or v]
+
+
 def custom_jvp_call_pp(eqn, names):
     p = eqn.params
     shown = [("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]),
              ("jvp", fun_name(p["jvp_jaxpr_fun"])), ("num_consts", p["num_consts"]),
              ("symbolic_zeros", p["symbolic_zeros"])]
-    return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
+    return pp_eqn_plain(eqn, names, _without_zero_consts(shown))
 
 
 def custom_vjp_call_pp(eqn, names):
@@ -248,7 +253,7 @@ def custom_vjp_call_pp(eqn, names):
     shown = [("name", p["name"]), ("bwd", fun_name(p["bwd"])), ("call_jaxpr", p["call_jaxpr"]),
              ("fwd", fun_name(p["fwd_jaxpr_thunk"])), ("num_consts", p["num_consts"]),
              ("symbolic_zeros", p["symbolic_zeros"])]
-    return pp_eqn_plain(eqn, names, [(k, v) for k, v in shown if k != "num_consts" or v])
+    return pp_eqn_plain(eqn, names, _without_zero_consts(shown))
 
 
 def custom_lin_pp(eqn, names):

@@ -116,14 +116,12 @@ def spec_axes(mesh_shape, spec) -> set:
     return seen
 
 
-def indivisible_error(sharding, d: int, count: int, shape) -> ValueError:
-    spec = list(sharding.spec) + [None] * (len(shape) - len(sharding.spec))
-    factors = [int(np.prod([sharding.mesh.shape[a] for a in
-                            ((e,) if isinstance(e, str) else e or ())])) for e in spec]
+def indivisible_error(sharding, d: int, counts: list, shape) -> ValueError:
+    """`counts`: how many parts `sharding` cuts each dimension of `shape` into."""
     return ValueError(f"Sharding {sharding} implies that array axis {d} is partitioned "
-                      f"{count} times, but the dimension size is {shape[d]} (full shape: "
-                      f"{tuple(shape)}, per-dimension tiling factors: {factors} should evenly "
-                      f"divide the shape)")
+                      f"{counts[d]} times, but the dimension size is {shape[d]} (full shape: "
+                      f"{tuple(shape)}, per-dimension tiling factors: {list(counts)} should "
+                      f"evenly divide the shape)")
 
 
 NON_ADDRESSABLE = (

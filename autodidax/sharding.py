@@ -184,7 +184,7 @@ class NamedSharding:
         counts = [math.prod(self.mesh.shape[a] for a in dim) for dim in axes]
         for d, (size, count) in enumerate(zip(shape, counts)):
             if size % count:
-                raise indivisible_error(self, d, count, shape)
+                raise indivisible_error(self, d, counts, shape)
         index = {}
         for where in np.ndindex(*self.mesh.axis_sizes):
             slices = []

@@ -950,6 +950,20 @@ CONTROL = {
 # ----------------------------------------------------------------------------------------------
 # Jaxpr text: `str(jax.make_jaxpr(f)(*args))`, character for character.
 JAXPR = {
+    # A convert_element_type of a 0-d literal folds to a literal (chapter 5, as JAX's
+    # pe.const_fold_rules); a traced or shaped operand keeps its equation.
+    "convert of a literal folds": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: (x[5], x + jax.lax.convert_element_type(5, np.float32),
+                   x * jax.lax.convert_element_type(np.int32(2), np.float16).astype(np.float32),
+                   jax.lax.convert_element_type(1 + 2j, np.float32)))(
+        np.arange(8.0, dtype=np.float32))),
+    "convert of a traced or shaped operand is kept": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x, i: (jax.lax.convert_element_type(i, np.float32),
+                      jax.lax.convert_element_type(np.ones(2, np.int32), np.float32) + x))(
+        np.ones(2, np.float32), np.int32(3))),
+    # Unused outputs print as `_` in the top-level jaxpr only, as JAX's core._dropvars.
+    "unused outputs, top level and nested": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: (jnp.argsort(x), jax.jit(jnp.argsort)(x)))(np.float32([3, 1, 2]))),
     "jnp.array of traced scalars": J(lambda jax, jnp: jax.make_jaxpr(
         lambda x: jnp.sum(jnp.array(x)))(list(range(3)))),
     "jnp.array of tracers and a number": J(lambda jax, jnp: jax.make_jaxpr(
