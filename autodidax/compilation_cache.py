@@ -9,8 +9,11 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import sys
 import tempfile
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -92,7 +95,7 @@ def result_types(loaded) -> list[tuple]:
 
 
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "dispatch_hits": 0}
-_MAGIC = b"autodidax executable, version 1\n"
+_MAGIC = b"autodidax executable, version 2\n"
 _UNSET = object()
 _cache_dir_setting = _UNSET
 
@@ -124,30 +127,87 @@ def _host_cpu() -> str:
         return ""
 
 
+# Flags that change what XLA writes beside the program, never the program: not in the key (the
+# list follows `xla_flags_to_exclude_from_cache_key` in jax/_src/cache_key.py).
+_UNKEYED_FLAGS = ("xla_dump_", "xla_force_host_platform_device_count", "xla_gpu_cuda_data_dir")
+
+
+def _xla_flags() -> list[str]:
+    """The XLA flags of this process, from the environment and the command line, sorted."""
+    flags = (os.environ.get("XLA_FLAGS", "") + " " + os.environ.get("LIBTPU_INIT_ARGS", "")
+             ).split() + [a for a in sys.argv if a.startswith("--xla")]
+    return sorted(f for f in flags if not f.lstrip("-").startswith(_UNKEYED_FLAGS))
+
+
+def _keyed_options(device) -> bytes:
+    """The compile options, with the XLA flags read into them, less the unkeyed ones."""
+    debug = (options := compile_options(device)[1]).executable_build_options.debug_options
+    debug.xla_force_host_platform_device_count, debug.xla_dump_to = 0, ""
+    return options.SerializeAsString()
+
+
 def cache_key(text: str | bytes, device) -> str:
     """The persistent cache's name for `text` compiled for `device` (or a tuple of devices).
     `text` may also be a module's MLIR bytecode, which XLA compiles as well (chapter 17)."""
     h = hashlib.sha256(_MAGIC)
-    ids = ",".join(str(d.id) for d in device) if isinstance(device, tuple) else ""
-    device = device[0] if isinstance(device, tuple) else device
-    for part in (jaxlib_version, device.platform, device.device_kind,
+    devices = device if isinstance(device, tuple) else (device,)
+    ids = ",".join(str(d.id) for d in devices) if isinstance(device, tuple) else ""
+    device = devices[0]
+    topology = xc.get_topology_for_devices(list(devices)).fingerprint()
+    for part in (jaxlib_version, device.platform, device.device_kind, str(topology),
                  device.client.platform_version, _host_cpu() if device.platform == "cpu" else "",
-                 ids, text):
+                 ids, *_xla_flags(), _keyed_options(devices), text):
         h.update((part if isinstance(part, bytes) else part.encode()) + b"\0")
     return h.hexdigest()
 
 
-def _cache_read(path: Path, device):
+_warned: set = set()
+
+
+def _safe_folder(folder: Path) -> bool:
+    """Whether `folder` is ours alone. Whoever can write an entry can run code in every process
+    that loads it (a CPU entry holds machine code), so a folder that another user owns, or that
+    group or others may write to, is not used: a warning says why, once."""
     try:
-        data = path.read_bytes()
+        st = os.stat(folder)
+    except OSError:
+        return True                          # not there yet: `_cache_write` makes it, ours
+    if st.st_uid == os.getuid() and not st.st_mode & 0o022:
+        return True
+    if folder not in _warned:
+        _warned.add(folder)
+        why = "another user owns it" if st.st_uid != os.getuid() else "others may write to it"
+        warnings.warn(f"the compilation cache folder {folder} is not used: {why}, and an entry "
+                      "written there could run code in this process. Make it yours alone "
+                      "(chmod go-w), or choose another with AUTODIDAX_CACHE_DIR.", stacklevel=2)
+    return False
+
+
+def _read_entry(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file at `path`, if it is one of at most `limit` bytes (no limit
+    if negative): a symbolic link, a FIFO or a device there is never opened or read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or 0 <= limit < st.st_size:
+            return None
+        return f.read()
+
+
+def _cache_read(path: Path, device, key: str):
+    data = _read_entry(path, max_size[0])
     n = len(_MAGIC) + 32
-    if len(data) < n or data[:n] != _MAGIC + hashlib.sha256(data[n:]).digest():
+    if data is None or len(data) < n or data[:n] != _MAGIC + hashlib.sha256(data[n:]).digest():
         return None                                     # cut short, edited or foreign
+    if data[n:n + len(key)] != key.encode():           # another program's entry, renamed
+        return None
     device_list, options = compile_options(device)
     try:
-        loaded = device_list[0].client.deserialize_executable(data[n:], device_list, options)
+        loaded = device_list[0].client.deserialize_executable(
+            data[n + len(key):], device_list, options)
     except Exception:                                   # PJRT refuses it: compile again
         return None
     try:
@@ -157,13 +217,13 @@ def _cache_read(path: Path, device):
     return loaded
 
 
-def _cache_write(path: Path, loaded) -> None:
+def _cache_write(path: Path, loaded, key: str) -> None:
     tmp = None
     try:
-        payload = loaded.serialize()
+        payload = key.encode() + loaded.serialize()
         if 0 <= max_size[0] < len(payload) + len(_MAGIC) + 32:
             return                                      # larger than the whole cache may be
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
             f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
@@ -182,18 +242,19 @@ def set_cache_max_size(n: int) -> None:
 
 
 def _evict(folder: Path, limit: int) -> None:
-    """Delete the entries of `folder` used least recently until the rest fit in `limit`."""
-    if limit < 0:
-        return
-    entries = []
+    """Delete the entries of `folder` used least recently until the rest fit in `limit`, and the
+    temporary files that writers killed before their rename left over an hour ago."""
+    entries, stale = [], time.time() - 3600
     with os.scandir(folder) as found:
         for e in found:
-            if e.name.endswith(".xla"):
-                st = e.stat()
+            st = e.stat(follow_symlinks=False)
+            if e.name.startswith(".tmp-") and st.st_mtime < stale:
+                entries.append((-1, 0, e.path))         # removed whatever the limit
+            elif e.name.endswith(".xla") and stat.S_ISREG(st.st_mode):
                 entries.append((st.st_mtime_ns, st.st_size, e.path))
     total = sum(size for _, size, _ in entries)
-    for _, size, entry in sorted(entries):              # the oldest first
-        if total <= limit:
+    for mtime, size, entry in sorted(entries):          # stale temporary files, then the oldest
+        if mtime >= 0 and (limit < 0 or total <= limit):
             break
         try:
             os.remove(entry)
@@ -207,14 +268,17 @@ def load_or_compile(text: str, device):
     # A program that calls back into Python is never kept on disk: its callbacks are Python
     # functions of this process, which neither the text nor the bytes on disk hold.
     folder = None if getattr(text, "host_callbacks", ()) else get_cache_dir()
-    path = None if folder is None else folder / f"{cache_key(text, device)}.xla"
+    if folder is not None and not _safe_folder(folder):
+        folder = None
+    key = None if folder is None else cache_key(text, device)
+    path = None if folder is None else folder / f"{key}.xla"
     if path is not None:
-        loaded = _cache_read(path, device)
+        loaded = _cache_read(path, device, key)
         if loaded is not None:
             cache_stats["disk_hits"] += 1
             return loaded
     loaded = backend_compile(text, device)
     cache_stats["compiles"] += 1
     if path is not None:
-        _cache_write(path, loaded)
+        _cache_write(path, loaded, key)
     return loaded

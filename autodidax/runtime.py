@@ -139,7 +139,8 @@ class Array(core.Array):
                 except RuntimeError:                    # deleted: jaxlib's words, not JAX's
                     value = None
                 if value is None or value.dtype.kind == "O":   # (or NumPy wraps the object)
-                    self._check_if_deleted()
+                    self._check_if_deleted()            # deleted, or its computation failed:
+                    value = self._buf._single_device_array_to_np_array_did_copy()[0]  # its error
             else:
                 value = multi_device_rules["value"](self)
             self._npy = value
@@ -248,8 +249,10 @@ def _put(x, device) -> Array:
         if x._sharding is None and x.device == device:
             return x
         x = core.Array(x._value, x.weak_type)   # to another device, through the host
-    if isinstance(x, Tracer):
-        return x                # under a transformation, placement is not part of the program
+    if isinstance(x, Tracer):   # under a transformation, placement is not part of the program
+        if not x._trace.is_valid():          # unless the tracer leaked from a finished one
+            raise core.escaped_tracer_error(x, " in device_put")
+        return x
     aval, value, owned = host_value(x)
     sharding, devs = placement_of(device)
     # (committed, copy, host buffer semantics, enable_x64), by position ("How fast?")

@@ -272,8 +272,9 @@ def what_the_cache_key_hashes():
         assert entry in source
 
 
-@claim(CH07, "not the XLA flags (a known gap).")
-def our_key_omits_the_xla_flags():
+@claim(CH07, "ours, on by default in `~/.cache/autodidax`, all but the last two, and the host "
+             "CPU's features besides.")
+def our_key_hashes_the_xla_flags_as_jax_does():
     lowered = jax.jit(lambda x: x * 2.0).lower(f32)
     module = lowered.compiler_ir("stablehlo")
     backend = xla_bridge.get_backend("cpu")
@@ -283,8 +284,8 @@ def our_key_omits_the_xla_flags():
     device = runtime.default_device()
     old = os.environ.get("XLA_FLAGS")
     keys = []
-    try:
-        for flags in ("", "--xla_cpu_enable_fast_math=true"):
+    try:       # no flags; fast math, which changes results; a dump folder, which does not
+        for flags in ("", "--xla_cpu_enable_fast_math=true", "--xla_dump_to=/nonexistent"):
             os.environ["XLA_FLAGS"] = flags
             keys.append((cache_key.get(module, devices, options, backend),
                          compilation_cache.cache_key(text, device)))
@@ -293,8 +294,12 @@ def our_key_omits_the_xla_flags():
             os.environ.pop("XLA_FLAGS")
         else:
             os.environ["XLA_FLAGS"] = old
-    (theirs0, ours0), (theirs1, ours1) = keys
-    assert theirs0 != theirs1 and ours0 == ours1
+    (theirs0, ours0), (theirs1, ours1), (theirs2, ours2) = keys
+    assert theirs0 != theirs1 and ours0 != ours1
+    assert theirs0 == theirs2 and ours0 == ours2
+    import inspect
+    source = inspect.getsource(compilation_cache.cache_key)
+    assert "compression" not in source and "hook" not in source and "_host_cpu()" in source
 
 
 @claim(CH07, "JAX starts every backend it finds and makes the one of highest priority the default "

@@ -201,6 +201,91 @@ def test_corrupt_entry_is_recompiled(cache_dir):
     assert runtime.cache_stats["disk_hits"] - before["disk_hits"] == 1
 
 
+def test_a_failed_computation_raises_its_error():
+    """The buffer of a computation that failed (an all-reduce whose peer process died) reads
+    through NumPy as an object array that wraps it; the array raises the computation's error
+    instead, as JAX's does (`Gloo all-reduce failed`), never returns the object array."""
+    class FailedBuffer:                  # jaxlib's buffer, as a failed collective leaves it
+        aval = core.ShapedArray((3,), np.dtype("float32"))
+
+        def is_deleted(self):
+            return False
+
+        def _single_device_array_to_np_array_did_copy(self):
+            raise RuntimeError("Gloo all-reduce failed")
+
+    with pytest.raises(RuntimeError, match="Gloo all-reduce failed"):
+        np.asarray(Array(FailedBuffer()))
+
+
+def test_cache_key_holds_the_xla_flags(cache_dir):
+    """A run with fast-math flags, then one without: each gets its own entry and its own
+    results (the second loading the first's executable would give max(nan, 1) = 1)."""
+    script = textwrap.dedent("""
+        import numpy as np
+        import autodidax, autodidax.numpy as jnp
+        f = autodidax.jit(lambda x: (jnp.maximum(x, 1.0), jnp.exp(x)))
+        print(*[float(v[0]) for v in f(np.float32([np.nan]))])
+    """)
+    seen = []
+    for flags in ("--xla_cpu_enable_fast_math=true", ""):
+        env = dict(_env(cache_dir), XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count=1")
+        seen.append(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                   text=True, check=True).stdout.split())
+    assert seen[1] == ["nan", "nan"], seen
+    assert len(list(cache_dir.glob("*.xla"))) == 2
+
+
+def test_entry_under_another_name_is_not_trusted(cache_dir):
+    """An entry holds its key: a valid entry copied under another program's name is refused."""
+    other = THREE_OPS.replace("stablehlo.sine", "stablehlo.cosine")
+    compile_or_get_cached(THREE_OPS)
+    compile_or_get_cached(other)
+    [a, b] = cache_dir.glob("*.xla")
+    b.write_bytes(a.read_bytes())                      # a's executable under b's name
+    runtime.clear_caches()
+    before = dict(runtime.cache_stats)
+    for text, fn in ((THREE_OPS, np.sin), (other, np.cos)):
+        [out] = compile_or_get_cached(text)(np.ones(3, np.float32))
+        np.testing.assert_allclose(np.asarray(out), fn(1.0) ** 2 + 1, rtol=1e-6)
+    assert runtime.cache_stats["compiles"] - before["compiles"] == 1
+    assert runtime.cache_stats["disk_hits"] - before["disk_hits"] == 1
+
+
+def test_cache_reads_only_regular_files(cache_dir):
+    """A link to /dev/zero, or a FIFO, where an entry should be is never read: no hang."""
+    compile_or_get_cached(THREE_OPS)
+    [entry] = cache_dir.glob("*.xla")
+    for make in (lambda: entry.symlink_to("/dev/zero"), lambda: os.mkfifo(entry)):
+        entry.unlink()
+        make()
+        runtime.clear_caches()
+        before = dict(runtime.cache_stats)
+        [out] = compile_or_get_cached(THREE_OPS)(np.zeros(3, np.float32))
+        assert np.asarray(out).tolist() == [0.0, 0.0, 0.0]
+        assert runtime.cache_stats["compiles"] - before["compiles"] == 1
+        assert entry.is_file() and not entry.is_symlink()     # rewritten as a file of ours
+
+
+def test_cache_folder_others_may_write_is_not_used(cache_dir):
+    cache_dir.mkdir()
+    cache_dir.chmod(0o777)
+    with pytest.warns(UserWarning, match="others may write to it"):
+        [out] = compile_or_get_cached(THREE_OPS)(np.zeros(3, np.float32))
+    assert np.asarray(out).tolist() == [0.0, 0.0, 0.0] and not list(cache_dir.iterdir())
+
+
+def test_stale_temporary_files_are_evicted(cache_dir):
+    """A writer killed between writing and renaming leaves a `.tmp-` file: gone after an hour."""
+    cache_dir.mkdir(mode=0o700)
+    stale, fresh = cache_dir / ".tmp-killed", cache_dir / ".tmp-writing"
+    for p in (stale, fresh):
+        p.write_bytes(b"half an entry")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    compile_or_get_cached(THREE_OPS)
+    assert not stale.exists() and fresh.exists()
+
+
 def test_cache_can_be_turned_off_and_moved(cache_dir, tmp_path):
     runtime.set_cache_dir(None)
     compile_or_get_cached(THREE_OPS)
