@@ -69,7 +69,7 @@ def _strong(x):
 
 def _replace_zero(x):
     """`x`, with 1 where it is 0 (JAX's `_replace_zero`)."""
-    is_zero, ones = lax.eq(x, 0.0), full_like(x, 1)
+    is_zero, ones = lax.eq(x, _const(x, 0)), full_like(x, 1)
     return lax.select_n(is_zero, x, ones)
 
 

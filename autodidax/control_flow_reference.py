@@ -412,7 +412,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
     def fori_body(carry):
         i, upper, x = carry
-        return lax.add(i, 1), upper, body_fun(i, x)
+        return lax.add(i, lax.const_like(i, 1)), upper, body_fun(i, x)
 
     return while_loop(fori_cond, fori_body, (lower, upper, init_val))[2]
 

@@ -365,7 +365,7 @@ Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
 
 _PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}
 _SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool) for t, d in _PYTHON_SCALARS.items()}
-aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct
+aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct, A1's int
 
 
 def get_aval(x) -> ShapedArray:
@@ -374,8 +374,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     if isinstance(x, (Tracer, Array)):
         return x.aval
-    if type(x) in _SCALAR_AVALS:      # (avals are never changed, so these can be shared)
-        return _SCALAR_AVALS[type(x)]
+    if type(x) in _SCALAR_AVALS and (type(x) is not int or -2**31 <= x < 2**31):
+        return _SCALAR_AVALS[type(x)]  # (shared: avals never change); an int out of range goes on
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     rule = aval_rules.get(type(x))     # types of later chapters that stand for arrays

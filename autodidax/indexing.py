@@ -566,7 +566,7 @@ batching_rules[sort_p] = _sort_batching
 
 
 def canonical_axis(axis, ndim):
-    if not -ndim <= axis < builtins.max(ndim, 1):
+    if not -ndim <= operator.index(axis) < builtins.max(ndim, 1):   # a float: a TypeError
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % builtins.max(ndim, 1)
 

@@ -186,8 +186,7 @@ class Jitted:
         self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.fun, self.name = fun, _fun_name(fun)
-        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        nums, names = jnp.check_static_args(fun, static_argnums, static_argnames)  # (A1)
         try:        # a static argument may be given by position or by name
             params = list(inspect.signature(fun).parameters)
         except (TypeError, ValueError):
@@ -209,7 +208,7 @@ class Jitted:
 
     def _signature(self, args, kwargs):
         """The key of the program a call needs, and the flat list of its dynamic arguments."""
-        static_pos = static_named = ()
+        static_pos, static_named, given = (), (), (args, kwargs)
         if self.static_argnums:
             n = len(args)
             idx = sorted({i % n for i in self.static_argnums if -n <= i < n})
@@ -222,7 +221,11 @@ class Jitted:
         flat, in_tree = tree_flatten((args, kwargs) if kwargs else args)
         # Arrays over several devices (chapter 16) bring their layouts: part of the signature.
         shardings = tuple([x._sharding if type(x) is Array else None for x in flat])
-        key = (static_pos, static_named, in_tree, bool(kwargs), tuple(map(get_aval, flat)),
+        try:
+            avals = tuple(map(get_aval, flat))
+        except OverflowError as e:          # a Python int beyond int32: JAX names its argument
+            raise jnp.jit_argument_overflow(self.fun, *given, self.static_argnames, e) from None
+        key = (static_pos, static_named, in_tree, bool(kwargs), avals,
                shardings if any(shardings) else (), tuple(signature_context.items()))
         try:
             hash(key)

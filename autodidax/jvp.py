@@ -201,11 +201,13 @@ defjvp2(lax.sin_p, lambda t, ans, x: lax.mul(t, lax.cos(x)))
 defjvp2(lax.cos_p, lambda t, ans, x: lax.neg(lax.mul(t, lax.sin(x))))
 defjvp2(lax.exp_p, lambda t, ans, x: lax.mul(t, ans))
 defjvp2(lax.log_p, lambda t, ans, x: lax.div(t, x))
-defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(lax.add(t, lax.mul(t, ans)), lax.sub(1.0, ans)))
-defjvp2(lax.sqrt_p, lambda t, ans, x: lax.mul(t, lax.div(0.5, ans)))
-defjvp2(lax.abs_p, lambda t, ans, x: lax.select_n(lax.ge(x, 0.0), lax.neg(t), t))
+defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(lax.add(t, lax.mul(t, ans)),
+                                              lax.sub(lax.const_like(x, 1), ans)))
+defjvp2(lax.sqrt_p, lambda t, ans, x: lax.mul(t, lax.div(lax.const_like(x, 0.5), ans)))
+defjvp2(lax.abs_p,
+        lambda t, ans, x: lax.select_n(lax.ge(x, lax.const_like(x, 0)), lax.neg(t), t))
 defjvp_zero(lax.sign_p)
-defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(2.0, x)))
+defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(lax.const_like(x, 2), x)))
 deflinear(add_any_p)
 
 

@@ -48,7 +48,7 @@ log_p = _unop("log", np.log, _FLOAT)
 tanh_p = _unop("tanh", np.tanh, _FLOAT)
 sqrt_p = _unop("sqrt", np.sqrt, _FLOAT)
 abs_p = _unop("abs", np.abs, _NUM)
-sign_p = _unop("sign", np.sign, _NUM)
+sign_p = _unop("sign", lambda x: np.where(x == 0, x, np.sign(x)), _NUM)   # sign(-0.0) is -0.0
 square_p = _unop("square", np.square, _NUM)
 floor_p = _unop("floor", np.floor, _FLOAT)
 ceil_p = _unop("ceil", np.ceil, _FLOAT)
@@ -93,11 +93,12 @@ def _binop(name, impl, kinds, out_dtype=None):
     impl_rules[prim] = impl
 
     def abstract_eval(x, y):
-        if x.dtype != y.dtype:
+        _check_dtype(name, x.dtype, kinds)
+        if x.dtype != y.dtype:        # each operand's kind first, then their equality, as JAX
+            _check_dtype(name, y.dtype, kinds)
             raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                             f"{x.dtype.name}, {y.dtype.name}. (autodidax.numpy's functions "
                             "promote their inputs to a common dtype first.)")
-        _check_dtype(name, x.dtype, kinds)
         shape = broadcasting_shape(name, x.shape, y.shape)
         dtype, weak_type = out_dtype or x.dtype, x.weak_type and y.weak_type
         for a in (x, y):            # an input's aval, when it is the result's: one object less
@@ -260,7 +261,8 @@ abstract_eval_rules[stop_gradient_p] = lambda x: x
 
 
 integer_pow_p = Primitive("integer_pow")
-impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y).astype(x.dtype)
+impl_rules[integer_pow_p] = lambda x, *, y: np.power(     # (wrapping in integer dtypes)
+    x, np.int64(y) if x.dtype.kind in "iu" or not -2**31 <= y < 2**31 else y).astype(x.dtype)
 
 
 def _integer_pow_abstract(x, *, y):
@@ -314,8 +316,9 @@ abstract_eval_rules[convert_element_type_p] = (
 
 
 def _check_axes(name, axes, ndim):
-    if any(not isinstance(a, (int, np.integer)) or not 0 <= a < ndim for a in axes) or len(
-            set(axes)) != len(axes):
+    for a in axes:
+        operator.index(a)       # a float axis: "'float' object cannot be interpreted as..."
+    if any(not 0 <= a < ndim for a in axes) or len(set(axes)) != len(axes):
         raise ValueError(f"{name}: axes {axes} are not distinct axes of an array of rank {ndim}")
 
 
@@ -503,6 +506,8 @@ impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
 
 
 def _rev_abstract(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):                 # JAX's checks and words
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
     _check_axes("rev", dimensions, x.ndim)
     return x
 
@@ -682,12 +687,22 @@ _PYTHON_SCALARS = (bool, int, float)
 
 
 def _lift_scalars(x, y):
-    """Give a Python scalar operand the dtype of the other operand, weakly typed."""
-    if type(x) in _PYTHON_SCALARS and type(y) not in _PYTHON_SCALARS:
-        x = LiteralArray(np.asarray(x, get_aval(y).dtype), weak_type=True)
-    elif type(y) in _PYTHON_SCALARS and type(x) not in _PYTHON_SCALARS:
-        y = LiteralArray(np.asarray(y, get_aval(x).dtype), weak_type=True)
-    return x, y
+    """Python scalar operands as weakly typed arrays of their own default dtypes, as in JAX."""
+    return _literal(x), _literal(y)
+
+
+def _literal(v):
+    if type(v) not in _PYTHON_SCALARS:
+        return v
+    aval = get_aval(v)           # an int out of int32's range is an OverflowError
+    return LiteralArray(np.asarray(v, aval.dtype), aval.weak_type)
+
+
+def const_like(x, value):
+    """`value` as a scalar of `x`'s dtype, weakly typed only if `x` is a weakly typed scalar: the
+    constants of rules (JAX's `lax._const`)."""
+    aval = get_aval(x)
+    return LiteralArray(np.asarray(value, aval.dtype), aval.weak_type and not aval.shape)
 
 
 def neg(x): return neg_p.bind(x)
@@ -894,6 +909,8 @@ def slice(x, start_indices, limit_indices, strides=None):
 
 def expand_dims(x, dimensions):
     """Insert dimensions of size 1: a `broadcast_in_dim`, as in JAX."""
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     shape = list(get_aval(x).shape)
     for d in sorted(dimensions):
         shape.insert(d, 1)

@@ -295,15 +295,15 @@ def _seed(ctor_name, seed):
     if not isinstance(seed, (int, float, Tracer, np.ndarray, np.generic)) and not hasattr(
             seed, "aval"):
         seed = jnp.asarray(seed)
-    shape = get_aval(seed).shape
-    if shape:
-        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
-                        f"{shape} != (). Use jax.vmap for batching")
     if isinstance(seed, int) and not isinstance(seed, bool):
         # JAX takes a Python int as an int64 (an OverflowError past it), then keeps its low 32 bits
         seed = np.int64(seed).astype(np.int32)
     elif isinstance(seed, float):
         seed = LiteralArray(np.float32(seed), weak_type=True)
+    shape = get_aval(seed).shape
+    if shape:
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
+                        f"{shape} != (). Use jax.vmap for batching")
     return random_seed_p.bind(seed, impl=threefry_prng_impl)
 
 

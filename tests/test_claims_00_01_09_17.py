@@ -68,15 +68,17 @@ def format_shows_float64_digits():
         assert f"{x}" == "0.10000000149011612" and f"{x:.2f}" == "0.10"
 
 
-@claim(A6, "JAX's does not: it makes `2.0` a weak `float32` and then demands equal dtypes, a "
-           "`TypeError`")
+@claim(A6, "`lax.add(x, 2.0)` works for a `float32` `x` and is a `TypeError` for a `float16` "
+           "one, and `lax.add(i, 2.5)` for an `int32` `i` is one too: `lax` never converts.")
 def lax_add_of_float16_and_a_python_float():
-    with pytest.raises(TypeError, match="same dtypes, got float16, float32"):
-        lax.add(jnp.ones(2, jnp.float16), 2.0)
-    with pytest.raises(TypeError, match="same dtypes, got int8, int32"):
-        lax.add(jnp.ones(2, jnp.int8), 2)
-    assert lax.add(jnp.ones(2), 2.0).dtype == np.float32          # float32 meets 2.0: fine
-    assert alax.add(anp.ones(2, np.float16), 2.0).dtype == np.float16   # ours: the difference
+    for lx, np_ in ((lax, jnp), (alax, anp)):
+        with pytest.raises(TypeError, match="same dtypes, got float16, float32"):
+            lx.add(np_.ones(2, np_.float16), 2.0)
+        with pytest.raises(TypeError, match="same dtypes, got int8, int32"):
+            lx.add(np_.ones(2, np_.int8), 2)
+        with pytest.raises(TypeError, match="same dtypes, got int32, float32"):
+            lx.add(np_.array([1, -2, 3], np_.int32), 2.5)
+        assert lx.add(np_.ones(2), 2.0).dtype == np.float32          # float32 meets 2.0: fine
 
 
 @claim(A6, "`f\"{jnp.sin(1.0)}\"` shows `0.8414710164070129` here and `0.8414709568023682` in "

@@ -182,13 +182,19 @@ def test_bad_input_gets_a_sentence(call, message):
         call()
 
 
-def test_python_scalars_take_the_array_dtype_weakly():
-    x = np.ones(3, np.float16)
-    out = lax.add(x, 2.0)
-    assert out.dtype == np.float16 and not out.weak_type
-    both = lax.add(1.0, 2.0)
-    assert both.dtype == np.float32 and both.weak_type
-    assert repr(jax.lax.add(1.0, 2.0)) == repr(both)
+@pytest.mark.parametrize("x,y", [
+    (np.ones(3, np.float16), 2.0), (np.int32([1, -2, 3]), 2.5), (np.int8([1]), 2),
+    (np.ones(3, np.float32), 2.0), (1.0, 2.0), (2, np.int32(3)), (True, np.bool_(False)),
+    (np.uint8([3]), 1)])
+@pytest.mark.parametrize("name", ["add", "mul", "div", "max", "ge", "rem"])
+def test_python_scalars_take_their_default_dtype_as_in_jax(name, x, y):
+    """A Python scalar is a weak int32, float32 or bool, and then the dtypes must be equal."""
+    def outcome(lx):
+        try:
+            return repr(getattr(lx, name)(x, y))
+        except TypeError as e:      # JAX's message where it names the dtypes
+            return f"TypeError: {str(e).split(' (')[0] if 'same dtypes' in str(e) else ''}"
+    assert outcome(lax) == outcome(jlax)
 
 
 @pytest.mark.parametrize("shape,dimension", [((5,), 0), ((2, 3), 1), ((0, 4), 0)])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import inspect
 import itertools
 import operator
 import string
@@ -15,9 +16,10 @@ from typing import NamedTuple
 import numpy as np
 
 from autodidax import lax_core as lax
+from autodidax.tree_util import keystr, tree_flatten_with_path
 from autodidax.core import (Array, EvalTrace, LiteralArray, NonConcreteBooleanIndexError,
-                            ShapedArray, Tracer, api_boundary, canonicalize_dtype, get_aval,
-                            set_array_methods, trace_ctx, wrap_public_functions)
+                            ShapedArray, Tracer, api_boundary, aval_rules, canonicalize_dtype,
+                            get_aval, set_array_methods, trace_ctx, wrap_public_functions)
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -101,8 +103,8 @@ def asarray(a, dtype=None):
             return lax.convert_element_type(a, dtype)    # a dtype asked for is strong, as in JAX
         return a
     if type(a) in _PYTHON_SCALARS:
-        aval = get_aval(a)
         if dtype is None:
+            aval = get_aval(a)
             return _scalar(np.asarray(a, aval.dtype), aval.weak_type)
         return _scalar(np.asarray(a, canonicalize_dtype(dtype)), False)
     if isinstance(a, (list, tuple)) and builtins.any(_is_array(e) or isinstance(e, (list, tuple))
@@ -116,8 +118,19 @@ def asarray(a, dtype=None):
         raise TypeError(f"Argument {a!r} of type {type(a)} is not a valid JAX type: pass arrays, "
                         "NumPy arrays, Python scalars, or lists of numbers")
     get_aval(value)   # rejects unsupported dtypes with a clear message
-    value = np.array(value, dtype=canonicalize_dtype(dtype or value.dtype))
+    # A list is converted again, from its Python ints: one that int32 cannot hold is an error.
+    value = np.array(a if isinstance(a, (list, tuple)) else value,
+                     dtype=canonicalize_dtype(dtype or value.dtype))
     return _scalar(value, False) if not value.ndim else Array(value)
+
+
+def _int_out_of_range(x):
+    """A Python int beyond int32 is an error, as in JAX, not a value wrapped around. (JAX's
+    `jnp.full`, `full_like`, `arange` and `lax.full` wrap it silently; here they raise too.)"""
+    raise OverflowError(f"Python int {x} too large to convert to int32")
+
+
+aval_rules[int] = _int_out_of_range      # core.get_aval hands on the ints it has no aval for
 
 
 def _list_leaves(a):
@@ -227,15 +240,15 @@ def _numeric(x):
     return lax.convert_element_type(x, _INT32) if x.dtype == _BOOL else x
 def sign(x): return lax.sign(asarray(x))
 def square(x): return lax.square(_numeric(x))
-def subtract(x, y): return lax.sub(*promote_args("sub", x, y))
-def maximum(x, y): return lax.max(*promote_args("max", x, y))
-def minimum(x, y): return lax.min(*promote_args("min", x, y))
-def greater(x, y): return lax.gt(*promote_args("gt", x, y))
-def less(x, y): return lax.lt(*promote_args("lt", x, y))
-def greater_equal(x, y): return lax.ge(*promote_args("ge", x, y))
-def less_equal(x, y): return lax.le(*promote_args("le", x, y))
-def equal(x, y): return lax.eq(*promote_args("eq", x, y))
-def not_equal(x, y): return lax.ne(*promote_args("ne", x, y))
+def subtract(x, y): return lax.sub(*promote_args("subtract", x, y))
+def maximum(x, y): return lax.max(*promote_args("maximum", x, y))
+def minimum(x, y): return lax.min(*promote_args("minimum", x, y))
+def greater(x, y): return lax.gt(*promote_args("greater", x, y))
+def less(x, y): return lax.lt(*promote_args("less", x, y))
+def greater_equal(x, y): return lax.ge(*promote_args("greater_equal", x, y))
+def less_equal(x, y): return lax.le(*promote_args("less_equal", x, y))
+def equal(x, y): return lax.eq(*promote_args("equal", x, y))
+def not_equal(x, y): return lax.ne(*promote_args("not_equal", x, y))
 absolute = abs
 
 
@@ -245,7 +258,7 @@ def add(x, y):
 
 
 def multiply(x, y):
-    x, y = promote_args("mul", x, y)
+    x, y = promote_args("multiply", x, y)
     return lax.bitwise_and(x, y) if x.dtype == _BOOL else lax.mul(x, y)
 
 
@@ -253,9 +266,9 @@ def logical_and(x, y): return lax.bitwise_and(*promote_args("and", *map(_to_bool
 def logical_or(x, y): return lax.bitwise_or(*promote_args("or", *map(_to_bool, (x, y))))
 def logical_xor(x, y): return lax.bitwise_xor(*promote_args("xor", *map(_to_bool, (x, y))))
 def logical_not(x): return lax.bitwise_not(_to_bool(x))
-def bitwise_and(x, y): return lax.bitwise_and(*promote_args("and", x, y))
-def bitwise_or(x, y): return lax.bitwise_or(*promote_args("or", x, y))
-def bitwise_xor(x, y): return lax.bitwise_xor(*promote_args("xor", x, y))
+def bitwise_and(x, y): return lax.bitwise_and(*promote_args("bitwise_and", x, y))
+def bitwise_or(x, y): return lax.bitwise_or(*promote_args("bitwise_or", x, y))
+def bitwise_xor(x, y): return lax.bitwise_xor(*promote_args("bitwise_xor", x, y))
 def bitwise_not(x): return lax.bitwise_not(asarray(x))
 
 
@@ -269,7 +282,7 @@ def _to_bool(x):
 
 def true_divide(x, y):
     x, y = promote_dtypes(x, y, inexact=True)
-    return lax.div(*promote_args("div", x, y))
+    return lax.div(*promote_args("true_divide", x, y))
 
 
 divide = true_divide
@@ -286,7 +299,10 @@ def power(x, y):
             pass
         else:
             return lax.integer_pow(_numeric(x), n)
-    promoted = promote_args("pow", x, y)        # JAX computes this first, even when unused
+    # JAX promotes first, even when unused, and booleans become int32 (`promote_args_numeric`)
+    promoted = [_numeric(v) for v in promote_args("power", x, y)]
+    if promoted[0].dtype.kind in "iu":     # JAX's integer power (`_pow_int_int`) is strong
+        promoted = [_strong(v) for v in promoted]
     x, y = asarray(x), asarray(y)
     if x.dtype.kind == "f" and y.dtype.kind in "iu":
         return lax.pow(*_broadcast_ranks("pow", [x, y], [x.shape, y.shape]))
@@ -440,6 +456,8 @@ def _round(a, decimals):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a                              # integers are already round
+    if a.dtype == _BOOL:                      # JAX asks np.finfo, which refuses booleans
+        raise ValueError(f"data type {np.bool_} not inexact")
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
     if decimals > np.log10(np.finfo(a.dtype).max):
@@ -452,7 +470,7 @@ def _round(a, decimals):
 
 def around(a, decimals=0, out=None):
     """`round`, under another name (jitted in JAX as a function of its own)."""
-    _check_out("around", out, a)
+    _check_out("round", out, a)
     return _around(asarray(a), operator.index(_concrete(decimals, "jnp.around's decimals")))
 
 
@@ -549,7 +567,7 @@ def _numeric_pair(name, x1, x2):
 
 
 def remainder(x1, x2):
-    return _remainder(*_numeric_pair("rem", x1, x2))
+    return _remainder(*_numeric_pair("remainder", x1, x2))
 
 
 @jit_in_jaxprs("remainder")
@@ -568,7 +586,7 @@ mod = remainder
 
 
 def floor_divide(x1, x2):
-    return _floor_divide(*_numeric_pair("div", x1, x2))
+    return _floor_divide(*_numeric_pair("floor_divide", x1, x2))
 
 
 @jit_in_jaxprs("floor_divide")
@@ -584,7 +602,7 @@ def _floor_divide(x1, x2):
 
 
 def divmod(x1, x2):
-    return _divmod(*_numeric_pair("div", x1, x2))
+    return _divmod(*_numeric_pair("divmod", x1, x2))
 
 
 @jit_in_jaxprs("divmod")
@@ -710,7 +728,7 @@ def moveaxis(a, source, destination):
 
 def expand_dims(a, axis):
     a = asarray(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = _axis_tuple(axis)
     ndim = a.ndim + len(axes)
     return lax.expand_dims(a, sorted(canonical_axis(d, ndim) for d in axes))
 
@@ -720,11 +738,12 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = [i for i, d in enumerate(a.shape) if d == 1]
     else:
-        axes = [canonical_axis(d, a.ndim) for d in ((axis,) if isinstance(axis, int) else axis)]
+        axes = [canonical_axis(d, a.ndim) for d in _axis_tuple(axis)]
     return lax.squeeze(a, axes) if axes else a
 
 
 def concatenate(arrays, axis=0):
+    _check_sequence("concatenate", arrays)
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     arrays = promote_dtypes(*arrays)
@@ -734,6 +753,7 @@ def concatenate(arrays, axis=0):
 
 
 def stack(arrays, axis=0):
+    _check_sequence("stack", arrays)
     arrays = promote_dtypes(*arrays)
     if len({a.shape for a in arrays}) != 1:
         raise ValueError("all input arrays must have the same shape, got "
@@ -755,11 +775,13 @@ def atleast_2d(a):
 
 def vstack(tup):
     """The arrays joined along a first axis, vectors as rows."""
+    _check_sequence("vstack", tup)
     return concatenate([atleast_2d(a) for a in tup], axis=0)
 
 
 def hstack(tup):
     """The arrays joined along their second axis, or their only one for vectors."""
+    _check_sequence("hstack", tup)
     arrays = [atleast_1d(a) for a in tup]
     return concatenate(arrays, axis=0 if arrays and arrays[0].ndim == 1 else 1)
 
@@ -771,7 +793,7 @@ def flip(m, axis=None):
 
 @jit_in_jaxprs("_flip", static_argnums=(1,))
 def _flip(m, axis):
-    axes = range(m.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = range(m.ndim) if axis is None else _axis_tuple(axis)
     return lax.rev(m, sorted(canonical_axis(a, m.ndim) for a in axes))
 
 
@@ -814,6 +836,10 @@ def arange(start, stop=None, step=None, dtype=None):
     """`start, start + step, ...` up to `stop`, as JAX makes it: an `iota`, multiplied by the
     step and shifted by the start (in float32 for float16), so that a traced program records
     one small operation rather than a constant array."""
+    for i, v in enumerate((start, stop, step)):
+        if isinstance(v, (list, tuple)):
+            raise TypeError("arange requires ndarray, scalar, or None arguments, got "
+                            f"{type(v)} at position {i}.")
     names = ("stop" if stop is None and step is None else "start", "stop", "step")
     start, stop, step = (None if v is None else _concrete(v, f"the jnp.arange argument '{n}'")
                          for n, v in zip(names, (start, stop, step)))
@@ -934,6 +960,21 @@ def check_arraylike(name, *args):
         if isinstance(a, (list, tuple)):
             raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at "
                             f"position {i}.")
+
+
+def _axis_tuple(axis):
+    """An axis, or a sequence of them, as a tuple: a NumPy integer is an axis too, as in JAX
+    (`operator.index`), and a float is refused with a `TypeError`."""
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        return tuple(axis)
+
+
+def _check_sequence(name, arrays):
+    """The elements of a list or tuple of arrays must be arrays themselves."""
+    if isinstance(arrays, (list, tuple)):
+        check_arraylike(name, *arrays)
 
 
 def _strong(a, dtype=None):
@@ -1113,7 +1154,7 @@ def _cumulative(reducer, a, axis, dtype):
     axis = canonical_axis(axis, a.ndim)
     dtype = canonicalize_dtype(dtype) if dtype is not None else (
         _INT32 if a.dtype == _BOOL else a.dtype)
-    if a.dtype != dtype:
+    if a.dtype != dtype or get_aval(a).weak_type:    # a weak input: a strong result
         a = lax.convert_element_type(a, dtype)
     return reducer(a, axis)
 
@@ -1251,8 +1292,8 @@ def roll(a, shift, axis=None):
     a = asarray(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    shifts = _axis_tuple(shift)
+    axes = _axis_tuple(axis)
     if len(shifts) == 1:
         shifts = shifts * len(axes)
     for s, ax in zip(shifts, axes):
@@ -2060,6 +2101,7 @@ def _needs_chapter_11(what):
 
 def _axis(axis, ndim):
     """`axis` in `range(ndim)`, counted from the end if negative (0 for a 0-d array too)."""
+    axis = operator.index(axis)        # a float is a TypeError, as in JAX
     if not -ndim <= axis < builtins.max(ndim, 1):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % builtins.max(ndim, 1)
@@ -2143,7 +2185,7 @@ def _normalize(i, size):
         return i + size if i < 0 else i
     if get_aval(i).dtype.kind == "u":
         return i
-    return lax.select_n(lax.lt(i, 0), i, lax.add(i, size))
+    return lax.select_n(lax.lt(i, lax.const_like(i, 0)), i, lax.add(i, lax.const_like(i, size)))
 
 
 def _try_dynamic_slice(a, index, normalize=True):
@@ -2602,6 +2644,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median: the midpoint of the two middle order statistics."""
+    check_arraylike("median", a)
     return quantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
 
 
@@ -2619,6 +2662,8 @@ def _check_sort_arguments(name, a, kind, order):
 def _sort(a, axis, stable, descending):
     if axis is None:
         a, axis = ravel(a), 0
+    elif not a.ndim:                 # a 0-d array has no axis to sort along, as in JAX
+        raise ValueError(f"axis {operator.index(axis)} is out of bounds for array of dimension 0")
     axis = _axis(axis, a.ndim)
     out = indexing_ops["sort"](a, dimension=axis, is_stable=stable)
     return lax.rev(out, (axis,)) if descending else out
@@ -2669,6 +2714,95 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
             before = lax.bitwise_or(before, nan_v)
     counts = sum(before.astype(np.int32), axis=1)
     return reshape(counts, get_aval(v).shape)
+
+
+_ARRAY_ARGUMENTS = {        # function -> the positions of its array arguments (None: all)
+    **dict.fromkeys(
+        "abs absolute arccos arccosh arcsin arcsinh arctan arctanh atleast_1d atleast_2d "
+        "bitwise_not broadcast_to ceil clip cos cosh diag diagonal empty_like exp exp2 "
+        "expand_dims expm1 flip floor invert isfinite isinf isnan isneginf isposinf log log10 "
+        "log1p log2 logical_not moveaxis negative nonzero ones_like ravel reshape roll sign sin "
+        "sinh sqrt square squeeze swapaxes tan tanh tile trace transpose tril triu trunc "
+        "zeros_like".split(), (0,)),
+    **dict.fromkeys(
+        "allclose arctan2 divide dot full_like geomspace isclose kron linspace logaddexp "
+        "logical_and logical_or logical_xor logspace outer percentile repeat take "
+        "take_along_axis true_divide vdot".split(), (0, 1)),
+    "where": (0, 1, 2), "full": (1,), "meshgrid": None,
+}
+_JAX_NAMES = {"abs": "absolute", "divide": "true_divide", "empty_like": "ones_like"}
+
+
+def _checking_arraylike(fun, name, positions):
+    """`fun`, checking first that its arguments at `positions`, given by position or by keyword,
+    are not lists or tuples."""
+    params = list(inspect.signature(fun).parameters)
+    keywords = [params[i] if i < len(params) else None for i in positions or ()]
+
+    @functools.wraps(fun)
+    def checked(*args, **kwargs):
+        check_arraylike(name, *(args if positions is None else [
+            args[i] if i < len(args) else kwargs.get(k) for i, k in zip(positions, keywords)]))
+        return fun(*args, **kwargs)
+    # named as `fun` in tracebacks and profiles, too, not `checked`
+    checked.__code__ = checked.__code__.replace(co_name=fun.__name__, co_qualname=fun.__qualname__)
+    return checked
+
+
+for _name, _positions in _ARRAY_ARGUMENTS.items():
+    globals()[_name] = _checking_arraylike(globals()[_name], _JAX_NAMES.get(_name, _name),
+                                           _positions)
+
+
+def check_static_args(fun, static_argnums, static_argnames) -> tuple[tuple, tuple]:
+    """`jit`'s `static_argnums` and `static_argnames` as tuples, checked against `fun`."""
+    try:
+        nums = (operator.index(static_argnums),)
+    except TypeError:
+        nums = tuple(map(operator.index, static_argnums))
+    names = ((static_argnames,) if isinstance(static_argnames, str)
+             else tuple(map(_argument_name, static_argnames)))
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):            # no signature (some builtins): nothing to check
+        return nums, names
+    P, kinds = inspect.Parameter, {p.kind for p in params}
+    n = builtins.sum(p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) for p in params)
+    if P.VAR_POSITIONAL not in kinds and nums and (-builtins.min(nums) > n
+                                                  or builtins.max(nums) >= n):
+        raise ValueError(f"Jitted function has static_argnums={nums}, but only accepts {n} "
+                         "positional arguments.")
+    positional = {p.name for p in params if p.kind in (P.POSITIONAL_ONLY, P.VAR_POSITIONAL)}
+    if bad := positional & set(names):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in static_argnames. These "
+                         "are positional-only")
+    keywords = {p.name for p in params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)}
+    if P.VAR_KEYWORD not in kinds and (bad := set(names) - keywords):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in static_argnames. "
+                         "Function does not take these args.")
+    return nums, names
+
+
+def _argument_name(name):
+    if not isinstance(name, str):
+        raise TypeError(f"argument is not a string: {name}")
+    return name
+
+
+def jit_argument_overflow(fun, args, kwargs, static_argnames, error):
+    """JAX's error for a Python int beyond int32 passed to a jitted function, naming the path of
+    the argument (`x`, `y['a']`, `args[0]`); `error` itself if no argument holds one."""
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        bound = {"args": args, **kwargs}
+    for name, value in bound.items():
+        for path, leaf in tree_flatten_with_path(value)[0] if name not in static_argnames else ():
+            if type(leaf) is int and not -2**31 <= leaf < 2**31:
+                return OverflowError("An overflow was encountered while parsing an argument to a "
+                                     f"jitted computation, whose argument path is {name}"
+                                     f"{keystr(path)}. Got {type(leaf)} with value {leaf}")
+    return error
 
 
 def _swap(f):

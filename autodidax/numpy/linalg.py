@@ -440,6 +440,8 @@ def _slogdet(a):
     a, = _inexact("jnp.linalg.slogdet", a)
     _check_square("Argument to slogdet() must have shape [..., n, n], got {}", a)
     n = a.shape[-1]
+    if n == 0:                  # the empty product: a 0x0 matrix has determinant 1, as in JAX
+        return jnp.ones(a.shape[:-2], a.dtype), jnp.zeros(a.shape[:-2], a.dtype)
     if n <= 2:                  # small matrices: the formula, no factorization
         det = a[..., 0, 0] if n == 1 else _det_2x2(a)
         return jnp.sign(det), jnp.log(jnp.abs(det))
@@ -605,6 +607,7 @@ def _eigh(a, lower, symmetrize_input):
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     """The eigenvalues (ascending) of a (batched) symmetric matrix."""
+    jnp.check_arraylike("jnp.linalg.eigvalsh", a)
     return _eigvalsh(a, UPLO, symmetrize_input)
 
 

@@ -92,11 +92,7 @@ batching_rules[polygamma_p] = _polygamma_batching
 lowering_rules[polygamma_p] = nary_lowering(chlo.polygamma)
 
 
-def const_like(x, value):
-    """A scalar of `x`'s dtype, weakly typed only if `x` is a weakly typed scalar (JAX's
-    `lax._const`)."""
-    aval = get_aval(x)
-    return LiteralArray(np.asarray(value, aval.dtype), aval.weak_type and not aval.shape)
+const_like = lax.const_like
 
 
 def _one(x):
