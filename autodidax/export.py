@@ -204,21 +204,20 @@ def _program(exported: Exported, shapes: tuple) -> tuple:
     as it is, or, where it has symbolic dimensions, refined for those shapes (by the runner)."""
     programs = _programs.setdefault(exported, {})
     if shapes not in programs:
-        if serialization.has_constant_shapes(exported.in_avals):
-            programs[shapes] = (exported.mlir_module(), list(exported.out_avals))
-        else:
+        artifact = _to_artifact(exported, 0)
+        serialization.check_artifact(artifact)          # its fields agree (appendix A8)
+        constant = serialization.has_constant_shapes(exported.in_avals)
+        if not constant:
             if exported.nr_devices != 1:
                 raise NotImplementedError(f"'{exported.fun_name}' has symbolic shapes over "
                                           f"{exported.nr_devices} devices")
-            artifact = _to_artifact(exported, 0)
             serialization.check_dimension_variables(artifact, shapes)
-            bytecode, out_shapes = runner.program_for(
-                artifact, [()] * len(_platform_args(exported))
-                + [shapes[i] for i in exported.module_kept_var_idx])
-            with make_ir_context():
-                text = module_to_text(ir.Module.parse(bytecode))
-            programs[shapes] = (text, [ShapedArray(shape, a.dtype) for shape, a in
-                                       zip(out_shapes, exported.out_avals)])
+        bytecode, out_shapes = runner.program_for(artifact, None if constant else [()] * len(
+            _platform_args(exported)) + [shapes[i] for i in artifact.module_kept_var_idx])
+        with make_ir_context():
+            text = module_to_text(ir.Module.parse(bytecode))
+        programs[shapes] = (text, list(exported.out_avals) if constant else [
+            ShapedArray(shape, a.dtype) for shape, a in zip(out_shapes, exported.out_avals)])
     return programs[shapes]
 
 
@@ -404,13 +403,13 @@ def _named_sharding(saved: serialization.AbstractSharding, mesh: Mesh) -> NamedS
 
 def _mesh_for(exported: Exported) -> Mesh:
     """The exported mesh, on the first devices of this process."""
-    saved = next(s.mesh for s in exported._in_named_shardings + exported._out_named_shardings
-                 if s is not None)
+    saved = next((s.mesh for s in exported._in_named_shardings + exported._out_named_shardings
+                  if s is not None), None)
     n = exported.nr_devices
-    if len(devices()) < n:
+    if len(devices()) < n or saved is None:      # with no shardings, no mesh to arrange them
+        n_here = len(devices()) if saved else 1
         raise ValueError(f"Function {exported.fun_name} was exported for {n} devices and is "
-                         f"called in a context with {len(devices())} devices, which is not "
-                         "allowed.")
+                         f"called in a context with {n_here} devices, which is not allowed.")
     grid = np.array(devices()[:n], dtype=object).reshape(saved.axis_sizes)
     types = tuple(AxisType[t] for t in saved.axis_types)
     return Mesh(grid, saved.axis_names, types)

@@ -12,24 +12,28 @@ import time
 import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax.compilation_cache import hlo_shardings, jax_hidden, load_or_compile
 from autodidax.plugins import make_cuda_client
 from autodidax.serialization import (  # noqa: F401 (InputError: what the runner raises)
-    Artifact, Aval, InputError, check_dimension_variables, check_inputs, has_constant_shapes,
-    module_bytecode, part_indices, read_artifact, refine_shapes, result_names)
+    Artifact, Aval, InputError, check_artifact, check_dimension_variables, check_inputs,
+    check_module, check_output, has_constant_shapes, load_array, mlir_context, module_bytecode,
+    part_indices, read_artifact, read_file, read_module_isolated, refine_shapes, result_names,
+    save_results)
+
+MAX_CPU_DEVICES = 1024    # the most devices a CPU client is made with
 
 
-def program_for(artifact: Artifact, arg_shapes=None) -> tuple[bytes, list]:
+def program_for(artifact: Artifact, arg_shapes=None, module=None) -> tuple[bytes, list]:
     """The StableHLO module XLA compiles for `artifact`, as MLIR bytecode, and the shapes of
     its results. An artifact with symbolic dimensions is refined for inputs of `arg_shapes`
-    (one shape per input the module takes), with appendix A8's `refine_shapes`."""
-    with ir.Context() as context, ir.Location.unknown():
-        hlo.register_dialect(context)
-        sdy.register_dialect(context)
-        module = hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
+    (one shape per input the module takes), with appendix A8's `refine_shapes`; its `module`
+    (bytecode, if already deserialized) is checked first, with A8's `check_module`."""
+    with mlir_context() as context, ir.Location.unknown():
+        module = (hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
+                  if module is None else ir.Module.parse(module))
+        check_module(artifact, module)
         if has_constant_shapes(artifact.in_avals):
             return module_bytecode(module), [tuple(a.shape) for a in artifact.out_avals]
         return refine_shapes(module, arg_shapes)
@@ -38,6 +42,9 @@ def program_for(artifact: Artifact, arg_shapes=None) -> tuple[bytes, list]:
 def make_client(platform: str, num_devices: int = 1):
     """A PJRT client for `platform` ("cpu" or "cuda") with at least `num_devices` devices."""
     if platform == "cpu":
+        if num_devices > MAX_CPU_DEVICES:
+            raise ValueError(f"{num_devices} CPU devices asked for; the runner makes at most "
+                             f"{MAX_CPU_DEVICES}")
         return xc.make_cpu_client(num_devices=max(num_devices, 1))
     if platform in ("cuda", "gpu"):
         client = make_cuda_client()
@@ -51,7 +58,8 @@ def make_client(platform: str, num_devices: int = 1):
 class Program:
     """An artifact compiled for the devices of a PJRT client: call it with NumPy arrays."""
 
-    def __init__(self, artifact: Artifact, client, arg_shapes=None):
+    def __init__(self, artifact: Artifact, client, arg_shapes=None, module=None):
+        check_artifact(artifact)            # its fields agree, before any is used (appendix A8)
         platform = "cuda" if client.platform in ("cuda", "gpu") else client.platform
         if platform not in artifact.platforms and "platform" not in artifact.disabled_checks:
             raise ValueError(f"Function '{artifact.function_name}' was exported for platforms "
@@ -74,7 +82,7 @@ class Program:
             [tuple(artifact.in_avals[i].shape) for i in self.kept])
         if symbolic:
             check_dimension_variables(artifact, arg_shapes)
-        bytecode, out_shapes = program_for(artifact, in_shapes if symbolic else None)
+        bytecode, out_shapes = program_for(artifact, in_shapes if symbolic else None, module)
         self.loaded = load_or_compile(bytecode, self.devices if n > 1 else self.devices[0])
         in_dtypes = [np.int32] * len(self.index) + [artifact.in_avals[i].dtype for i in self.kept]
         out_dtypes = [a.dtype for a in artifact.out_avals]
@@ -126,29 +134,32 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="run N times and report the median time")
+    parser.add_argument("--timeout", type=float, default=60, metavar="S",
+                        help="the most seconds that reading the module may take")
     args = parser.parse_args(argv)
     try:
         start = time.perf_counter()
-        with open(args.artifact, "rb") as f:
-            artifact = read_artifact(f.read())
-        arrays = [np.load(path, allow_pickle=False) for path in args.input]
+        artifact = read_artifact(read_file(args.artifact))        # files from anywhere: A8
+        arrays = [load_array(path) for path in args.input]
         check_inputs(artifact, arrays)
+        check_output(args.output)
+        module = read_module_isolated(artifact, args.timeout)
         loaded = time.perf_counter()
         program = Program(artifact, make_client(args.device, artifact.nr_devices),
-                          [x.shape for x in arrays])
+                          [x.shape for x in arrays], module)
         compiled = time.perf_counter()
         times = []
         for _ in range(max(args.repeat, 1)):
             t = time.perf_counter()
             outs = program(*arrays)
             times.append(time.perf_counter() - t)
+        names = result_names(artifact.out_tree)
+        if args.output:
+            save_results(args.output, dict(zip(names, outs)))
     except (OSError, ValueError, RuntimeError) as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 2
-    names = result_names(artifact.out_tree)
-    if args.output:
-        np.savez(args.output, **dict(zip(names, outs)))
-    else:
+    if not args.output:
         for name, out in zip(names, outs):
             print(f"{name} = {np.array2string(out, separator=', ')}")
     ms = lambda s: f"{s * 1e3:.1f} ms"                                   # noqa: E731

@@ -7,6 +7,11 @@ chapter 17's `export` and `runner`)."""
 from __future__ import annotations
 
 import io
+import os
+import signal
+import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +23,8 @@ from flatbuffers.table import Table
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import func
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 
@@ -678,8 +684,10 @@ def check_inputs(artifact: Artifact, arrays: list) -> None:
         fits = len(x.shape) == len(a.shape) and all(
             isinstance(d, str) or d == n for d, n in zip(a.shape, x.shape))  # "b": any size
         if x.dtype != a.dtype or not fits:
+            order = {">": " in big-endian byte order", "<": " in little-endian byte order"}
             raise InputError(f"input {name} of '{artifact.function_name}' must be "
-                             f"{_type(a.shape, a.dtype)}, given {_type(x.shape, x.dtype)}")
+                             f"{_type(a.shape, a.dtype)}, given {_type(x.shape, x.dtype)}"
+                             f"{order.get(x.dtype.byteorder, '')}")
 
 
 def _type(shape, dtype) -> str:
@@ -748,8 +756,10 @@ def module_bytecode(module) -> bytes:
 
 def main_function(module):
     """The `main` function of a module."""
-    return next(op for op in module.body.operations
-                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    for op in module.body.operations:
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == "main":
+            return op
+    raise ValueError("corrupt JAX export artifact: its module has no main function")
 
 
 def function_type(op) -> ir.FunctionType:
@@ -831,3 +841,172 @@ def part_indices(hlo_sharding, shape: tuple, n: int) -> list:
                        for p, size, t in zip(position, shape, dims))
         index[tiles[position]] = slices        # trailing dims (replicas) are not array dims
     return index
+
+
+MAX_ARTIFACT_BYTES = 2**31  # FlatBuffers address 2 GiB at most
+
+# The MLIR element type of each dtype of the schema (the PRNG keys and float0 have none of their
+# own, and are not compared).
+_MLIR_ELEMENTS = dict(zip(_DTYPE_NAMES[:22] + _DTYPE_NAMES[23:27], (
+    "i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 f16 f32 f64 complex<f32> complex<f64> bf16 i4 ui4 "
+    "f8E4M3B11FNUZ f8E4M3FN f8E4M3FNUZ f8E5M2 f8E5M2FNUZ f8E4M3 f8E3M4 f8E8M0FNU f4E2M1FN"
+).split()))
+
+
+def check_artifact(artifact: Artifact) -> None:
+    """Raise ValueError where the fields of `artifact` contradict each other."""
+    name, n, kept = artifact.function_name, artifact.nr_devices, list(artifact.module_kept_var_idx)
+    if kept != sorted(set(kept)) or not all(0 <= i < len(artifact.in_avals) for i in kept):
+        raise ValueError(f"corrupt JAX export artifact: module_kept_var_idx {tuple(kept)} of "
+                         f"'{name}' must be sorted, distinct indices of its "
+                         f"{len(artifact.in_avals)} inputs")
+    for effect in artifact.ordered_effects + artifact.unordered_effects:
+        raise ValueError(f"cannot deserialize effect type {effect} of '{name}': autodidax runs "
+                         "programs without effects")
+    if n < 1:
+        raise ValueError(f"corrupt JAX export artifact: '{name}' is for {n} devices")
+    for s in artifact.in_shardings + artifact.out_shardings:
+        if isinstance(s, AbstractSharding) and int(np.prod(s.mesh.axis_sizes)) != n:
+            raise ValueError(f"corrupt JAX export artifact: '{name}' is for {n} devices but "
+                             f"has a sharding over {int(np.prod(s.mesh.axis_sizes))}: {s}")
+
+
+def _fits(aval: Aval, t) -> bool:
+    element = _MLIR_ELEMENTS.get(str(aval.dtype))
+    if element is None:                       # a PRNG key or float0
+        return True
+    try:
+        t = ir.RankedTensorType(t)
+    except ValueError:                        # not a ranked tensor
+        return False
+    return str(t.element_type) == element and t.rank == len(aval.shape) and all(
+        isinstance(d, str) or d == size for d, size in zip(aval.shape, t.shape))
+
+
+def check_module(artifact: Artifact, module) -> None:
+    """Raise ValueError where the StableHLO `module` does not take and return what `artifact`
+    says, or is for another number of devices; `check_artifact` first."""
+    check_artifact(artifact)
+    name, attributes = artifact.function_name, module.operation.attributes
+
+    def count(key):
+        return ir.IntegerAttr(attributes[key]).value if key in attributes else 1
+    n = count("mhlo.num_partitions") * count("mhlo.num_replicas")
+    if n != artifact.nr_devices:
+        raise ValueError(f"'{name}' was exported for {artifact.nr_devices} devices (its "
+                         f"nr_devices), but its module is for {n} (mhlo.num_partitions)")
+    main = function_type(main_function(module))
+    ins = [Aval((), np.int32)] * (len(artifact.platforms) > 1) + [
+        artifact.in_avals[i] for i in artifact.module_kept_var_idx]
+    for what, avals, types in [("takes", ins, main.inputs),
+                               ("returns", artifact.out_avals, main.results)]:
+        if len(avals) != len(types) or not all(map(_fits, avals, types)):
+            said = ", ".join(_type(a.shape, a.dtype) for a in avals)
+            raise ValueError(f"corrupt JAX export artifact: the module of '{name}' {what} "
+                             f"({', '.join(map(str, types))}), the artifact says ({said})")
+
+
+_READ_MODULE = """
+import sys
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy, stablehlo as hlo
+with ir.Context() as context:
+    hlo.register_dialect(context)
+    sdy.register_dialect(context)
+    try:
+        module = hlo.deserialize_portable_artifact(context, sys.stdin.buffer.read())
+    except ValueError as e:
+        sys.exit(str(e))
+    module.operation.write_bytecode(sys.stdout.buffer)
+"""
+
+
+def read_module_isolated(artifact: Artifact, timeout: float = 60) -> bytes:
+    """The module of `artifact` as StableHLO bytecode, deserialized in a child process that may
+    crash or hang without harm, then checked against the artifact (`check_module`)."""
+    name = artifact.function_name
+    try:
+        done = subprocess.run([sys.executable, "-c", _READ_MODULE], capture_output=True,
+                              input=artifact.mlir_module_serialized, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"reading the module of '{name}' took more than {timeout:g} s: it is "
+                         "corrupt, or larger than the time limit allows") from None
+    if done.returncode < 0:
+        raise ValueError(f"reading the module of '{name}' crashed the process that read it "
+                         f"({signal.Signals(-done.returncode).name}): the module is corrupt")
+    if done.returncode:
+        said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
+        raise ValueError(f"the module of '{name}' cannot be read: {said[-1]}")
+    with mlir_context():
+        check_module(artifact, ir.Module.parse(done.stdout))
+    return done.stdout
+
+
+def mlir_context() -> ir.Context:
+    """An MLIR context that knows the dialects of an artifact's module: MLIR's own (`func`),
+    StableHLO and Shardy's `sdy`."""
+    context, registry = ir.Context(), ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    context.append_dialect_registry(registry)
+    hlo.register_dialect(context)
+    sdy.register_dialect(context)
+    return context
+
+
+def _open_regular(path, what: str):
+    """`path` opened for reading, if it is a regular file (a FIFO does not block the open)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path} is not a regular file, as {what} must be")
+    return os.fdopen(fd, "rb")
+
+
+def read_file(path, limit: int = MAX_ARTIFACT_BYTES) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them."""
+    with _open_regular(path, "an artifact") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ValueError(f"{path} has {size} bytes, more than an artifact can ({limit})")
+        return f.read(size)
+
+
+def load_array(path) -> np.ndarray:
+    """The array of the `.npy` file `path`, its header checked against the file's size first."""
+    with _open_regular(path, "an input") as f:
+        if f.read(4) == b"PK\x03\x04":
+            raise ValueError(f"{path} is an .npz archive: give each input as an .npy file")
+        f.seek(0)
+        try:
+            version = np.lib.format.read_magic(f)
+            shape, _, dtype = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                               np.lib.format.read_array_header_2_0)(f)
+        except ValueError as e:
+            raise ValueError(f"{path} is not an .npy file: {e}") from None
+        declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        held = os.fstat(f.fileno()).st_size - f.tell()
+        if declared > held:
+            raise ValueError(f"{path} declares {_type(shape, dtype)}, {declared} bytes, but "
+                             f"holds {held}")
+        f.seek(0)
+        return np.lib.format.read_array(f, allow_pickle=False)
+
+
+def check_output(path) -> None:
+    """Refuse, before anything runs, an `--output` that names a directory or cannot be made
+    (None: no output)."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"--output {path} is a directory: name a file in it, such as "
+                         f"{os.path.join(path, 'results.npz')}")
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"--output {path} cannot be written: {folder} is not a writable "
+                         "directory")
+
+
+def save_results(path, results: dict) -> None:
+    """`results` as an .npz archive at exactly `path` (`np.savez` would add `.npz` to a name)."""
+    with open(path, "wb") as f:
+        np.savez(f, **results)
