@@ -61,9 +61,9 @@ class _Distributed:
             raise ValueError(f"process_id and num_processes must be nonnegative, with "
                              f"process_id < num_processes. Got process_id={process_id}, "
                              f"num_processes={num_processes}.")
-        # By default the service listens on every address of this machine, at the port.
+        # The service listens at the coordinator's address only (JAX's default: every address).
         bind = coordinator_bind_address or os.environ.get(
-            "JAX_COORDINATOR_BIND_ADDRESS", "[::]:" + coordinator_address.rsplit(":", 1)[1])
+            "JAX_COORDINATOR_BIND_ADDRESS", coordinator_address)
         # `local_device_ids` chooses GPUs in JAX; the CPU client has nothing to choose.
         if process_id == 0:
             if self.service is not None:

@@ -62,6 +62,23 @@ jax.config.update("jax_num_cpu_devices", 4)
 out["initialize returns"] = repr(init(f"127.0.0.1:{port}", num_processes=2, process_id=me,
                                       initialization_timeout=30))
 out["second initialize"] = error_of(init, f"127.0.0.1:{port}", num_processes=2, process_id=me)
+
+
+def listening(port):
+    """The addresses at which a socket of this machine listens at `port` (/proc/net/tcp{,6})."""
+    found = []
+    for name in ("tcp", "tcp6"):
+        with open(f"/proc/net/{name}") as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                addr, at = local.split(":")
+                if state == "0A" and int(at, 16) == int(port):          # 0A: LISTEN
+                    found.append("127.0.0.1" if addr.endswith("0100007F")   # (or IPv4 in 6)
+                                 else "::" if not int(addr, 16) else addr)
+    return sorted(found)
+
+
+out["listening at"] = listening(port) if me == 0 else None
 out["initialized"] = jax.distributed.is_initialized()
 out["process_index"] = jax.process_index()
 out["process_count"] = jax.process_count()
@@ -239,13 +256,24 @@ def test_no_jax_in_the_workers(ours):
     assert [out["jax imported"] for out in ours] == [False, False]
 
 
-def test_two_processes_print_what_jax_prints(ours):
-    theirs = run_two("jax")
+@pytest.fixture(scope="module")
+def theirs():
+    return run_two("jax")
+
+
+def test_two_processes_print_what_jax_prints(ours, theirs):
     for me, (mine, want) in enumerate(zip(ours, theirs)):
         assert want["jax imported"] is True
         for key in want:
-            if key != "jax imported":
+            if key not in ("jax imported", "listening at"):
                 assert mine[key] == want[key], (me, key)
+
+
+def test_the_coordinator_listens_only_where_asked(ours, theirs):
+    """Asked for 127.0.0.1:port, the coordination service listens there; JAX's on every
+    address of the machine (appendix A7's Differences)."""
+    assert ours[0]["listening at"] == ["127.0.0.1"]
+    assert theirs[0]["listening at"] == ["::"]
 
 
 # In this process: one process, 8 devices.
