@@ -10,6 +10,7 @@ import inspect
 import math
 import warnings
 
+from autodidax import core
 from autodidax.jit import donation_rules
 from autodidax.runtime import Array, Executable, executable_kinds
 from autodidax.tree_util import tree_flatten, tree_unflatten
@@ -134,8 +135,52 @@ class DonatingExecutable(Executable):
         for i in self.donated:
             if i < len(args) and type(args[i]) is Array:
                 args[i]._npy = None
-        return super().__call__(*args)
+        outs = super().__call__(*args)
+        for i in self.donated:            # a NumPy-backed array's copy was taken: it goes too
+            if i < len(args) and type(args[i]) is core.Array:
+                _delete(args[i])
+        return outs
 
 
+class DeletedArray(core.Array):
+    """What a NumPy-backed array (chapter 1's) becomes when deleted: its type is kept, and any
+    use of its value raises JAX's error."""
+    __slots__ = ()
+
+    def _deleted(self, *args, **kwargs):
+        raise RuntimeError("Array has been deleted with shape="
+                           f"{self.aval.str_short(short_dtypes=False)}.")
+
+    _value = property(_deleted)
+    __array__ = __repr__ = __str__ = __format__ = __bool__ = __iter__ = item = tolist = _deleted
+    shape, dtype = property(lambda self: self.aval.shape), property(lambda self: self.aval.dtype)
+    ndim, size = property(lambda self: len(self.aval.shape)), property(lambda self: self.aval.size)
+
+    def is_deleted(self) -> bool:
+        return True
+
+    def delete(self) -> None:
+        pass
+
+
+def _delete(x) -> None:
+    """`x.delete()` for a NumPy-backed array: it becomes a `DeletedArray`, its value dropped
+    (JAX's eager arrays all live on devices, and `delete` frees the buffer)."""
+    if isinstance(x, core.Tracer):
+        raise core.ConcretizationTypeError(f"The delete() method was called on a tracer "
+                                           f"({x.aval.str_short()})")
+    x.aval                                # kept: a deleted array still has its type
+    x._value = None
+    x.__class__ = DeletedArray
+
+
+def _is_deleted(x) -> bool:
+    if isinstance(x, core.Tracer):
+        raise core.ConcretizationTypeError(f"The is_deleted() method was called on a tracer "
+                                           f"({x.aval.str_short()})")
+    return False
+
+
+core.set_array_methods({"delete": _delete, "is_deleted": _is_deleted})
 executable_kinds["donating"] = DonatingExecutable
 donation_rules.update(params=donated_params, vector=donation_vector, aliases=donation_aliases)

@@ -819,6 +819,18 @@ def a_donated_numpy_array_is_copied():
     assert all(host_intact for *_, host_intact in donated_and_reused())
 
 
+@claim(A19, "deleted, its type is `DeletedArray`, where a deleted JAX array is still an "
+            "`ArrayImpl` (`isinstance(x, jax.Array)` holds for both).")
+def a_deleted_eager_array_keeps_being_an_array():
+    names = []
+    for lib, np_ in ((autodidax, anp), (jax, jnp)):
+        x = np_.ones(3) * 2
+        lib.jit(lambda v: v + 1, donate_argnums=0)(x)
+        assert x.is_deleted() and isinstance(x, lib.Array)
+        names.append(type(x).__name__)
+    assert names == ["DeletedArray", "ArrayImpl"]
+
+
 @claim(A19, "JAX raises it from Python, but its C++ fast path, for a signature it has run "
             "before, raises PJRT's `ValueError`")
 def one_error_for_a_deleted_array():

@@ -170,6 +170,46 @@ def test_donating_numpy_copies_it_and_a_deleted_array_errs_cleanly():
         jit(lambda x: x * 2.0)(x)
 
 
+@pytest.mark.parametrize("name", ["one output fits", "none fits: buffer donor",
+                                  "nothing usable warns", "scalar"])
+def test_eager_numpy_backed_arrays_are_deleted_as_in_jax(name):
+    """Eager results (NumPy-backed here, device arrays in JAX) donated: deleted when XLA took
+    them, left alone when it could not; any use of a deleted one raises JAX's error."""
+    make, args, options = CASES[name]
+    seen = []
+    for lib, np_lib in ((autodidax, jnp), (jax, jnp_ref)):
+        eager = [np_lib.asarray(a) * 1 for a in args]
+        assert [a.is_deleted() for a in eager] == [False] * len(eager)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.jit(make(np_lib), **options)(*eager)
+        errors = []
+        for a in eager:
+            for use in (lambda: np.asarray(a), lambda: a + 1, lambda: repr(a),   # noqa: B023
+                        lambda: lib.jit(lambda v: v * 2)(a)):                      # noqa: B023
+                try:
+                    use()
+                    errors.append(None)
+                except RuntimeError as e:
+                    errors.append(str(e))
+        seen.append(([a.is_deleted() for a in eager], [(a.shape, a.dtype) for a in eager],
+                     errors))
+    assert seen[0] == seen[1]
+
+
+def test_delete_and_is_deleted_of_eager_arrays_and_tracers():
+    for lib, np_lib in ((autodidax, jnp), (jax, jnp_ref)):
+        x = np_lib.arange(3.0)
+        x.delete()
+        assert x.is_deleted() and isinstance(x, lib.Array)
+        with pytest.raises(RuntimeError, match=r"deleted with shape=float32\[3\]"):
+            float(x.sum())
+        for method in ("delete", "is_deleted"):
+            with pytest.raises(lib.errors.ConcretizationTypeError,
+                               match=f"The {method}\\(\\) method was called on"):
+                lib.jit(lambda v: getattr(v, method)())(np.ones(2, np.float32))   # noqa: B023
+
+
 def test_the_same_buffer_donated_twice_is_jaxlibs_error():
     msgs = []
     for lib in (autodidax, jax):
