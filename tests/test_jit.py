@@ -249,11 +249,15 @@ def test_jit_on_a_method_binds_self_like_jax():
     assert ours.apply.trace_count == 2
 
 
-def test_donating_a_host_array_copies_it():
-    # Chapter 1's host arrays are donated as NumPy arrays are (tests/test_donation.py: the rest).
+def test_donating_a_host_array_deletes_it():
+    # Chapter 1's host arrays are copied, the copy donated, and then deleted, as JAX deletes a
+    # donated array (tests/test_donation.py: the rest).
     x = autodidax.numpy.ones(3)
     y = autodidax.jit(lambda x: x * 2, donate_argnums=0)(x)
-    np.testing.assert_allclose(np.asarray(x) * 2, y)      # x is still usable
+    np.testing.assert_allclose(y, np.full(3, 2.0, np.float32))
+    assert x.is_deleted()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        np.asarray(x)
     with pytest.raises(ValueError, match="cannot intersect"):
         autodidax.jit(lambda x: x, static_argnames="x", donate_argnames="x")
 
