@@ -563,6 +563,17 @@ NUMPY = {
     "repr int8": C(lambda jax, jnp: repr(jnp.asarray(I8))),
     "repr empty": C(lambda jax, jnp: repr(jnp.zeros((0, 3)))),
     "repr nan inf": C(lambda jax, jnp: repr(jnp.asarray(ODD))),
+    # issue 34: values and types where they differed
+    "sign of -0.0": B(lambda jax, jnp: jnp.sign(np.float32([-0.0, 0.0, -2.0]))),
+    "cumsum of a python float": C(lambda jax, jnp: jnp.cumsum(2.0)),
+    "power of booleans": C(lambda jax, jnp: jnp.power(BOOL, BOOL)),
+    "power int of a weak base": C(lambda jax, jnp: jnp.power(0, BOOL)),
+    "power by 2**31": C(lambda jax, jnp: jnp.power(I8, 2**31)),
+    "expand_dims np.int64": C(lambda jax, jnp: jnp.expand_dims(F32, np.int64(1))),
+    "flip np.int64": C(lambda jax, jnp: jnp.flip(F, np.int64(1))),
+    "det of 0x0": C(lambda jax, jnp: jnp.linalg.det(np.zeros((2, 0, 0), np.float32))),
+    "lax.add python float": C(lambda jax, jnp: jax.lax.add(F32, 2.0)),
+    "lax.mul python int": C(lambda jax, jnp: jax.lax.mul(I32, 3)),
     "repr large": C(lambda jax, jnp: repr(jnp.arange(2000))),
 }
 # Promotion with Python scalars, for each dtype.
@@ -848,6 +859,14 @@ TRANSFORMS = {
     "jit(value_and_grad)": C(lambda jax, jnp: jax.jit(jax.value_and_grad(
         lambda w: jnp.sum((F @ w) ** 2)))(V4)),
     "vmap(jvp)": C(lambda jax, jnp: jax.vmap(lambda x: jax.jvp(jnp.sin, (x,), (x,)))(XS)),
+    # issue 34: the rules' constants take the operand's dtype (lax.const_like)
+    "jvp float16 tanh sqrt abs square": C(lambda jax, jnp: [jax.jvp(f, (F16 + 2,), (F16,))[1]
+        for f in (jnp.tanh, jnp.sqrt, jnp.abs, jnp.square)], rtol=1e-2),
+    "grad float16 power": C(lambda jax, jnp: jax.grad(lambda x: jnp.sum(
+        jnp.power(x, x).astype(np.float32)))(F16 + 2), rtol=1e-2),
+    "fori_loop int16 counter": C(lambda jax, jnp: jax.lax.fori_loop(
+        np.int16(0), np.int16(3), lambda i, c: c + i, np.int16(1))),
+    "take negative int16 index": C(lambda jax, jnp: jnp.take(F32, np.int16(-1))),
     # weak types of results
     "vjp python float": C(lambda jax, jnp: jax.vjp(jnp.sin, 1.0)[1](1.0)),
 }
@@ -1299,6 +1318,23 @@ ERRORS = {
     "while float condition": E(lambda jax, jnp: jax.lax.while_loop(lambda c: c, lambda c: c - 1.0,
                                                                    1.0)),
     "fori float bounds": E(lambda jax, jnp: jax.lax.fori_loop(0.0, 3, lambda i, c: c + i, 0.0)),
+    # issue 34: errors where JAX gives errors
+    "jit of an int beyond int32": E(lambda jax, jnp: jax.jit(lambda x: x)(2**40)),
+    "array of ints beyond int32": E(lambda jax, jnp: jnp.array([2**31, 1])),
+    "add an int beyond int32": E(lambda jax, jnp: jnp.arange(3) + 2**40),
+    "lax.add float16 and a python float": E(lambda jax, jnp: jax.lax.add(F16, 2.0)),
+    "lax.add int32 and a python float": E(lambda jax, jnp: jax.lax.add(I32, 2.5)),
+    "sin of a list": E(lambda jax, jnp: jnp.sin([1.0, 2.0])),
+    "sum of a list": E(lambda jax, jnp: jnp.sum([1, 2])),
+    "static_argnums beyond the parameters": E(lambda jax, jnp: jax.jit(
+        lambda x: x, static_argnums=2)),
+    "static_argnames of no parameter": E(lambda jax, jnp: jax.jit(
+        lambda x: x, static_argnames="z")),
+    "sort float axis": E(lambda jax, jnp: jnp.sort(F, 1.5)),
+    "sort of a 0-d array": E(lambda jax, jnp: jnp.sort(np.float32(1.0), 0)),
+    "flip repeated axes": E(lambda jax, jnp: jnp.flip(F, (0, 0))),
+    "expand_dims repeated axes": E(lambda jax, jnp: jnp.expand_dims(F32, (0, 0))),
+    "round of a bool": E(lambda jax, jnp: jnp.round(BOOL)),
     "fori body changes dtype": E(lambda jax, jnp: jax.lax.fori_loop(
         0, 3, lambda i, c: c + 0.5, jnp.int32(0))),
 }
