@@ -28,12 +28,15 @@ MAX_CPU_DEVICES = 1024    # the most devices a CPU client is made with
 def program_for(artifact: Artifact, arg_shapes=None, module=None) -> tuple[bytes, list]:
     """The StableHLO module XLA compiles for `artifact`, as MLIR bytecode, and the shapes of
     its results. An artifact with symbolic dimensions is refined for inputs of `arg_shapes`
-    (one shape per input the module takes), with appendix A8's `refine_shapes`; its `module`
-    (bytecode, if already deserialized) is checked first, with A8's `check_module`."""
+    (one shape per input the module takes), with appendix A8's `refine_shapes`. The module is
+    checked against `artifact` (A8's `check_module`), unless given: the bytecode that A8's
+    `read_module_isolated` read, and checked, in a child process."""
     with mlir_context() as context, ir.Location.unknown():
-        module = (hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
-                  if module is None else ir.Module.parse(module))
-        check_module(artifact, module)
+        if module is None:
+            module = hlo.deserialize_portable_artifact(context, artifact.mlir_module_serialized)
+            check_module(artifact, module)
+        else:
+            module = ir.Module.parse(module)
         if has_constant_shapes(artifact.in_avals):
             return module_bytecode(module), [tuple(a.shape) for a in artifact.out_avals]
         return refine_shapes(module, arg_shapes)

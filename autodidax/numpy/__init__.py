@@ -118,9 +118,10 @@ def asarray(a, dtype=None):
         raise TypeError(f"Argument {a!r} of type {type(a)} is not a valid JAX type: pass arrays, "
                         "NumPy arrays, Python scalars, or lists of numbers")
     get_aval(value)   # rejects unsupported dtypes with a clear message
-    # A list is converted again, from its Python ints: one that int32 cannot hold is an error.
-    value = np.array(a if isinstance(a, (list, tuple)) else value,
-                     dtype=canonicalize_dtype(dtype or value.dtype))
+    # A list of ints is converted again, from its Python ints: one that int32 cannot hold is an
+    # error. (NumPy made them int64; floats and booleans need no second look.)
+    again = isinstance(a, (list, tuple)) and value.dtype.kind in "iu"
+    value = np.array(a if again else value, dtype=canonicalize_dtype(dtype or value.dtype))
     return _scalar(value, False) if not value.ndim else Array(value)
 
 
@@ -2741,8 +2742,10 @@ def _checking_arraylike(fun, name, positions):
 
     @functools.wraps(fun)
     def checked(*args, **kwargs):
-        check_arraylike(name, *(args if positions is None else [
-            args[i] if i < len(args) else kwargs.get(k) for i, k in zip(positions, keywords)]))
+        # (a hot path: no list or tuple anywhere, the common case, is one quick look)
+        if kwargs or builtins.any(isinstance(a, (list, tuple)) for a in args):
+            check_arraylike(name, *(args if positions is None else [
+                args[i] if i < len(args) else kwargs.get(k) for i, k in zip(positions, keywords)]))
         return fun(*args, **kwargs)
     # named as `fun` in tracebacks and profiles, too, not `checked`
     checked.__code__ = checked.__code__.replace(co_name=fun.__name__, co_qualname=fun.__qualname__)
