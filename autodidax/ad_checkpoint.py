@@ -28,6 +28,7 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTrace, JaxprTrac
                              eval_jaxpr)
 from autodidax.jvp import Zero, check_callable, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import jaxpr_subcomp, lowering_rules
+from autodidax.runtime import evaluated_by_impl
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
@@ -98,6 +99,7 @@ def _remat_impl(*args, jaxpr, prevent_cse, differentiated, policy):
 
 
 impl_rules[remat_p] = _remat_impl
+evaluated_by_impl.add(remat_p)
 abstract_eval_rules[remat_p] = lambda *avals, jaxpr, **params: [v.aval for v in jaxpr.outvars]
 
 

@@ -26,8 +26,8 @@ from autodidax.error_texts import (callback_error, check_callback_results, check
                                    result_aval)
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import aval_to_ir_type, lowering_rules, ordered_effect_rules
-from autodidax.runtime import (Array, Executable, placement_of, device_put, executable_kinds,
-                               local_devices)
+from autodidax.runtime import (Array, Executable, placement_of, device_put, evaluated_by_impl,
+                               executable_kinds, local_devices)
 from autodidax.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
@@ -98,6 +98,7 @@ def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_
 
 
 impl_rules[pure_callback_p] = _pure_callback_impl
+evaluated_by_impl.add(pure_callback_p)
 abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
 
 
@@ -316,6 +317,7 @@ def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered)
 
 impl_rules[io_callback_p] = lambda *args, callback, result_avals, **_: call_on_host(
     callback, args, result_avals)
+evaluated_by_impl.add(io_callback_p)
 abstract_eval_rules[io_callback_p] = lambda *avals, result_avals, **params: list(result_avals)
 jvp_rules[io_callback_p] = _io_callback_jvp
 batching_rules[io_callback_p] = _io_callback_batching

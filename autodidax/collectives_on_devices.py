@@ -27,6 +27,7 @@ from autodidax.jaxpr import JaxprTrace, jaxpr_as_fun
 from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import lowering_rules
+from autodidax.runtime import evaluated_by_impl
 from autodidax.sharding import (COLLECTIVE_CHANNEL, Mesh, NamedSharding, PartitionSpec, block_aval,
                                 collective_lowering, constrain_leaf, replica_groups_attr, mesh_axes,
                                 trace_shard_body, replica_groups, shard_map_p,
@@ -220,6 +221,7 @@ def _all_to_all_hlo(ctx, mesh, x, *, axis_name, split_axis, concat_axis, **_):
 
 
 impl_rules[all_to_all_p] = _all_to_all_impl
+evaluated_by_impl.add(all_to_all_p)
 abstract_eval_rules[all_to_all_p] = _all_to_all_abstract
 deflinear(all_to_all_p)
 transpose_rules[all_to_all_p] = _all_to_all_transpose

@@ -24,16 +24,16 @@ from jaxlib.version import __version__ as jaxlib_version
 
 def compile_options(device) -> tuple:
     """(the device list, the options) to compile a program for `device`, or for a tuple of
-    devices: then XLA partitions the program over them, numbered in that order (chapter 16)."""
-    if not isinstance(device, tuple) or len(device) == 1:
-        device = device[0] if isinstance(device, tuple) else device
-        return xc.DeviceList((device,)), xc.CompileOptions()
+    devices: then XLA partitions the program over them, numbered in that order (chapter 16).
+    Either way the options name the devices: without, a program runs on the client's first."""
+    device = device if isinstance(device, tuple) else (device,)
     options = xc.CompileOptions()
-    options.num_partitions = len(device)
     build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = True
     build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in device]]))
+    if len(device) > 1:
+        options.num_partitions = len(device)
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
     return xc.DeviceList(device), options
 
 
@@ -151,7 +151,7 @@ def cache_key(text: str | bytes, device) -> str:
     `text` may also be a module's MLIR bytecode, which XLA compiles as well (chapter 17)."""
     h = hashlib.sha256(_MAGIC)
     devices = device if isinstance(device, tuple) else (device,)
-    ids = ",".join(str(d.id) for d in devices) if isinstance(device, tuple) else ""
+    ids = ",".join(str(d.id) for d in devices)
     device = devices[0]
     topology = xc.get_topology_for_devices(list(devices)).fingerprint()
     for part in (jaxlib_version, device.platform, device.device_kind, str(topology),

@@ -29,6 +29,7 @@ from autodidax.jit import hoist_tracer_consts
 from autodidax.jvp import (Zero, add_any, instantiate_zeros, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import ir_constant, jaxpr_subcomp, lowering_rules
+from autodidax.runtime import evaluated_by_impl
 from autodidax.tree_util import Store, tree_flatten, tree_map, tree_unflatten
 
 
@@ -273,6 +274,7 @@ partial_eval_rules[custom_vjp_call_p] = _custom_call_partial_eval
 custom_lin_p = Primitive("custom_lin")
 custom_lin_p.multiple_results = True
 impl_rules[custom_lin_p] = custom_lin_error
+evaluated_by_impl.add(custom_lin_p)
 jvp_rules[custom_lin_p] = custom_lin_error
 batching_rules[custom_lin_p] = custom_lin_error     # jacfwd is vmap of jvp
 lowering_rules[custom_lin_p] = custom_lin_error

@@ -16,6 +16,7 @@ from autodidax.core import Primitive, abstract_eval_rules, get_aval, impl_rules
 from autodidax.error_texts import callback_error, check_format
 from autodidax.jvp import jvp_rules
 from autodidax.lowering import lowering_rules, ordered_effect_rules
+from autodidax.runtime import evaluated_by_impl
 from autodidax.tree_util import tree_flatten, tree_unflatten
 
 
@@ -44,6 +45,7 @@ def _run_callback(callback, args):
 
 impl_rules[debug_callback_p] = lambda *args, callback, effect, partitioned: _run_callback(
     callback, args)
+evaluated_by_impl.add(debug_callback_p)
 abstract_eval_rules[debug_callback_p] = lambda *avals, callback, effect, partitioned: []
 ordered_effect_rules[debug_callback_p] = lambda *, effect, **_: effect is ordered_debug_effect
 
@@ -127,6 +129,7 @@ def _print_callback(fmt, np_printoptions, has_placeholders, in_tree, static_args
 
 impl_rules[debug_print_p] = lambda *args, **params: _run_callback(
     _print_callback(**params), args)
+evaluated_by_impl.add(debug_print_p)
 abstract_eval_rules[debug_print_p] = lambda *avals, **params: []
 ordered_effect_rules[debug_print_p] = lambda *, ordered, **_: ordered
 lowering_rules[debug_print_p] = lambda ctx, *args, **params: callback_lowering(

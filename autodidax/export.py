@@ -24,7 +24,7 @@ from autodidax.jaxpr import jaxpr_as_fun
 from autodidax.jit import Jitted, jit
 from autodidax.lowering import (aval_to_ir_type, ir_constant, lowering_rules, make_ir_context,
                                 module_to_text, sanitize_name)
-from autodidax.runtime import compile_or_get_cached, default_backend, devices
+from autodidax.runtime import compile_or_get_cached, default_backend, devices, evaluated_by_impl
 from autodidax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 from autodidax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
@@ -267,6 +267,7 @@ def _call_exported_impl(*args, exported: Exported):
 
 
 impl_rules[call_exported_p] = _call_exported_impl
+evaluated_by_impl.add(call_exported_p)
 
 
 def _call_exported_lowering(ctx, *args, exported: Exported):

@@ -26,7 +26,7 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import call_lowering, lower_jaxpr_to_module, lowering_rules, module_to_text
 from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
-                               default_device)
+                               default_device, evaluated_by_impl)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -73,6 +73,7 @@ def _jit_impl(*args, jaxpr, name):
 
 
 impl_rules[jit_p] = _jit_impl
+evaluated_by_impl.add(jit_p)
 abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name: jaxpr.out_avals
 
 

@@ -15,7 +15,7 @@ from autodidax.compilation_cache import (  # noqa: F401 (some are re-exported)
     set_cache_dir, set_cache_max_size)
 from autodidax.core import ShapedArray, Tracer, api_boundary, get_aval
 from autodidax.jaxpr import clear_weakref_caches, trace_to_jaxpr
-from autodidax.lowering import lower_jaxpr_to_module, module_to_text
+from autodidax.lowering import lower_jaxpr_to_module, lowering_rules, module_to_text
 from autodidax.plugins import find_cuda_plugin, make_cuda_client  # noqa: F401 (appendix A5)
 from autodidax.tree_util import tree_leaves, tree_map
 
@@ -155,6 +155,7 @@ class Array(core.Array):
     ndim = property(lambda self: len(self._buf.aval.shape))
     size = property(lambda self: self._buf.aval.size)
     addressable_shards = property(lambda self: multi_device_rules["addressable_shards"](self))
+    committed = property(lambda self: self._buf._committed)   # put on a device named: "Eager"
 
     @property
     def device(self):
@@ -244,11 +245,17 @@ def host_value(x):
     return aval, value, owned
 
 
-def _put(x, device) -> Array:
-    if type(x) is Array:
-        if x._sharding is None and x.device == device:
+def _put(x, device, committed=True) -> Array:
+    if type(x) is Array and x._sharding is None:
+        if x.device == device and (x._buf._committed or not committed):
             return x
-        x = core.Array(x._value, x.weak_type)   # to another device, through the host
+        if x.device.client is device.client:       # device to device, or committed in place
+            sharding = placement_of(device)[0]
+            buf, = xc.batched_copy_array_to_devices_with_sharding(
+                [x._buf], [sharding._internal_device_list], [sharding], [_REUSE])
+            return Array(buf)
+    if type(x) is Array:
+        x = core.Array(x._value, x.weak_type)   # to another client, or sharded: by the host
     if isinstance(x, Tracer):   # under a transformation, placement is not part of the program
         if not x._trace.is_valid():          # unless the tracer leaked from a finished one
             raise core.escaped_tracer_error(x, " in device_put")
@@ -256,24 +263,25 @@ def _put(x, device) -> Array:
     aval, value, owned = host_value(x)
     sharding, devs = placement_of(device)
     # (committed, copy, host buffer semantics, enable_x64), by position ("How fast?")
-    return Array(xc.batched_device_put(aval, sharding, [value], devs, True, not owned,
+    return Array(xc.batched_device_put(aval, sharding, [value], devs, committed, not owned,
                                        _ZERO_COPY, True))
 
 
 _ZERO_COPY = xc.HostBufferSemantics.ZERO_COPY   # share host memory where PJRT can
+_REUSE = xc.ArrayCopySemantics.REUSE_INPUT       # on the same device: no copy
 
 
 @api_boundary
 def device_put(x, device=None):
     """`x`, an array or a pytree of arrays, NumPy arrays and scalars, on `device` (default: the
     default device), or laid out as a sharding of chapter 16 says. The result never shares
-    memory that someone can still write."""
-    device = default_device() if device is None else device
+    memory that someone can still write. Put on a device named, it is *committed* to it."""
+    committed, device = device is not None, default_device() if device is None else device
     if not isinstance(device, xc.Device):
         return multi_device_rules["put"](x, device)      # a sharding, or a partition spec
     if isinstance(x, (np.ndarray, core.Array, int, float, bool)):
-        return _put(x, device)
-    return tree_map(lambda leaf: _put(leaf, device), x)
+        return _put(x, device, committed)
+    return tree_map(lambda leaf: _put(leaf, device, committed), x)
 
 
 class Executable:
@@ -391,6 +399,7 @@ def clear_caches() -> None:
     `jax.clear_caches()`. The persistent cache is left as it is."""
     _executables.clear()
     _dispatch_cache.clear()
+    _scalar_buffers.clear()
     clear_weakref_caches()
     for clear in cache_clearers:
         clear()
@@ -399,7 +408,9 @@ def clear_caches() -> None:
 cache_clearers: list = []      # functions of later chapters that empty their caches
 
 
-_dispatch_cache: dict = {}     # (primitive, params, input avals, device) -> Executable
+_dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> _EagerCall
+_scalar_buffers: dict = {}     # (aval, bytes, placement) -> the buffer of a constant scalar
+evaluated_by_impl: set = set()  # primitives whose impl rule runs them: chapters 8, 13-17
 
 
 def xla_primitive_executable(primitive, params, avals, device) -> Executable:
@@ -412,29 +423,132 @@ def xla_primitive_executable(primitive, params, avals, device) -> Executable:
                                  closed.out_avals)
 
 
+class _EagerCall:
+    """What a cached eager call needs: the executable and its results' handlers, made from
+    the call's key (primitive, params, placement, committed, *avals)."""
+    __slots__ = ("executable", "execute", "handlers")
+
+    def __init__(self, primitive, params, key):
+        placement, committed, avals = key[2], key[3], key[4:]
+        exe = xla_primitive_executable(primitive, params, avals,
+                                       placement._internal_device_list[0])
+        self.executable, self.execute = exe, exe.loaded.execute_sharded
+        self.handlers = [xc.array_result_handler(a, placement, committed, True)
+                         for a in exe.out_avals]
+
+
+def mixed_devices_error(primitive, first, other) -> ValueError:
+    """JAX's error for committed arguments on two devices; `first`, `other`: (position, array)."""
+    def describe(i, x):
+        shape = ",".join(map(str, x.shape))
+        return (f"argument args[{i}] of {primitive} with shape {x.dtype.name}[{shape}] and with "
+                f"device ids [{x.device.id}] on platform {x.device.platform.upper()}")
+    return ValueError("Received incompatible devices for jitted computation. Got "
+                      f"{describe(*first)} and {describe(*other)}")
+
+
 class XlaEvalTrace(core.EvalTrace):
-    """Evaluates each primitive as its own compiled program on a device (JAX's apply_primitive)."""
+    """Evaluates each primitive as its own compiled program, on the device of its committed
+    arguments, else on `device` (None: the default device), as JAX's `apply_primitive`."""
 
     def __init__(self, device=None):
-        self.device = default_device() if device is None else device
+        self.device = device
+        self._placement = None if device is None else placement_of(device)[0]
 
     def process_primitive(self, primitive, args, params):
-        if any(isinstance(x, Tracer) for x in args):
+        bufs, placement, committed, scalars = [], None, False, False
+        for x in args:         # the fast path: one-device arrays all on one device, and scalars
+            if type(x) is Array and x._sharding is None:
+                buf = x._buf
+                if buf.is_deleted():          # JAX's RuntimeError, before PJRT logs its own
+                    x._check_if_deleted()
+                if placement is None:
+                    placement = buf._sharding
+                elif buf._sharding is not placement:
+                    return self.place_args(primitive, args, params)
+                committed = committed or buf._committed
+            elif type(x) in _SCALARS:
+                buf = scalars = None          # found once the placement is known
+            else:
+                return self.place_args(primitive, args, params)
+            bufs.append(buf)
+        if placement is None or not (committed or self._placement in (None, placement)):
+            return self.place_args(primitive, args, params)
+        if scalars is None:
+            bufs = [scalar_buffer(x, placement) if b is None else b for b, x in zip(bufs, args)]
+        return self.run(primitive, params, bufs, placement, committed, args)
+
+    def place_args(self, primitive, args, params):
+        """Every other call: where it runs, its arguments put there, then `run`."""
+        if primitive in evaluated_by_impl or any(isinstance(x, Tracer) for x in args):
             return super().process_primitive(primitive, args, params)   # the escaped-tracer error
-        avals = tuple(map(get_aval, args))
-        key = (primitive, tuple(sorted(params.items())), avals, self.device)
+        if any(type(x) is Array and x._sharding is not None for x in args):
+            rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)
+            return rule(primitive, args, params)       # over several devices: chapter 16
+        first, device = None, None
+        for i, x in enumerate(args):
+            if type(x) is Array and x._buf._committed:
+                if first is None:
+                    first, device = (i, x), x.device
+                elif x.device != device:
+                    raise mixed_devices_error(primitive, first, (i, x))
+        committed = device is not None
+        if device is None:
+            device = default_device() if self.device is None else self.device
+        placement = placement_of(device)[0]
+        bufs = [scalar_buffer(x, placement) if type(x) in _SCALARS
+                else _put(x, device, committed=False)._buf for x in args]
+        return self.run(primitive, params, bufs, placement, committed, args)
+
+    def run(self, primitive, params, bufs, placement, committed, args):
+        """Run `primitive` on `bufs`, the buffers of `args`, all on the device of `placement`."""
+        key = (primitive, tuple(params.items()), placement, committed, *[b.aval for b in bufs])
         try:
-            exe = _dispatch_cache.get(key)
-        except TypeError:                        # unhashable parameters: do not cache
-            key = exe = None
-        if exe is None:
-            exe = xla_primitive_executable(primitive, params, avals, self.device)
-            if key is not None:
-                _dispatch_cache[key] = exe
+            call, keep = _dispatch_cache.get(key), True
+        except TypeError:                       # unhashable parameters: compiled, not kept
+            call, keep = None, False
+        if call is None:
+            if not through_xla(primitive):
+                return _numpy_eval_trace.process_primitive(primitive, args, params)
+            call = _EagerCall(primitive, params, key)
+            if keep:
+                _dispatch_cache[key] = call
         else:
             cache_stats["dispatch_hits"] += 1
-        outs = exe(*args)
-        return outs if primitive.multiple_results else outs[0]
+        try:
+            outs = call.execute(bufs).consume_with_handlers(call.handlers)
+        except (xc.XlaRuntimeError, ValueError) as e:    # (a deleted buffer: ValueError)
+            raise call.executable._call_error(args, e) from None
+        if primitive.multiple_results:
+            return list(map(Array, outs))
+        return Array(outs[0])
+
+
+_SCALARS = {core.LiteralArray, float, int, bool}    # constants: a `2.0`, a `1`
+
+
+def through_xla(primitive) -> bool:
+    """Whether eager evaluation compiles `primitive`: one of the package's, with a lowering and
+    an impl rule of NumPy's or the package's (a stand-in for XLA); not one in `evaluated_by_impl`,
+    nor a primitive of yours, whose impl rule is yours."""
+    impl = core.impl_rules.get(primitive)
+    module = getattr(impl, "__module__", None) or getattr(getattr(impl, "func", None),
+                                                          "__module__", None) or ""
+    return (primitive in lowering_rules and primitive not in evaluated_by_impl
+            and module.partition(".")[0] in ("autodidax", "numpy"))
+
+
+def scalar_buffer(x, placement):
+    """A constant scalar's buffer on the device of `placement`, put there once."""
+    value = core.to_numpy(x)
+    key = (get_aval(x), value.tobytes(), placement)
+    buf = _scalar_buffers.get(key)
+    if buf is None:
+        if len(_scalar_buffers) >= 1024:
+            _scalar_buffers.clear()
+        device = placement._internal_device_list[0]
+        buf = _scalar_buffers[key] = _put(x, device, committed=False)._buf
+    return buf
 
 
 _numpy_eval_trace = core.eval_trace
@@ -451,15 +565,15 @@ def _eval_trace_for(mode, device=None):
 
 
 def set_eager_mode(mode: str, device=None) -> str:
-    """Evaluate primitives outside transformations with NumPy ("numpy") or op by op through
-    XLA on `device` ("xla"), from now on. Returns the previous mode."""
+    """Evaluate primitives outside transformations op by op through XLA ("xla", the default)
+    or with NumPy ("numpy"), from now on. Returns the previous mode."""
     previous = core.set_eval_trace(_eval_trace_for(mode, device))
     return "xla" if isinstance(previous, XlaEvalTrace) else "numpy"
 
 
 class eager_mode:
-    """`with eager_mode("xla"):` evaluates primitives through XLA inside the block; the mode may
-    also be "numpy", or an evaluation trace of your own."""
+    """`with eager_mode("numpy"):` evaluates primitives with NumPy inside the block; the mode
+    may also be "xla" (on a `device`), or an evaluation trace of your own."""
 
     def __init__(self, mode="xla", device=None):
         self.trace = _eval_trace_for(mode, device)
@@ -470,6 +584,9 @@ class eager_mode:
 
     def __exit__(self, *exc):
         core.set_eval_trace(self.previous)
+
+
+set_eager_mode("xla")          # JAX's design, from this chapter on
 
 
 class Config:

@@ -33,13 +33,14 @@ from autodidax.error_texts import (
     indivisible_error, mesh_mismatch_error, mesh_repr, mesh_str, named_sharding_repr,
     no_mesh_error, shard_repr, spec_axes, too_few_devices_error)
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, trace_to_jaxpr
-from autodidax.jit import (flatten_prefix, executable_for, hoist_tracer_consts,
+from autodidax.jit import (flatten_prefix, executable_for, hoist_tracer_consts, jit,
                            placement_rules, signature_context)
 from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules,
                                 reducer_region)
 from autodidax.runtime import (Array, Executable, backend_clients, host_value, placement_of,
                                compile_or_get_cached, config, cpu_client_options, default_device,
-                               device_put, devices, executable_kinds, multi_device_rules)
+                               device_put, devices, evaluated_by_impl, executable_kinds,
+                               multi_device_rules)
 from autodidax.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
@@ -618,6 +619,25 @@ class PartitionedExecutable(Executable):
 executable_kinds["partitioned"] = PartitionedExecutable
 
 
+_eager_jits: dict = {}     # (primitive, params) -> the primitive alone, jitted
+
+
+def eager_over_devices(primitive, args, params):
+    """An eager primitive on arrays over several devices, run as a program over them."""
+    def alone(*xs):
+        return primitive.bind(*xs, **params)
+    try:
+        f = _eager_jits.get(key := (primitive, tuple(params.items())))
+    except TypeError:                          # unhashable parameters: jitted, not kept
+        return jit(alone)(*args)
+    if f is None:
+        f = _eager_jits[key] = jit(alone)
+    return f(*args)
+
+
+multi_device_rules["eager"] = eager_over_devices
+
+
 sharding_constraint_p = Primitive("sharding_constraint")
 
 
@@ -640,6 +660,7 @@ def with_sharding_constraint(x, shardings):
 
 
 impl_rules[sharding_constraint_p] = lambda x, *, sharding, **_: device_put(x, sharding)
+evaluated_by_impl.add(sharding_constraint_p)
 abstract_eval_rules[sharding_constraint_p] = lambda aval, **_: aval
 
 
@@ -777,6 +798,7 @@ def _shard_map_impl(*args, **params):
 
 abstract_eval_rules[shard_map_p] = _shard_map_abstract
 impl_rules[shard_map_p] = _shard_map_impl
+evaluated_by_impl.add(shard_map_p)
 
 
 _manual_meshes: list = []      # the meshes of the shard_map bodies being lowered, innermost last

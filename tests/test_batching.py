@@ -302,7 +302,8 @@ def test_unbatched_values_pass_through_untouched():
         return x * seen["c"]
 
     vmap(f, in_axes=(0, None))(np.ones((4, 3), np.float32), A[0])
-    assert type(seen["c"]) is core.Array, "sin of an unbatched value should give a plain Array"
+    assert isinstance(seen["c"], core.Array) and not isinstance(seen["c"], core.Tracer), \
+        "sin of an unbatched value should give a plain Array"
     assert isinstance(seen["x"], BatchTracer) and seen["x"].batch_dim == 0
     assert seen["x"].aval == core.ShapedArray((3,), np.float32)
     assert seen["x"].to_concrete_value() is None

@@ -309,9 +309,36 @@ def backend_priorities():
     assert runtime.default_backend() == "cpu"
 
 
-@claim(CH07, "its `xla_primitive_callable` jits it")
+@claim(CH07, "compiles each primitive alone, as a program of one equation, and runs it on a "
+             "device (`apply_primitive` in JAX's `dispatch.py`)")
 def eager_primitives_are_jitted():
     assert type(dispatch.xla_primitive_callable(lax.sin_p)).__name__ == "PjitFunction"
+
+
+@claim(CH07, "JAX's `jnp` functions are jitted, so an eager `jnp.multiply` of a boolean and a float "
+             "is one program, ours two")
+def jnp_functions_are_jitted_in_jax():
+    assert type(jnp.sin).__name__ == "PjitFunction"
+    x, b = np.array([np.inf], np.float32), np.array([False])
+    assert "convert_element_type" in str(autodidax.make_jaxpr(anp.multiply)(x, b))
+
+
+@claim(CH07, "(`inf * False` is 0 in JAX, nan here, as in IEEE arithmetic)")
+def inf_times_false():
+    x, b = np.array([np.inf], np.float32), np.array([False])
+    assert np.isnan(anp.multiply(anp.asarray(x), anp.asarray(b))[0])
+    with np.errstate(invalid="ignore"):
+        assert jnp.multiply(x, b)[0] == 0 and np.isnan(np.float32(np.inf) * np.float32(0))
+
+
+@claim(CH07, "NumPy's, which differ in the last digit in a third of float32 results")
+def numpy_and_xla_differ_in_a_third():
+    x = np.linspace(0.1, 10, 3000, dtype=np.float32)
+    with runtime.eager_mode("numpy"):
+        by_numpy = np.asarray(anp.exp(x))
+    by_xla = np.asarray(anp.exp(runtime.device_put(x)))
+    assert np.array_equal(by_xla, np.asarray(jnp.exp(x)))
+    assert 0.2 < np.mean(by_numpy != by_xla) < 0.5
 
 
 @claim(CH07, "JAX's is off until `jax_compilation_cache_dir` is set")

@@ -746,12 +746,15 @@ def shifts_by_the_width():
 
 
 @claim(A20, "JAX's rounds to any widths (through `jax.lax.reduce_precision`, to emulate narrower "
-            "floats); ours raises `NotImplementedError` when evaluated eagerly at fewer bits, and "
-            "has no public function")
+            "floats); ours does too, through XLA, but raises `NotImplementedError` under "
+            "`eager_mode(\"numpy\")` at fewer bits, and has no public function")
 def reduce_precision_at_its_own_widths():
     from autodidax.bit_primitives import reduce_precision_p
-    assert float(lax.reduce_precision(np.float32(1.1), 5, 10)) == float(np.float16(1.1))
-    with pytest.raises(NotImplementedError):
+    from autodidax.runtime import eager_mode
+    theirs = lax.reduce_precision(np.float32(1.1), 5, 10)
+    ours = reduce_precision_p.bind(np.float32(1.1), exponent_bits=5, mantissa_bits=10)
+    assert float(theirs) == float(ours) == float(np.float16(1.1))
+    with eager_mode("numpy"), pytest.raises(NotImplementedError):
         reduce_precision_p.bind(np.float32(1.1), exponent_bits=5, mantissa_bits=10)
     assert not hasattr(alax, "reduce_precision")
 

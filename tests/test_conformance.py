@@ -29,7 +29,8 @@ axes and collectives), `test_conformance_scan.py` (scan, switch, map),
 (`jax.random`, bit for bit), `test_conformance_library.py` (`jax.nn`, `jax.scipy`) and
 `test_conformance_linalg.py` (`jnp.linalg`), `test_conformance_custom.py` (`custom_jvp`,
 `custom_vjp`), `test_conformance_checkpoint.py` (`checkpoint` and its policies) and
-`test_conformance_callbacks.py` (`pure_callback`, `io_callback`, `jax.debug`). To add a case, add one line to the table of its area, e.g.
+`test_conformance_callbacks.py` (`pure_callback`, `io_callback`, `jax.debug`) and
+`test_conformance_eager.py` (eager bits and placement). To add a case, add one line to the table of its area, e.g.
 `"sum of int8": C(lambda jax, jnp: jnp.sum(I8)),`. Inputs are NumPy arrays or Python scalars
 made once at module level (below), never inside the program with a random generator; use
 `jax.lax` for lax. Keep programs small: the JAX side compiles each new operation, which is

@@ -61,13 +61,17 @@ def test_primitive_derivative_and_batching(name):
 
 
 def test_eager_evaluation_compiles_once_per_type():
-    from autodidax.indexing import _executables     # chapter 11's cache, which erf shares
-    special.erf(X)
-    n = len(_executables)
-    special.erf(X + 1)
-    assert len(_executables) == n
-    special.erf(X[:2])                 # a new shape: one more program
-    assert len(_executables) == n + 1
+    from autodidax.indexing import _executables     # chapter 11's cache, which erf's NumPy rule shares
+    from autodidax.runtime import _dispatch_cache, eager_mode
+    Y, Z = X + 1, X[:2]
+    for cache, mode in ((_dispatch_cache, "xla"), (_executables, "numpy")):
+        with eager_mode(mode):
+            special.erf(X)
+            n = len(cache)
+            special.erf(Y)
+            assert len(cache) == n
+            special.erf(Z)                 # a new shape: one more program
+            assert len(cache) == n + 1
 
 
 @pytest.mark.parametrize("name", PRIMITIVES)
