@@ -512,6 +512,8 @@ class XlaEvalTrace(core.EvalTrace):
                 return _numpy_eval_trace.process_primitive(primitive, args, params)
             call = _EagerCall(primitive, params, key)
             if keep:
+                if len(_dispatch_cache) >= 4096:     # bounded, as JAX's (its `util.cache`)
+                    del _dispatch_cache[next(iter(_dispatch_cache))]       # the oldest
                 _dispatch_cache[key] = call
         else:
             cache_stats["dispatch_hits"] += 1
