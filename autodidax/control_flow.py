@@ -6,6 +6,7 @@ A10's `control_flow_reference` adds `switch`, `fori_loop`, `map` and the remaini
 from __future__ import annotations
 
 import operator
+import weakref
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -15,25 +16,55 @@ from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
-from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, abstract_eval_rules,
-                            api_boundary, get_aval, impl_rules, set_current_trace)
+from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, Tracer,
+                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
                              trace_to_jaxpr)
+from autodidax.jit import signature_context
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules
-from autodidax.runtime import config
+from autodidax.runtime import cache_clearers, config
 from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
 def trace_to_jaxpr_with_consts(fun, in_tree, in_avals):
     """Trace `fun`, which takes pytrees, to a closed jaxpr whose constants have become its leading
     inputs. Returns (jaxpr, constants, output tree)."""
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
-    closed = trace_to_jaxpr(flat_fun, in_avals)
-    jaxpr = closed.jaxpr
-    opened = Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns, jaxpr.outvars)
-    return ClosedJaxpr(opened, []), list(closed.consts), out_tree()
+    key = (in_tree, tuple(in_avals), tuple(signature_context.items()), config.jax_disable_jit)
+    try:
+        by_types = _traced.setdefault(fun, {})
+    except TypeError:                       # not weakly referable: traced each time
+        by_types = {}
+    found = by_types.get(key)
+    if found is None:
+        flat_fun, out_tree = flatten_fun(fun, in_tree)
+        closed = trace_to_jaxpr(flat_fun, in_avals)
+        jaxpr = closed.jaxpr
+        opened = Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.eqns, jaxpr.outvars)
+        found = ClosedJaxpr(opened, []), list(closed.consts), out_tree()
+        if not any(isinstance(c, Tracer) for c in found[1]):
+            by_types[key] = found
+    return found[0], list(found[1]), found[2]
+
+
+_traced = weakref.WeakKeyDictionary()     # function -> {its input types: what it traced to}
+cache_clearers.append(_traced.clear)      # chapter 7's clear_caches() empties it
+_wrappers = weakref.WeakKeyDictionary()   # function -> {wrap: its wrapper}
+
+
+def wrapped_once(wrap, fun):
+    """`wrap(get_fun)`, made once per `fun`, so that it traces to the same jaxpr again; it reads
+    `fun` through `get_fun`, a weak reference, so that the table does not keep `fun` alive."""
+    try:
+        by_wrap, get_fun = _wrappers.setdefault(fun, {}), weakref.ref(fun)
+    except TypeError:                       # not weakly referable: a wrapper for this call
+        return wrap(lambda: fun)
+    wrapper = by_wrap.get(wrap)
+    if wrapper is None:
+        wrapper = by_wrap[wrap] = wrap(get_fun)
+    return wrapper
 
 
 def same_type(a, b) -> bool:
@@ -380,17 +411,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return _scan_in_python(f, init, xs, length, reverse)
     x_avals = [unstacked_aval(get_aval(x)) for x in xs_flat]
     args_tree = tree_flatten((init, xs))[1]
-    trees = {}
-
-    def body(carry, x):
-        out = f(carry, x)
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise TypeError(f"scan body output must be a pair, got {out}.")
-        trees["carry"], trees["ys"] = tree_flatten(out[0])[1], tree_flatten(out[1])[1]
-        return tuple(out)
+    trees, body = {}, wrapped_once(_pair_body, f)
 
     def trace(avals):
-        jaxpr, consts, _ = trace_to_jaxpr_with_consts(body, args_tree, avals + x_avals)
+        jaxpr, consts, out_tree = trace_to_jaxpr_with_consts(body, args_tree, avals + x_avals)
+        trees["carry"], trees["ys"] = out_tree.children()
         return (jaxpr, consts), trees["carry"] == init_tree, jaxpr.out_avals[:len(avals)]
 
     (jaxpr, consts), init_flat, avals, out_avals = _trace_loop(trace, init_flat)
@@ -400,6 +425,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     outs = bind_forwarding(scan_p, [*consts, *init_flat, *xs_flat], jaxpr=jaxpr, length=length,
                            reverse=reverse, unroll=unroll, num_consts=len(consts), num_carry=nk)
     return tree_unflatten(init_tree, outs[:nk]), tree_unflatten(trees["ys"], outs[nk:])
+
+
+def _pair_body(get_f):
+    def body(carry, x):
+        out = get_f()(carry, x)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(f"scan body output must be a pair, got {out}.")
+        return tuple(out)
+    return body
 
 
 def _scan_in_python(f, init, xs, length, reverse):

@@ -24,12 +24,12 @@ from autodidax.control_flow import (bind_forwarding, common_consts, compiled_imp
                                     no_operand, nonzero_tangents, one_operand, retype_invars,
                                     same_type, scan, scan_p, split_scan_args, split_while_args,
                                     stacked_aval, trace_to_jaxpr_with_consts, type_diff,
-                                    unstacked_aval, while_loop, while_p)
+                                    unstacked_aval, while_loop, while_p, wrapped_once)
 from autodidax.core import (ConcretizationTypeError, Primitive, ShapedArray, Tracer,
                             abstract_eval_rules, api_boundary, get_aval, impl_rules,
                             set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
-                             jaxpr_as_fun, trace_to_jaxpr)
+                             jaxpr_as_fun, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jvp import (Zero, instantiate_zeros, jvp_rules, stop_gradient, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import (aval_to_ir_type, compare, full_like_aval, ir_constant,
@@ -382,6 +382,13 @@ def _bound_dtype(lower, upper):
                     f"{la.dtype.name} and {ua.dtype.name}")
 
 
+def _fori_scan_body(get_body):       # one per body_fun (chapter 10's wrapped_once), as JAX's
+    def scan_body(loop_carry, _):     # JAX's name for the carry, which its errors print
+        i, x = loop_carry
+        return (i + 1, get_body()(i, x)), None
+    return scan_body
+
+
 @api_boundary
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`val = body_fun(i, val)` for `i` from `lower` to `upper - 1`; returns the final `val`."""
@@ -390,13 +397,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     dtype = _bound_dtype(lower, upper)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         length = max(int(upper) - int(lower), 0)
-
-        def scan_body(loop_carry, _):     # JAX's name for the carry, which its errors print
-            i, x = loop_carry
-            return (i + 1, body_fun(i, x)), None
-
-        (_, result), _ = scan(scan_body, (int(lower), init_val), None, length=length,
-                              unroll=False if unroll is None else unroll)
+        (_, result), _ = scan(wrapped_once(_fori_scan_body, body_fun), (int(lower), init_val),
+                              None, length=length, unroll=False if unroll is None else unroll)
         return result
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
@@ -544,20 +546,21 @@ def _cond_forwarding(args, *, branches):
     return args, dict(branches=branches), rebuild
 
 
-def _forwarding_rewrites(jaxpr, consts, init_flat, num_carry):
-    """Move carries that the body passes through unchanged to the constants. Returns the new
-    jaxpr, constants, carries, and which carries were moved."""
-    j, nc = jaxpr.jaxpr, len(consts)
+@weakref_lru_cache
+def _forwarded(jaxpr, nc, num_carry, n_xs):
+    """The scan body with its pass-through carries moved to the constants, and its ys that are
+    x slices dropped; and which carries moved, which ys are which xs. Memoised: a scan bound
+    again with the same jaxpr binds the same rewritten one, which chapter 7's dispatch finds."""
+    j = jaxpr.jaxpr
     moved = [j.outvars[i] is j.invars[nc + i] for i in range(num_carry)]
-    if not any(moved):
-        return jaxpr, consts, init_flat, moved
     carry_in = j.invars[nc:nc + num_carry]
     invars = ([v for v, m in zip(carry_in, moved) if m] + j.invars[:nc]
               + [v for v, m in zip(carry_in, moved) if not m] + j.invars[nc + num_carry:])
     outvars = [v for v, m in zip(j.outvars, moved) if not m] + j.outvars[num_carry:]
-    new = ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), jaxpr.consts)
-    new_consts = [x for x, m in zip(init_flat, moved) if m] + list(consts)
-    return new, new_consts, [x for x, m in zip(init_flat, moved) if not m], moved
+    nk, x_vars = num_carry - sum(moved), invars[len(invars) - n_xs:]
+    same_x = [x_vars.index(v) if type(v) is Var and v in x_vars else None for v in outvars[nk:]]
+    outvars = outvars[:nk] + [v for v, s in zip(outvars[nk:], same_x) if s is None]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), jaxpr.consts), moved, same_x
 
 
 def _as_array(x):
@@ -567,17 +570,13 @@ def _as_array(x):
 
 def _scan_forwarding(args, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, init_flat, xs_flat = split_scan_args(args, num_consts, num_carry)
-    jaxpr, consts, carry_flat, moved = _forwarding_rewrites(jaxpr, consts, init_flat, num_carry)
-    # a y that is an x slice as it came in: return that input, do not stack it again
-    j, n_in = jaxpr.jaxpr, len(jaxpr.jaxpr.invars)
-    n_xs, nk = len(xs_flat), len(carry_flat)
-    x_vars = j.invars[n_in - n_xs:]
-    same_x = [x_vars.index(v) if type(v) is Var and v in x_vars else None
-              for v in j.outvars[nk:]]
-    j = Jaxpr(j.constvars, j.invars, j.eqns,
-              j.outvars[:nk] + [v for v, s in zip(j.outvars[nk:], same_x) if s is None])
-    params = dict(jaxpr=ClosedJaxpr(j, jaxpr.consts), length=length, reverse=reverse,
-                  unroll=unroll, num_consts=len(consts), num_carry=nk)
+    # a carry passed through: a constant; a y that is an x slice: that input, not stacked again
+    new, moved, same_x = _forwarded(jaxpr, num_consts, num_carry, len(xs_flat))
+    consts = [x for x, m in zip(init_flat, moved) if m] + list(consts)
+    carry_flat = [x for x, m in zip(init_flat, moved) if not m]
+    nk = len(carry_flat)
+    params = dict(jaxpr=new, length=length, reverse=reverse, unroll=unroll,
+                  num_consts=len(consts), num_carry=nk)
 
     def rebuild(outs):
         carry_out, ys = iter(outs[:nk]), iter(outs[nk:])
