@@ -480,8 +480,8 @@ class XlaEvalTrace(core.EvalTrace):
 
     def place_args(self, primitive, args, params):
         """Every other call: where it runs, its arguments put there, then `run`."""
-        if primitive in evaluated_by_impl or any(isinstance(x, Tracer) for x in args):
-            return super().process_primitive(primitive, args, params)   # the escaped-tracer error
+        if not through_xla(primitive) or any(isinstance(x, Tracer) for x in args):
+            return super().process_primitive(primitive, args, params)   # (or the tracer's error)
         if any(type(x) is Array and x._sharding is not None for x in args):
             rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)
             return rule(primitive, args, params)       # over several devices: chapter 16
@@ -509,7 +509,7 @@ class XlaEvalTrace(core.EvalTrace):
             call, keep = None, False
         if call is None:
             if not through_xla(primitive):
-                return _numpy_eval_trace.process_primitive(primitive, args, params)
+                return super().process_primitive(primitive, args, params)
             call = _EagerCall(primitive, params, key)
             if keep:
                 if len(_dispatch_cache) >= 4096:     # bounded, as JAX's (its `util.cache`)

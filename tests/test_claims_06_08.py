@@ -426,3 +426,20 @@ def disable_jit_for_a_block():
 
 
 test_claims = claims_test(__name__)
+
+
+@claim(CH07, "Two kinds of primitive keep their impl rule, as in JAX: those you define (JAX runs "
+             "their `def_impl`")
+def a_primitive_of_yours_runs_its_impl():
+    from jax.extend.core import Primitive as JaxPrimitive
+    from autodidax.core import abstract_eval_rules, impl_rules
+    seen = []
+    theirs = JaxPrimitive("twice_claim")
+    theirs.def_impl(lambda x: seen.append("jax") or np.asarray(x) * 2)
+    theirs.def_abstract_eval(lambda aval: aval)
+    ours = Primitive("twice_claim")
+    impl_rules[ours] = lambda x: seen.append("ours") or np.asarray(x) * 2
+    abstract_eval_rules[ours] = lambda aval: aval
+    x = np.ones(3, np.float32)
+    assert np.array_equal(theirs.bind(jax.device_put(x)), ours.bind(runtime.device_put(x)))
+    assert seen == ["jax", "ours"]

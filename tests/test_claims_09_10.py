@@ -704,6 +704,11 @@ def forwarded_numpy_inputs_become_arrays():
         assert isinstance(ys, lib.Array) and isinstance(out, lib.Array)
 
 
+@claim(CH10, "As JAX's `_initial_style_jaxpr`, a function is traced once per input types")
+def control_flow_traces_once_per_types():
+    jax_caches_loop_tracing()
+
+
 @claim(A10, "chapter 10 also caches the tracing, by the identity of the Python function, as JAX "
             "does.")
 def jax_caches_loop_tracing():
