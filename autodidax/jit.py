@@ -16,7 +16,9 @@ import warnings
 import weakref
 
 import numpy as np
+from jaxlib.xla_client import ArrayImpl, XlaRuntimeError
 
+from autodidax import core
 from autodidax import numpy as jnp
 from autodidax.batching import batch, fancy_batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
@@ -25,8 +27,9 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eq
                              pp_eqn_rules, suggest_same_names, trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import call_lowering, lower_jaxpr_to_module, lowering_rules, module_to_text
-from autodidax.runtime import (Array, cache_clearers, compile_or_get_cached, config,
-                               default_device, evaluated_by_impl)
+from autodidax.runtime import (Array, EagerCall, XlaEvalTrace, cache_clearers,
+                               compile_or_get_cached, config, constant_buffer, default_device,
+                               evaluated_by_impl, placement_of)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -153,6 +156,9 @@ def _clear_jit_caches() -> None:
         for cache, fast in by_options.values():
             cache.clear()
             fast.clear()
+    for spec in _library_specs:
+        spec.programs.clear()
+        spec.last = (None, None)
 
 
 cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() empties them too
@@ -415,6 +421,111 @@ def disable_jit(disable: bool = True):
 
 
 _library_jits: dict = {}     # a function of autodidax.numpy -> its Jitted
+_library_specs: set = set()  # the jnp.LibraryJit whose eager programs are cached
+_OP_BY_OP = object()         # a signature run op by op: its function could not be traced
+_SCALARS = {float, int, bool}
+
+
+def _eager_library_call(spec, args, kwargs):
+    if type(trace_ctx.trace) is not XlaEvalTrace or _jit_disabled or signature_context:
+        return NotImplemented
+    key, dynamic, static = [], args, spec.static
+    if len(args) > spec.first_static:  # (by type too: an axis of 1.0 is not one of 1)
+        key = [(type(x), x) for i, x in enumerate(args) if i in static]
+        dynamic = [x for i, x in enumerate(args) if i not in static]
+    bufs, placement, committed, hosted = [], None, False, False
+    for x in dynamic:
+        if type(x) is Array and x._sharding is None:
+            buf = x._buf
+            if buf.is_deleted():
+                return NotImplemented                 # (op by op raises JAX's error)
+            if placement is None:
+                placement = buf._sharding
+            elif buf._sharding is not placement:
+                return NotImplemented
+            committed = committed or buf._committed
+            key.append(buf.aval)
+            bufs.append(buf)
+        elif type(x) in _SCALARS and (type(x) is not int or -2**31 <= x < 2**31):
+            key.append(type(x))                       # a Python scalar by its type
+            bufs.append(x)
+            hosted = True
+        elif type(x) is core.Array or isinstance(x, (np.ndarray, np.generic)) and (
+                x.dtype.kind in "biuf"):              # host arrays: by aval
+            key.append(get_aval(x))
+            bufs.append(x)
+            hosted = True
+        else:
+            return NotImplemented
+    if kwargs:
+        if not spec.static_names.issuperset(kwargs):
+            return NotImplemented
+        key.append(tuple((k, type(v), v) for k, v in kwargs.items()))
+    key = (placement, committed, *key)
+    last_key, call = spec.last
+    if key != last_key:                # (the last call's key is found without hashing)
+        call = _library_lookup(spec, key, args, kwargs)
+        if call is None:
+            return NotImplemented
+        spec.last = key, call
+    if hosted:
+        bufs = [b if type(b) is ArrayImpl else constant_buffer(b, call.placement) for b in bufs]
+    try:
+        outs = call.execute(bufs).consume_with_handlers(call.handlers)
+    except (XlaRuntimeError, ValueError) as e:        # (a deleted buffer: ValueError)
+        raise call.executable._call_error(args, e) from None
+    if call.out_tree is None:
+        return Array(outs[0])
+    return tree_unflatten(call.out_tree, list(map(Array, outs)))
+
+
+def _library_lookup(spec, key, args, kwargs):
+    """The program for `key`, from the cache or compiled; None: run the call op by op."""
+    placement, committed = key[:2]
+    if not committed:                  # uncommitted: on the default device (or eager_mode's)
+        default = trace_ctx.trace._placement or placement_of(default_device())[0]
+        if placement not in (None, default):
+            return None
+        placement = default
+    try:
+        call = spec.programs.get(key)
+    except TypeError:                  # an unhashable static argument
+        return None
+    if call is None:
+        call = _library_program(spec, args, kwargs, placement, committed)
+        if len(spec.programs) >= 1024:
+            del spec.programs[next(iter(spec.programs))]          # the oldest
+        spec.programs[key] = call
+        _library_specs.add(spec)
+    return None if call is _OP_BY_OP else call
+
+
+class _LibraryCall(EagerCall):
+    __slots__ = ("out_tree", "placement")      # out_tree None: one array
+
+
+def _library_program(spec, args, kwargs, placement, committed):
+    """The compiled program of `spec`'s function at these arguments' static values and types."""
+    dynamic = [i for i in range(len(args)) if i not in spec.static]
+    out_trees = []
+
+    def flat_fun(*xs):
+        full = list(args)
+        for i, x in zip(dynamic, xs):
+            full[i] = x
+        leaves, tree = tree_flatten(spec.fun(*full, **kwargs))
+        out_trees.append(tree)
+        return leaves
+    try:
+        closed = trace_to_jaxpr(flat_fun, [get_aval(args[i]) for i in dynamic])
+    except Exception:       # it needs concrete values, or the arguments are wrong: op by op,
+        return _OP_BY_OP    # which gives the value or raises the error the user should see
+    exe = compile_or_get_cached(lower_to_text(closed, spec.name),
+                                placement._internal_device_list[0], closed.out_avals)
+    call = _LibraryCall(exe, placement, committed)
+    call.out_tree = None if out_trees[0].node_type is None else out_trees[0]
+    call.placement = placement
+    return call
 
 
 def _stage_library_call(fun, name, static_argnums, args):
@@ -427,6 +538,7 @@ def _stage_library_call(fun, name, static_argnums, args):
     return jitted(*args)
 
 
+jnp.eager_rules.append(_eager_library_call)
 jnp.staging_rules.append(_stage_library_call)
 
 

@@ -5,6 +5,8 @@
 the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.version import __version__ as jaxlib_version
@@ -408,8 +410,8 @@ def clear_caches() -> None:
 cache_clearers: list = []      # functions of later chapters that empty their caches
 
 
-_dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> _EagerCall
-_scalar_buffers: dict = {}     # (aval, bytes, placement) -> the buffer of a constant scalar
+_dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> EagerCall
+_scalar_buffers: dict = {}     # (value's key, placement) -> the buffer of a constant scalar
 evaluated_by_impl: set = set()  # primitives whose impl rule runs them: chapters 8, 13-17
 
 
@@ -423,15 +425,12 @@ def xla_primitive_executable(primitive, params, avals, device) -> Executable:
                                  closed.out_avals)
 
 
-class _EagerCall:
-    """What a cached eager call needs: the executable and its results' handlers, made from
-    the call's key (primitive, params, placement, committed, *avals)."""
+class EagerCall:
+    """A cached eager call: an executable, and its results' handlers for inputs on the device
+    of `placement` (committed or not). Chapter 8 makes them for jitted NumPy functions too."""
     __slots__ = ("executable", "execute", "handlers")
 
-    def __init__(self, primitive, params, key):
-        placement, committed, avals = key[2], key[3], key[4:]
-        exe = xla_primitive_executable(primitive, params, avals,
-                                       placement._internal_device_list[0])
+    def __init__(self, exe, placement, committed):
         self.executable, self.execute = exe, exe.loaded.execute_sharded
         self.handlers = [xc.array_result_handler(a, placement, committed, True)
                          for a in exe.out_avals]
@@ -475,7 +474,7 @@ class XlaEvalTrace(core.EvalTrace):
         if placement is None or not (committed or self._placement in (None, placement)):
             return self.place_args(primitive, args, params)
         if scalars is None:
-            bufs = [scalar_buffer(x, placement) if b is None else b for b, x in zip(bufs, args)]
+            bufs = [constant_buffer(x, placement) if b is None else b for b, x in zip(bufs, args)]
         return self.run(primitive, params, bufs, placement, committed, args)
 
     def place_args(self, primitive, args, params):
@@ -496,7 +495,7 @@ class XlaEvalTrace(core.EvalTrace):
         if device is None:
             device = default_device() if self.device is None else self.device
         placement = placement_of(device)[0]
-        bufs = [scalar_buffer(x, placement) if type(x) in _SCALARS
+        bufs = [constant_buffer(x, placement) if type(x) in _SCALARS
                 else _put(x, device, committed=False)._buf for x in args]
         return self.run(primitive, params, bufs, placement, committed, args)
 
@@ -510,7 +509,9 @@ class XlaEvalTrace(core.EvalTrace):
         if call is None:
             if not through_xla(primitive):
                 return super().process_primitive(primitive, args, params)
-            call = _EagerCall(primitive, params, key)
+            exe = xla_primitive_executable(primitive, params, key[4:],
+                                           placement._internal_device_list[0])
+            call = EagerCall(exe, placement, committed)
             if keep:
                 if len(_dispatch_cache) >= 4096:     # bounded, as JAX's (its `util.cache`)
                     del _dispatch_cache[next(iter(_dispatch_cache))]       # the oldest
@@ -521,9 +522,7 @@ class XlaEvalTrace(core.EvalTrace):
             outs = call.execute(bufs).consume_with_handlers(call.handlers)
         except (xc.XlaRuntimeError, ValueError) as e:    # (a deleted buffer: ValueError)
             raise call.executable._call_error(args, e) from None
-        if primitive.multiple_results:
-            return list(map(Array, outs))
-        return Array(outs[0])
+        return list(map(Array, outs)) if primitive.multiple_results else Array(outs[0])
 
 
 _SCALARS = {core.LiteralArray, float, int, bool}    # constants: a `2.0`, a `1`
@@ -540,10 +539,15 @@ def through_xla(primitive) -> bool:
             and module.partition(".")[0] in ("autodidax", "numpy"))
 
 
-def scalar_buffer(x, placement):
-    """A constant scalar's buffer on the device of `placement`, put there once."""
-    value = core.to_numpy(x)
-    key = (get_aval(x), value.tobytes(), placement)
+def constant_buffer(x, placement):
+    """A constant's buffer on the device of `placement`, uncommitted: a scalar's, put there
+    once; a host array's (ours or NumPy's), put there now."""
+    if type(x) is core.Array or type(x) is np.ndarray:
+        return _put(x, placement._internal_device_list[0], committed=False)._buf
+    if type(x) is core.LiteralArray:
+        key = (x.aval, x._value.tobytes(), placement)
+    else:                       # a Python number, by type and value (and the sign of a 0.0)
+        key = (type(x), x, math.copysign(1, x), placement)
     buf = _scalar_buffers.get(key)
     if buf is None:
         if len(_scalar_buffers) >= 1024:

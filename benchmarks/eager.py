@@ -40,7 +40,7 @@ TARGETS = {"x[0]": None}        # name -> the ratio aimed at (default 1.2); None
 
 def floor(x):
     """A function running the cached program of `sin` on `x` as cheaply as Python allows."""
-    jnp.sin(x)
+    lax.sin(x)                   # (a primitive: its program is in the dispatch cache)
     call = next(c for k, c in runtime._dispatch_cache.items()
                 if k[0].name == "sin" and k[4:] == (x.aval,))
     execute, handlers, buf, wrap = call.execute, call.handlers, x._buf, runtime.Array

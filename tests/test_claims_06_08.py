@@ -315,18 +315,21 @@ def eager_primitives_are_jitted():
     assert type(dispatch.xla_primitive_callable(lax.sin_p)).__name__ == "PjitFunction"
 
 
-@claim(CH07, "JAX's `jnp` functions are jitted, so an eager `jnp.multiply` of a boolean and a float "
-             "is one program, ours two")
+@claim(CH07, "until chapter 8 jits the `jnp` functions, as JAX's are, an eager `jnp.multiply` of a "
+             "boolean and a float is two programs")
 def jnp_functions_are_jitted_in_jax():
-    assert type(jnp.sin).__name__ == "PjitFunction"
+    assert type(jnp.sin).__name__ == type(jnp.multiply._func).__name__ == "PjitFunction"
     x, b = np.array([np.inf], np.float32), np.array([False])
     assert "convert_element_type" in str(autodidax.make_jaxpr(anp.multiply)(x, b))
+    assert anp.multiply.__wrapped__.library_jit        # jitted from chapter 8 on
 
 
 @claim(CH07, "(`inf * False` is 0 in JAX, nan here, as in IEEE arithmetic)")
 def inf_times_false():
     x, b = np.array([np.inf], np.float32), np.array([False])
-    assert np.isnan(anp.multiply(anp.asarray(x), anp.asarray(b))[0])
+    with autodidax.disable_jit():                      # op by op, as before chapter 8
+        assert np.isnan(anp.multiply(anp.asarray(x), anp.asarray(b))[0])
+    assert anp.multiply(anp.asarray(x), anp.asarray(b))[0] == 0         # jitted: one program
     with np.errstate(invalid="ignore"):
         assert jnp.multiply(x, b)[0] == 0 and np.isnan(np.float32(np.inf) * np.float32(0))
 
@@ -375,11 +378,34 @@ def jit_caches_belong_to_the_function():
         assert len(traces) == 1
 
 
-@claim(CH08, "so a jaxpr that uses one shows a `jit` equation named `_where` or `clip`.")
+@claim(CH08, "show as a `jit` equation named `_where` or `clip`.")
 def library_functions_are_jitted():
     for lib, np_ in ((jax, jnp), (autodidax, anp)):
         assert "name=_where" in str(lib.make_jaxpr(lambda x: np_.where(x > 0, x, 0.0))(f32))
         assert "name=clip" in str(lib.make_jaxpr(lambda x: np_.clip(x, 0, 1))(f32))
+        assert "jit" not in str(lib.make_jaxpr(np_.sin)(f32))          # the rest: inlined
+
+
+@claim(CH08, "Eagerly, `jnp.var(x)` is then one\ncompiled program with the bits of "
+             "`jit(jnp.var)(x)`, not seven programs of one primitive each")
+def eager_var_is_one_program():
+    rows = np.random.default_rng(3).normal(size=(8, 33)).astype(np.float32)
+    theirs = np.asarray(jax.jit(jnp.var, static_argnames="axis")(jax.device_put(rows), axis=1))
+    runtime.clear_caches()
+    before = runtime.cache_stats["compiles"] + runtime.cache_stats["disk_hits"]
+    ours = np.asarray(anp.var(runtime.device_put(rows), axis=1))
+    assert runtime.cache_stats["compiles"] + runtime.cache_stats["disk_hits"] == before + 1
+    assert ours.tobytes() == theirs.tobytes() == np.asarray(jnp.var(rows, axis=1)).tobytes()
+    with autodidax.disable_jit():
+        assert len(str(autodidax.make_jaxpr(lambda r: anp.var(r, axis=1))(rows)).split(
+            "\n")) > 7       # (traced: about seven primitives)
+
+
+@claim(CH08, "(a choice of ours: JAX compiles it there too)")
+def library_jits_under_eager_jvp_in_jax():
+    jvp = lambda np_, lib: lambda x: lib.jvp(lambda y: np_.where(y > 0, y, 0.0), (x,), (x,))
+    assert "name=_where" in str(jax.make_jaxpr(jvp(jnp, jax))(f32))    # kept, so compiled
+    np.testing.assert_array_equal(jvp(anp, autodidax)(f32)[1], jvp(jnp, jax)(f32)[1])
 
 
 @claim(CH08, "As JAX does, `lower_to_text` warns when the constants of a program add up to "

@@ -51,9 +51,12 @@ EAGER = {
     "sum of columns": B(lambda jax, jnp: on(jax, ROWS).sum(axis=0)),
     "mean": B(lambda jax, jnp: jnp.mean(on(jax, ROWS))),
     "cumsum": B(lambda jax, jnp: jnp.cumsum(on(jax, TEN))),
-    "var": B(lambda jax, jnp: jnp.var(on(jax, ROWS), axis=1),   # JAX's jnp.var is jitted
-             xfail="one fused program in JAX, op by op here (chapter 7, Differences)"),
-    "var, close": C(lambda jax, jnp: jnp.var(on(jax, ROWS), axis=1)),
+    # JAX's NumPy functions are jitted: eagerly, each is one fused program (chapter 8)
+    "var": B(lambda jax, jnp: jnp.var(on(jax, ROWS), axis=1)),
+    "std, keepdims": B(lambda jax, jnp: jnp.std(on(jax, ROWS), axis=0, keepdims=True)),
+    "sum, keepdims": B(lambda jax, jnp: jnp.sum(on(jax, ROWS), 1, keepdims=True)),
+    "divmod": B(lambda jax, jnp: jnp.divmod(on(jax, WIDE), 3.0)),
+    "logaddexp": B(lambda jax, jnp: jnp.logaddexp(*on(jax, WIDE, WIDE[::-1]))),
     "matmul 16x16": B(lambda jax, jnp: on(jax, M16) @ on(jax, N16)),
     "matmul 3x4 4x5": B(lambda jax, jnp: jnp.matmul(*on(jax, F, G))),
     "batched matmul": B(lambda jax, jnp: jnp.matmul(*on(jax, T, T2))),

@@ -68,13 +68,6 @@ def _agree(ours, theirs) -> bool:
     return True
 
 
-def _nan_where_jax_has_zero(ours, theirs) -> bool:
-    if ours[0] != "ok" or theirs[0] != "ok":
-        return False
-    (a, _), (b, _) = ours[1][0], theirs[1][0]
-    return a.shape == b.shape and np.all((a == b) | (np.isnan(a) & (b == 0)))
-
-
 # Differences on purpose or of XLA's: name -> (does the call `what`, with these outcomes, show
 # it? (None: no such call is drawn), an example call, as `what` and as a function of np_).
 KNOWN_DIFFERENCES = {
@@ -90,13 +83,6 @@ KNOWN_DIFFERENCES = {
         lambda what, ours, theirs: ours[0] is OverflowError and "to int32" in ours[1]
         and theirs[0] == "ok" and what.startswith("power("),
         "power(2147483648, 0)", lambda np_: np_.power(2**31, 0)),
-    # XLA, compiling a jnp function of JAX's (jitted) as one program, rewrites a product or
-    # quotient with a boolean made a float as a select: `inf * False` and `0 / 0` of booleans are
-    # 0 there, nan in IEEE's arithmetic, and in ours, which converts and multiplies op by op.
-    "arithmetic on booleans made floats": (
-        lambda what, ours, theirs: what.startswith(("divide(", "true_divide(", "multiply("))
-        and ("False" in what or "True" in what) and _nan_where_jax_has_zero(ours, theirs),
-        "multiply(inf, False)", lambda np_: np_.multiply(np.inf, False)),
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import autodidax
 import autodidax.numpy as jnp
-from autodidax import core, runtime
+from autodidax import core, lax, runtime
 from autodidax.jaxpr import make_jaxpr
 from autodidax.lowering import lower_jaxpr_to_module, module_to_text
 from autodidax.runtime import Array, compile_or_get_cached, device_put
@@ -341,13 +341,33 @@ def test_eager_xla_caches_per_primitive_and_types():
     x, x4 = runtime.device_put(np.ones(3, np.float32)), runtime.device_put(np.ones(4, np.float32))
     runtime.clear_caches()
     before = dict(runtime.cache_stats)
-    jnp.sin(x)
-    jnp.sin(x + 1.0)
-    jnp.sin(x4)
+    lax.sin(x)
+    lax.sin(lax.add(x, 1.0))
+    lax.sin(x4)
     made = (runtime.cache_stats["compiles"] + runtime.cache_stats["disk_hits"]
             - before["compiles"] - before["disk_hits"])
     hits = runtime.cache_stats["dispatch_hits"] - before["dispatch_hits"]
     assert (made, hits) == (3, 1)      # sin f32[3], add f32[3]+weak, sin f32[4]; sin f32[3] again
+
+
+def test_jitted_numpy_functions_run_one_program_per_signature():
+    """Eagerly, a jitted jnp function is one program per (static values, types): a Python
+    scalar by its type, so `x * 2.0` and `x * 3.0` share one; an unhashable static argument,
+    or `eager_mode("numpy")`, runs op by op; `clear_caches` forgets the programs."""
+    spec = jnp.sum.__wrapped__.library_jit
+    x = runtime.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))
+    runtime.clear_caches()
+    assert not spec.programs
+    jnp.sum(x), jnp.sum(x, axis=0), jnp.sum(x, 0), jnp.sum(x * 2.0), jnp.sum(x * 3.0)
+    assert len(spec.programs) == 3                 # axis None, axis=0 by name, and by position
+    np.testing.assert_array_equal(jnp.sum(x, axis=[0, 1]), 15.0)     # a list: op by op
+    with runtime.eager_mode("numpy"):
+        assert type(jnp.sum(x)) is core.Array
+    assert len(spec.programs) == 3
+    mul = jnp.multiply.__wrapped__.library_jit
+    assert [k[2:] for k in mul.programs] == [(x.aval, float)]
+    runtime.clear_caches()
+    assert not spec.programs and not mul.programs
 
 
 def test_eager_mode_is_restored():

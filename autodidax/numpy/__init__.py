@@ -310,23 +310,57 @@ def power(x, y):
     return lax.pow(*promoted)
 
 
-def jit_in_jaxprs(name, static_argnums=()):
-    """JAX decorates some of its NumPy functions with `jax.jit`, so that a traced program shows
-    each call as one `jit` equation: `jit[name=_where ...]`. `jit` comes in chapter 8, which
-    registers in `staging_rules` how to stage such a call; until then, and whenever a rule
-    declines (by returning NotImplemented), the function simply runs."""
+class LibraryJit:
+    """A function of this module that JAX jits: its name, which of its parameters are static
+    (known while tracing: positions and names), whether a jaxpr shows a call as one `jit`
+    equation (`staged`) or inlines it, and the programs compiled for its eager calls."""
+
+    def __init__(self, fun, name, static_argnums=(), static_argnames=(), staged=False):
+        params = list(inspect.signature(fun).parameters)
+        self.fun, self.name, self.staged, self.programs = fun, name, staged, {}
+        self.last = (None, None)             # the last eager call's key and program
+        self.static_argnums = tuple(static_argnums)
+        self.static_names = frozenset(static_argnames) | {params[i] for i in static_argnums}
+        self.static = frozenset(static_argnums) | {params.index(n) for n in static_argnames}
+        self.first_static = builtins.min(self.static, default=len(params))
+
+
+def jitted(*static_argnames, name=None, staged=False, static_argnums=()):
+    """JAX jits most of its NumPy functions, with the parameters that shape the program static
+    (`jit(f, static_argnames=..., inline=True)`): eagerly a call is one compiled program, made
+    once per signature, so `jnp.var(x)` is one fused program with JAX's bits, not seven. Under a
+    transformation the function is traced inline, unless `staged`: then a jaxpr shows each call
+    as one `jit` equation, `jit[name=_where ...]`. `jit` comes in chapter 8, which registers in
+    `eager_rules` how to run a call and in `staging_rules` how to stage one; until then, and
+    whenever a rule declines (by returning NotImplemented), the function simply runs."""
     def decorate(fun):
+        spec = LibraryJit(fun, name or fun.__name__, static_argnums, static_argnames, staged)
+
         @functools.wraps(fun)
-        def wrapper(*args):
-            for rule in staging_rules:
-                out = rule(fun, name, static_argnums, args)
+        def wrapper(*args, **kwargs):
+            for rule in eager_rules:
+                out = rule(spec, args, kwargs)
                 if out is not NotImplemented:
                     return out
-            return fun(*args)
+            if staged and not kwargs:
+                for rule in staging_rules:
+                    out = rule(fun, spec.name, spec.static_argnums, args)
+                    if out is not NotImplemented:
+                        return out
+            return fun(*args, **kwargs)
+        wrapper.library_jit = spec           # (named as `fun` in tracebacks and profiles, too)
+        wrapper.__code__ = wrapper.__code__.replace(co_name=fun.__name__,
+                                                    co_qualname=fun.__qualname__)
         return wrapper
     return decorate
 
 
+def jit_in_jaxprs(name, static_argnums=()):
+    """A function JAX jits that a jaxpr shows as one `jit` equation named `name`."""
+    return jitted(name=name, staged=True, static_argnums=static_argnums)
+
+
+eager_rules: list = []       # rule(spec, args, kwargs) -> an eager call's result, or NotImplemented
 staging_rules: list = []     # rule(fun, name, static_argnums, args) -> result, or NotImplemented
 
 
@@ -2806,6 +2840,22 @@ def jit_argument_overflow(fun, args, kwargs, static_argnames, error):
                                      f"jitted computation, whose argument path is {name}"
                                      f"{keystr(path)}. Got {type(leaf)} with value {leaf}")
     return error
+
+
+_REDUCTION, _EXTREMUM = ("axis", "dtype", "out", "keepdims"), ("axis", "out", "keepdims")
+_JITTED = {
+    **dict.fromkeys(
+        "sin cos tan exp exp2 log log1p expm1 log2 log10 tanh sinh cosh arcsin arccos arctan "
+        "arcsinh arccosh arctanh arctan2 sqrt negative abs absolute sign square floor ceil "
+        "isnan isfinite add subtract multiply true_divide divide maximum minimum logaddexp "
+        "greater less greater_equal less_equal equal not_equal logical_and logical_or "
+        "logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not invert "
+        "dot matmul outer".split(), ()),
+    "sum": _REDUCTION, "prod": _REDUCTION, "mean": _REDUCTION,
+    **dict.fromkeys("max min any all argmax argmin".split(), _EXTREMUM),
+}
+for _name, _static in _JITTED.items():
+    globals()[_name] = jitted(*_static, name=_name)(globals()[_name])
 
 
 def _swap(f):
