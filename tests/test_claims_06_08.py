@@ -401,6 +401,22 @@ def eager_var_is_one_program():
             "\n")) > 7       # (traced: about seven primitives)
 
 
+@claim(CH08, "JAX binds their `jit` there too and compiles what its rules make of it")
+def jax_compiles_library_jits_under_eager_jvp():
+    import logging
+    seen, handler = [], logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    log = logging.getLogger("jax._src.interpreters.pxla")
+    log.addHandler(handler)
+    try:
+        with jax.log_compiles():
+            x = jnp.ones((7, 13))                       # a shape no other test compiles for
+            jax.jvp(jnp.cos, (x,), (x,))
+    finally:
+        log.removeHandler(handler)
+    assert any(m.startswith("Compiling jit(cos)") and m.count("float32[7,13]") == 2 for m in seen)
+
+
 @claim(CH08, "(a choice of ours: JAX compiles it there too)")
 def library_jits_under_eager_jvp_in_jax():
     jvp = lambda np_, lib: lambda x: lib.jvp(lambda y: np_.where(y > 0, y, 0.0), (x,), (x,))
