@@ -38,6 +38,7 @@ if not _RUNNER:
                                    local_device_count, local_devices, process_count,
                                    process_index)  # (chapter 07)
     from autodidax.jit import disable_jit, jit  # noqa: F401  (chapter 08)
+    from autodidax import library_jit  # noqa: F401  (appendix A22: jnp's functions, jitted)
     from autodidax.autodiff import (grad, hessian, jacrev, linearize,  # noqa: F401  (chapter 09)
                                     value_and_grad, vjp)
     from autodidax import autodiff_rest, donation  # noqa: F401  (appendix A19: donate_argnums...)

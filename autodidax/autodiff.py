@@ -570,19 +570,19 @@ def _dedup_residuals(known: ClosedJaxpr, n_out: int):
 
 
 def _jit_partial_eval(trace, args, params):
-    jaxpr, name = params["jaxpr"], params["name"]
+    jaxpr, name, inline = params["jaxpr"], params["name"], params["inline"]
     unknowns = [trace.is_unknown(x) for x in args]
     known, unknown, out_unknowns, forwarded, same = _split_jaxpr(jaxpr, tuple(unknowns))
     n_known = out_unknowns.count(False)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent_trace):
-        known_outs = jit_p.bind(*known_args, jaxpr=known, name=name)
+        known_outs = jit_p.bind(*known_args, jaxpr=known, name=name, inline=inline)
     rest = iter(known_outs[n_known:])
     computed = iter([known_outs[i] if i is not None else next(rest) for i in same])
     residuals = [known_args[f] if f is not None else next(computed) for f in forwarded]
     unknown_outs = JaxprTrace.process_primitive(
         trace, jit_p, [*residuals, *[x for x, u in zip(args, unknowns) if u]],
-        {"jaxpr": unknown, "name": name})
+        {"jaxpr": unknown, "name": name, "inline": inline})
     known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
 
@@ -598,13 +598,13 @@ def _split_jaxpr(jaxpr: ClosedJaxpr, unknowns: tuple):
 partial_eval_rules[jit_p] = _jit_partial_eval
 
 
-def _jit_transpose(cts, *args, jaxpr, name):
+def _jit_transpose(cts, *args, jaxpr, name, inline):
     linear = tuple(x.aval if is_linear(x) else None for x in args)
     known = [x for x in args if not is_linear(x)]
     cts = [instantiate_zeros(ct) for ct in cts]
     avals = tuple(get_aval(x) for x in (*known, *cts))
     outs = iter(jit_p.bind(*known, *cts, jaxpr=_transposed_jaxpr(jaxpr, linear, avals),
-                           name=name))
+                           name=name, inline=inline))
     return [next(outs) if lin is not None else None for lin in linear]
 
 

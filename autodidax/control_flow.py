@@ -103,6 +103,8 @@ cond_p.multiple_results = True
 def common_consts(jaxprs, consts):
     """Each branch takes the constants of all branches, each constant once (a value both
     branches close over is passed once, as JAX's `_dedup_consts` does), then the operands."""
+    if not any(consts) and not any(c.jaxpr.constvars or c.consts for c in jaxprs):
+        return list(jaxprs), []       # the same jaxprs, so the same programs in the caches
     all_consts = list({id(c): c for cs in consts for c in cs}.values())
     out = []
     for closed, cs in zip(jaxprs, consts):

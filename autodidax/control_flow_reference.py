@@ -528,8 +528,12 @@ def map(f, xs, *, batch_size=None):
 
 
 
-def _cond_forwarding(args, *, branches):
-    fwd = []
+@weakref_lru_cache
+def _cond_forwarded(first, rest):
+    """The branches `(first, *rest)` without the outputs that all of them forward from one
+    operand, and which operand each output is (None: computed). Memoised, as `_forwarded`
+    below: the same branches bound again bind the same rewritten ones."""
+    branches, fwd = (first, *rest), []
     for outs in zip(*[b.jaxpr.outvars for b in branches]):
         where = {b.jaxpr.invars.index(v) if type(v) is Var and v in b.jaxpr.invars else None
                  for b, v in zip(branches, outs)}
@@ -538,6 +542,11 @@ def _cond_forwarding(args, *, branches):
         branches = tuple(ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars, b.jaxpr.eqns,
                                            [v for v, f in zip(b.jaxpr.outvars, fwd) if f is None]),
                                      b.consts) for b in branches)
+    return branches, fwd
+
+
+def _cond_forwarding(args, *, branches):
+    branches, fwd = _cond_forwarded(branches[0], branches[1:])
     ops = args[1:]
 
     def rebuild(outs):

@@ -16,20 +16,20 @@ import warnings
 import weakref
 
 import numpy as np
-from jaxlib.xla_client import ArrayImpl, XlaRuntimeError
+from jaxlib.xla_client import XlaRuntimeError
 
-from autodidax import core
 from autodidax import numpy as jnp
 from autodidax.batching import batch, fancy_batching_rules, moveaxis
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules, set_current_trace, trace_ctx)
-from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, jaxpr_as_fun, pp_eqn_plain,
-                             pp_eqn_rules, suggest_same_names, trace_to_jaxpr, weakref_lru_cache)
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, custom_staging_rules, eval_jaxpr,
+                             jaxpr_as_fun, pp_eqn_plain, pp_eqn_rules, suggest_same_names,
+                             trace_to_jaxpr, weakref_lru_cache)
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import call_lowering, lower_jaxpr_to_module, lowering_rules, module_to_text
-from autodidax.runtime import (Array, EagerCall, XlaEvalTrace, cache_clearers,
+from autodidax.runtime import (Array, EagerCall, Executable, cache_clearers,
                                compile_or_get_cached, config, constant_buffer, default_device,
-                               evaluated_by_impl, placement_of)
+                               device_put, mixed_devices_error, placement_of)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -58,29 +58,45 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
 
 
 def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
-                   donated=()):
-    """The compiled program of `closed`, its constants included, on the default device or
-    over the devices of a `Placement`, taking over the buffers of the `donated` inputs."""
-    key = (id(closed.jaxpr), placement, donated, *map(id, closed.consts))
+                   donated=(), device=None):
+    """The compiled program of `closed`, its constants included, on `device` (None: the
+    default device) or over the devices of a `Placement`, taking over the buffers of the
+    `donated` inputs."""
+    if placement is None and device is None:
+        device = default_device()
+    key = (id(closed.jaxpr), placement, device, donated, *map(id, closed.consts))
     entry = _executables.get(key)
     if entry is None:
         text = lower_to_text(closed, name, result_names, placement, donated)
-        exe = (compile_or_get_cached(text, default_device(), closed.out_avals)
+        exe = (compile_or_get_cached(text, device, closed.out_avals)
                if placement is None else placement.compile(text, closed.out_avals))
         entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
     return entry[2]
 
 
-def _jit_impl(*args, jaxpr, name):
+def _jit_impl(*args, jaxpr, name, inline):
     return executable_for(jaxpr, name)(*args)
 
 
 impl_rules[jit_p] = _jit_impl
-evaluated_by_impl.add(jit_p)
-abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name: jaxpr.out_avals
+abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name, inline: jaxpr.out_avals
 
 
-lowering_rules[jit_p] = lambda ctx, *args, jaxpr, name: call_lowering(ctx, name, jaxpr, *args)
+def _jit_staging(trace, args, params):
+    """Stage one `jit` equation, or, if `inline`, the equations of its jaxpr (as JAX's
+    `pjit_staging_rule`)."""
+    if not params["inline"]:
+        return trace.default_process_primitive(jit_p, args, params)
+    closed = params["jaxpr"]
+    with set_current_trace(trace):
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+custom_staging_rules[jit_p] = _jit_staging
+
+
+lowering_rules[jit_p] = lambda ctx, *args, jaxpr, name, inline: call_lowering(ctx, name, jaxpr,
+                                                                            *args)
 
 
 def _jit_pp(eqn, names):
@@ -156,9 +172,6 @@ def _clear_jit_caches() -> None:
         for cache, fast in by_options.values():
             cache.clear()
             fast.clear()
-    for spec in _library_specs:
-        spec.programs.clear()
-        spec.last = (None, None)
 
 
 cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() empties them too
@@ -169,13 +182,82 @@ signature_context: dict = {}
 
 class _CacheEntry:
     __slots__ = ("jaxpr", "out_tree", "result_names", "donated", "executable", "single",
-                 "in_avals")
+                 "in_avals", "placed")
 
     def __init__(self, jaxpr, out_tree, result_names, donated=()):
         self.jaxpr, self.out_tree, self.result_names = jaxpr, out_tree, result_names
         self.donated, self.executable = donated, None
         self.in_avals = tuple(jaxpr.in_avals)
         self.single = out_tree.node_type is None      # the output is one array, not a tree
+        self.placed = {}     # (device, committed) -> its _Placed
+
+    def run(self, args):
+        """Call the executable with `args`, arrays all, and build the output tree."""
+        outs = self.executable.run_arrays(args, self.in_avals)
+        return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
+
+
+class _Placed:
+    """A signature's program on one device, as JAX runs it: on the device of its committed
+    arguments, else on the default one, its results committed iff an argument was."""
+    __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree")
+
+    def __init__(self, entry, name, device, committed):
+        exe = executable_for(entry.jaxpr, name, entry.result_names, device=device)
+        self.executable, self.placement = exe, placement_of(device)[0]
+        # a program of a later chapter's kind (callbacks) runs by its own call, committed
+        self.call = EagerCall(exe, self.placement, committed) if type(exe) is Executable else None
+        self.in_avals, self.single, self.out_tree = entry.in_avals, entry.single, entry.out_tree
+
+    def run(self, args):
+        """Run on `args`: arrays, NumPy arrays or scalars, moved to the device if need be."""
+        call, exe, placement = self.call, self.executable, self.placement
+        if call is None:
+            outs = exe(*args)
+        else:
+            bufs = [x._buf if type(x) is Array and x._buf._sharding is placement
+                    else exe._put_copy(x, aval) if type(x) is np.ndarray
+                    else device_put(x, exe.device)._buf if type(x) is Array
+                    else constant_buffer(x, placement) for x, aval in zip(args, self.in_avals)]
+            try:
+                outs = list(map(Array, call.execute(bufs).consume_with_handlers(call.handlers)))
+            except (XlaRuntimeError, ValueError) as e:     # (a deleted buffer: ValueError)
+                raise exe._call_error(args, e) from None
+        return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
+
+
+def _run_where(entry, jitted, flat, names):
+    """The `_Placed` of `entry` for the arguments `flat`: on the device of the committed
+    ones (JAX's error, naming the function by its qualified name, if they are on two), else on
+    the default device."""
+    first, device = None, None
+    for i, x in enumerate(flat):
+        if type(x) is Array and x._sharding is None and x._buf._committed:
+            if first is None:
+                first, device = (i, x), x.device
+            elif x.device != device:
+                raise mixed_devices_error(getattr(jitted.fun, "__qualname__", jitted.name),
+                                          first, (i, x), names())
+    key = (device or default_device(), device is not None)
+    placed = entry.placed.get(key)
+    if placed is None:
+        placed = entry.placed[key] = _Placed(entry, jitted.name, *key)
+    return placed
+
+
+def _flat_arg_names(jitted, args, kwargs) -> list:
+    """JAX's name for each flat dynamic argument of a call: `x`, `params['w']`, `args[2]`."""
+    try:
+        params = list(inspect.signature(jitted.fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    n = len(args)
+    static = {i % n for i in jitted.static_argnums if -n <= i < n}
+    named = [(params[i] if i < len(params) else f"args[{i}]", a) for i, a in enumerate(args)
+             if i not in static]
+    named += sorted((k, v) for k, v in kwargs.items() if k not in jitted.static_argnames)
+    return [name + keystr(path) for name, value in named
+            for path, _ in tree_flatten_with_path(value)[0]]
 
 
 def _result_name(path) -> str:
@@ -289,9 +371,11 @@ class Jitted:
             # The fast path: every argument an array (or a NumPy array, by its shape and
             # dtype), found in the cache by its types (and, for an array over several devices,
             # its layout) alone, and run at once.
-            fast_key = tuple([(x._buf.aval if x._sharding is None else (x.aval, x._sharding))
-                              if type(x) is Array else (x.shape, x.dtype)
-                              if type(x) is np.ndarray else None for x in args])
+            fast_key = tuple([((b := x._buf).aval, b._sharding, b._committed)
+                              if type(x) is Array and x._sharding is None
+                              else (x.aval, x._sharding) if type(x) is Array
+                              else (x.shape, x.dtype) if type(x) is np.ndarray else None
+                              for x in args])
             if signature_context:
                 fast_key += (tuple(signature_context.items()),)
             last_key, entry = self._fast.last
@@ -300,20 +384,28 @@ class Jitted:
                 if entry is not None:
                     self._fast.last = fast_key, entry
             if entry is not None:
-                outs = entry.executable.run_arrays(args, entry.in_avals)
-                return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
+                return entry.run(args)
         key, flat = self._signature(args, kwargs)
         entry = self._traced(key)
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
-            if entry.executable is None:
-                entry.executable = executable_for(entry.jaxpr, self.name, entry.result_names,
-                                                  self._placement(key, entry), entry.donated)
+            placement = self._placement(key, entry)
+            if placement is None and not entry.donated and self.in_shardings is None and (
+                    self.out_shardings is None):        # one device: where the data is
+                run = _run_where(entry, self, flat, lambda: _flat_arg_names(self, args, kwargs))
+            else:
+                if entry.executable is None:
+                    entry.executable = executable_for(entry.jaxpr, self.name,
+                                                      entry.result_names, placement,
+                                                      entry.donated)
+                run = entry
+                if fast_key is None or None in fast_key:
+                    return tree_unflatten(entry.out_tree, entry.executable(*flat))
             if fast_key is not None and None not in fast_key:
-                self._fast[fast_key] = entry
-                self._fast.last = fast_key, entry
-            return tree_unflatten(entry.out_tree, entry.executable(*flat))
+                self._fast[fast_key] = run
+                self._fast.last = fast_key, run
+            return run.run(flat)
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
-        outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name)
+        outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name, inline=False)
         return tree_unflatten(entry.out_tree, outs)
 
     def __get__(self, obj, objtype=None):
@@ -406,6 +498,11 @@ def _apply_disable_jit(value):
     return _jit_disabled
 
 
+def jit_disabled() -> bool:
+    """Whether `disable_jit` is in force (appendix A22 asks at each eager NumPy call)."""
+    return _jit_disabled
+
+
 config.define("jax_disable_jit", False, _apply_disable_jit)
 
 
@@ -418,128 +515,6 @@ def disable_jit(disable: bool = True):
         yield
     finally:
         config.update("jax_disable_jit", previous)
-
-
-_library_jits: dict = {}     # a function of autodidax.numpy -> its Jitted
-_library_specs: set = set()  # the jnp.LibraryJit whose eager programs are cached
-_OP_BY_OP = object()         # a signature run op by op: its function could not be traced
-_SCALARS = {float, int, bool}
-
-
-def _eager_library_call(spec, args, kwargs):
-    if type(trace_ctx.trace) is not XlaEvalTrace or _jit_disabled or signature_context:
-        return NotImplemented
-    key, dynamic, static = [], args, spec.static
-    if len(args) > spec.first_static:  # (by type too: an axis of 1.0 is not one of 1)
-        key = [(type(x), x) for i, x in enumerate(args) if i in static]
-        dynamic = [x for i, x in enumerate(args) if i not in static]
-    bufs, placement, committed, hosted = [], None, False, False
-    for x in dynamic:
-        if type(x) is Array and x._sharding is None:
-            buf = x._buf
-            if buf.is_deleted():
-                return NotImplemented                 # (op by op raises JAX's error)
-            if placement is None:
-                placement = buf._sharding
-            elif buf._sharding is not placement:
-                return NotImplemented
-            committed = committed or buf._committed
-            key.append(buf.aval)
-            bufs.append(buf)
-        elif type(x) in _SCALARS and (type(x) is not int or -2**31 <= x < 2**31):
-            key.append(type(x))                       # a Python scalar by its type
-            bufs.append(x)
-            hosted = True
-        elif type(x) is core.Array or isinstance(x, (np.ndarray, np.generic)) and (
-                x.dtype.kind in "biuf"):              # host arrays: by aval
-            key.append(get_aval(x))
-            bufs.append(x)
-            hosted = True
-        else:
-            return NotImplemented
-    if kwargs:
-        if not spec.static_names.issuperset(kwargs):
-            return NotImplemented
-        key.append(tuple((k, type(v), v) for k, v in kwargs.items()))
-    key = (placement, committed, *key)
-    last_key, call = spec.last
-    if key != last_key:                # (the last call's key is found without hashing)
-        call = _library_lookup(spec, key, args, kwargs)
-        if call is None:
-            return NotImplemented
-        spec.last = key, call
-    if hosted:
-        bufs = [b if type(b) is ArrayImpl else constant_buffer(b, call.placement) for b in bufs]
-    try:
-        outs = call.execute(bufs).consume_with_handlers(call.handlers)
-    except (XlaRuntimeError, ValueError) as e:        # (a deleted buffer: ValueError)
-        raise call.executable._call_error(args, e) from None
-    if call.out_tree is None:
-        return Array(outs[0])
-    return tree_unflatten(call.out_tree, list(map(Array, outs)))
-
-
-def _library_lookup(spec, key, args, kwargs):
-    """The program for `key`, from the cache or compiled; None: run the call op by op."""
-    placement, committed = key[:2]
-    if not committed:                  # uncommitted: on the default device (or eager_mode's)
-        default = trace_ctx.trace._placement or placement_of(default_device())[0]
-        if placement not in (None, default):
-            return None
-        placement = default
-    try:
-        call = spec.programs.get(key)
-    except TypeError:                  # an unhashable static argument
-        return None
-    if call is None:
-        call = _library_program(spec, args, kwargs, placement, committed)
-        if len(spec.programs) >= 1024:
-            del spec.programs[next(iter(spec.programs))]          # the oldest
-        spec.programs[key] = call
-        _library_specs.add(spec)
-    return None if call is _OP_BY_OP else call
-
-
-class _LibraryCall(EagerCall):
-    __slots__ = ("out_tree", "placement")      # out_tree None: one array
-
-
-def _library_program(spec, args, kwargs, placement, committed):
-    """The compiled program of `spec`'s function at these arguments' static values and types."""
-    dynamic = [i for i in range(len(args)) if i not in spec.static]
-    out_trees = []
-
-    def flat_fun(*xs):
-        full = list(args)
-        for i, x in zip(dynamic, xs):
-            full[i] = x
-        leaves, tree = tree_flatten(spec.fun(*full, **kwargs))
-        out_trees.append(tree)
-        return leaves
-    try:
-        closed = trace_to_jaxpr(flat_fun, [get_aval(args[i]) for i in dynamic])
-    except Exception:       # it needs concrete values, or the arguments are wrong: op by op,
-        return _OP_BY_OP    # which gives the value or raises the error the user should see
-    exe = compile_or_get_cached(lower_to_text(closed, spec.name),
-                                placement._internal_device_list[0], closed.out_avals)
-    call = _LibraryCall(exe, placement, committed)
-    call.out_tree = None if out_trees[0].node_type is None else out_trees[0]
-    call.placement = placement
-    return call
-
-
-def _stage_library_call(fun, name, static_argnums, args):
-    if not isinstance(trace_ctx.trace, JaxprTrace):
-        return NotImplemented
-    jitted = _library_jits.get(fun)
-    if jitted is None:
-        jitted = _library_jits[fun] = Jitted(fun, static_argnums)
-        jitted.name = name
-    return jitted(*args)
-
-
-jnp.eager_rules.append(_eager_library_call)
-jnp.staging_rules.append(_stage_library_call)
 
 
 class Traced:
@@ -602,12 +577,12 @@ class Compiled:
         return tree_unflatten(t.out_tree, self.executable(*flat))
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name):
+def _jit_jvp(primals, tangents, *, jaxpr, name, inline):
     nonzero = tuple(type(t) is not Zero for t in tangents)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     avals = tuple(get_aval(x) for x in (*primals, *nz_tangents))
     jvp_jaxpr, out_nonzero = _jvp_jaxpr(jaxpr, nonzero, avals)
-    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name, inline=inline)
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(tangent_aval(a))
@@ -630,10 +605,10 @@ def _jvp_jaxpr(jaxpr, nonzero, avals):
     return trace_to_jaxpr(jvp_of_jaxpr, list(avals)), tuple(out_nonzero)
 
 
-def _jit_batching_rule(axis_data, vals, dims, *, jaxpr, name):
+def _jit_batching_rule(axis_data, vals, dims, *, jaxpr, name, inline):
     batched_jaxpr, out_dims = _batched_jaxpr(jaxpr, axis_data, tuple(dims),
                                              tuple(get_aval(v) for v in vals))
-    return jit_p.bind(*vals, jaxpr=batched_jaxpr, name=name), list(out_dims)
+    return jit_p.bind(*vals, jaxpr=batched_jaxpr, name=name, inline=inline), list(out_dims)
 
 
 @weakref_lru_cache

@@ -255,6 +255,8 @@ def _put(x, device, committed=True) -> Array:
             sharding = placement_of(device)[0]
             buf, = xc.batched_copy_array_to_devices_with_sharding(
                 [x._buf], [sharding._internal_device_list], [sharding], [_REUSE])
+            if committed and not buf._committed:     # (PJRT's copy is not committed)
+                buf = xc.ArrayImpl(buf.aval, sharding, [buf], True, _skip_checks=True)
             return Array(buf)
     if type(x) is Array:
         x = core.Array(x._value, x.weak_type)   # to another client, or sharded: by the host
@@ -412,7 +414,7 @@ cache_clearers: list = []      # functions of later chapters that empty their ca
 
 _dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> EagerCall
 _scalar_buffers: dict = {}     # (value's key, placement) -> the buffer of a constant scalar
-evaluated_by_impl: set = set()  # primitives whose impl rule runs them: chapters 8, 13-17
+evaluated_by_impl: set = set()  # primitives whose impl rule runs them: chapters 13-17
 
 
 def xla_primitive_executable(primitive, params, avals, device) -> Executable:
@@ -436,11 +438,13 @@ class EagerCall:
                          for a in exe.out_avals]
 
 
-def mixed_devices_error(primitive, first, other) -> ValueError:
-    """JAX's error for committed arguments on two devices; `first`, `other`: (position, array)."""
+def mixed_devices_error(primitive, first, other, names=None) -> ValueError:
+    """JAX's error for committed arguments on two devices; `first`, `other`: (position, array);
+    `names`: the arguments' names (default: `args[i]`)."""
     def describe(i, x):
         shape = ",".join(map(str, x.shape))
-        return (f"argument args[{i}] of {primitive} with shape {x.dtype.name}[{shape}] and with "
+        name = f"args[{i}]" if names is None else names[i]
+        return (f"argument {name} of {primitive} with shape {x.dtype.name}[{shape}] and with "
                 f"device ids [{x.device.id}] on platform {x.device.platform.upper()}")
     return ValueError("Received incompatible devices for jitted computation. Got "
                       f"{describe(*first)} and {describe(*other)}")
@@ -541,13 +545,13 @@ def through_xla(primitive) -> bool:
 
 def constant_buffer(x, placement):
     """A constant's buffer on the device of `placement`, uncommitted: a scalar's, put there
-    once; a host array's (ours or NumPy's), put there now."""
-    if type(x) is core.Array or type(x) is np.ndarray:
-        return _put(x, placement._internal_device_list[0], committed=False)._buf
+    once; any other's (a host array, ours or NumPy's, a key), put there now."""
     if type(x) is core.LiteralArray:
         key = (x.aval, x._value.tobytes(), placement)
-    else:                       # a Python number, by type and value (and the sign of a 0.0)
+    elif type(x) in (float, int, bool):   # by type and value (and the sign of a 0.0)
         key = (type(x), x, math.copysign(1, x), placement)
+    else:
+        return _put(x, placement._internal_device_list[0], committed=False)._buf
     buf = _scalar_buffers.get(key)
     if buf is None:
         if len(_scalar_buffers) >= 1024:

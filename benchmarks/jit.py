@@ -112,7 +112,7 @@ def cache_hits(rounds=7, calls=2000):
                 return runtime.Array(execute([a._buf for a in args]).consume_with_handlers(
                     handlers)[0])
             runs["floor: Python dict lookup, raw call, wrap"] = lambda x=x, y=y: python_floor(x, y)
-            sharding, devs = runtime._placement(runtime.default_device())
+            sharding, devs = runtime.placement_of(runtime.default_device())
             avals = [x.aval, y.aval]
             zero_copy = runtime.xc.HostBufferSemantics.ZERO_COPY   # (positional: see chapter 7)
 

@@ -34,6 +34,15 @@ def placed(jax, fn, *which):
     return y.device.id, y.committed, y
 
 
+def message(fn):
+    """The text of the ValueError that `fn()` raises."""
+    try:
+        fn()
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 UNARY = "exp log sin cos tan tanh arctan sinh cosh expm1 log1p sqrt arcsinh".split()
 EAGER = {
     **{f"{name} wide": B(lambda jax, jnp, name=name: getattr(jnp, name)(
@@ -51,6 +60,26 @@ EAGER = {
     "sum of columns": B(lambda jax, jnp: on(jax, ROWS).sum(axis=0)),
     "mean": B(lambda jax, jnp: jnp.mean(on(jax, ROWS))),
     "cumsum": B(lambda jax, jnp: jnp.cumsum(on(jax, TEN))),
+    # Under eager jvp, vmap and grad, JAX's NumPy functions bind `jit`: what the rules make of a
+    # call runs as one program (chapter 8)
+    "jvp of tanh": B(lambda jax, jnp: jax.jvp(jnp.tanh, (on(jax, WIDE),), (on(jax, WIDE[::-1]),))),
+    "jvp of var": B(lambda jax, jnp: jax.jvp(jnp.var, (on(jax, ROWS),), (on(jax, ROWS[::-1]),))),
+    "vmap of var": B(lambda jax, jnp: jax.vmap(jnp.var)(on(jax, ROWS))),
+    "vmap of a chain": B(lambda jax, jnp: jax.vmap(lambda r: jnp.tanh(r / 2) * 0.5 + 1)(
+        on(jax, ROWS))),
+    "grad of a loss": B(lambda jax, jnp: jax.grad(lambda w: jnp.sum(jnp.tanh(
+        on(jax, M16) @ w / 2) ** 2))(on(jax, N16))),
+    "linearize": B(lambda jax, jnp: jax.linearize(lambda x: jnp.sin(x) * jnp.exp(x / 3.0),
+                                                  on(jax, WIDE))[1](on(jax, WIDE[::-1]))),
+    "hessian": B(lambda jax, jnp: jax.jacfwd(jax.jacrev(lambda w: 0.5 * (jnp.tanh(
+        (jnp.dot(on(jax, ROWS[:4, :3]), w) + 0.3) / 2) + 1)))(on(jax, TEN[:3]))),
+    "grad committed to 3": C(lambda jax, jnp: placed(
+        jax, jax.grad(lambda x: jnp.sum(jnp.sin(x) * x)), 3)),
+    "vmap uncommitted": C(lambda jax, jnp: placed(jax, jax.vmap(jnp.var), None)),
+    "a device array put on 2": C(lambda jax, jnp: placed(jax, lambda x: jax.device_put(
+        x, jax.devices()[2]), None)),
+    "grad of a device array put on 2": C(lambda jax, jnp: placed(jax, lambda x: jax.grad(
+        lambda a: jnp.sin(a).sum())(jax.device_put(x, jax.devices()[2])), None)),
     # JAX's NumPy functions are jitted: eagerly, each is one fused program (chapter 8)
     "var": B(lambda jax, jnp: jnp.var(on(jax, ROWS), axis=1)),
     "std, keepdims": B(lambda jax, jnp: jnp.std(on(jax, ROWS), axis=0, keepdims=True)),
@@ -76,6 +105,18 @@ EAGER = {
     "committed, two on one device": C(lambda jax, jnp: placed(jax, jnp.dot, 2, 2)),
     "committed to two devices": E(lambda jax, jnp: placed(jax, jnp.add, 1, 2)),
     "lax, committed to two devices": E(lambda jax, jnp: placed(jax, jax.lax.add, 3, 0)),
+    # `jit` too runs where its committed arguments are, and commits its results iff one was
+    "jit, uncommitted": C(lambda jax, jnp: placed(jax, jax.jit(lambda a, b: a * b), None, None)),
+    "jit, one committed": C(lambda jax, jnp: placed(jax, jax.jit(lambda a, b: a * b), None, 3)),
+    "jit, committed to 1, twice": C(lambda jax, jnp: [placed(jax, jax.jit(jnp.sin), 1)
+                                                      for _ in range(2)]),
+    "jit of NumPy arrays": C(lambda jax, jnp: (lambda y: (y.device.id, y.committed, y))(
+        jax.jit(jnp.cos)(F))),
+    "jit, committed to two devices": C(lambda jax, jnp: message(
+        lambda: placed(jax, jax.jit(lambda a, b: a + b), 1, 2))),
+    "jit of a tree on two devices": C(lambda jax, jnp: message(lambda: jax.jit(
+        lambda p, s: p["w"] * p["v"] + s)({"w": jax.device_put(F, jax.devices()[4]),
+                                           "v": jax.device_put(F, jax.devices()[2])}, 1.0))),
 }
 
 

@@ -330,9 +330,9 @@ def jitted(*static_argnames, name=None, staged=False, static_argnums=()):
     (`jit(f, static_argnames=..., inline=True)`): eagerly a call is one compiled program, made
     once per signature, so `jnp.var(x)` is one fused program with JAX's bits, not seven. Under a
     transformation the function is traced inline, unless `staged`: then a jaxpr shows each call
-    as one `jit` equation, `jit[name=_where ...]`. `jit` comes in chapter 8, which registers in
-    `eager_rules` how to run a call and in `staging_rules` how to stage one; until then, and
-    whenever a rule declines (by returning NotImplemented), the function simply runs."""
+    as one `jit` equation, `jit[name=_where ...]`. `jit` comes in chapter 8, and appendix A22
+    registers in `eager_rules` how to run a call and in `staging_rules` how to stage one; until
+    then, and whenever a rule declines (returning NotImplemented), the function simply runs."""
     def decorate(fun):
         spec = LibraryJit(fun, name or fun.__name__, static_argnums, static_argnames, staged)
 
