@@ -28,8 +28,8 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, custom_staging_rule
 from autodidax.jvp import Zero, jvp_flat, jvp_rules, tangent_aval
 from autodidax.lowering import call_lowering, lower_jaxpr_to_module, lowering_rules, module_to_text
 from autodidax.runtime import (Array, EagerCall, Executable, cache_clearers,
-                               compile_or_get_cached, config, constant_buffer, default_device,
-                               device_put, mixed_devices_error, placement_of)
+                               committed_device, compile_or_get_cached, config, constant_buffer,
+                               default_device, device_put, placement_of)
 from autodidax.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -230,14 +230,7 @@ def _run_where(entry, jitted, flat, names):
     """The `_Placed` of `entry` for the arguments `flat`: on the device of the committed
     ones (JAX's error, naming the function by its qualified name, if they are on two), else on
     the default device."""
-    first, device = None, None
-    for i, x in enumerate(flat):
-        if type(x) is Array and x._sharding is None and x._buf._committed:
-            if first is None:
-                first, device = (i, x), x.device
-            elif x.device != device:
-                raise mixed_devices_error(getattr(jitted.fun, "__qualname__", jitted.name),
-                                          first, (i, x), names())
+    device = committed_device(flat, getattr(jitted.fun, "__qualname__", jitted.name), names)
     key = (device or default_device(), device is not None)
     placed = entry.placed.get(key)
     if placed is None:

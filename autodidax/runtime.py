@@ -450,6 +450,19 @@ def mixed_devices_error(primitive, first, other, names=None) -> ValueError:
                       f"{describe(*first)} and {describe(*other)}")
 
 
+def committed_device(args, name, names=None):
+    """The device of the committed one-device arrays among `args` (None: there are none), or
+    JAX's error if they are on two; `name`: the call's, `names()`: its arguments' names."""
+    first, device = None, None
+    for i, x in enumerate(args):
+        if type(x) is Array and x._sharding is None and x._buf._committed:
+            if first is None:
+                first, device = (i, x), x.device
+            elif x.device != device:
+                raise mixed_devices_error(name, first, (i, x), names and names())
+    return device
+
+
 class XlaEvalTrace(core.EvalTrace):
     """Evaluates each primitive as its own compiled program, on the device of its committed
     arguments, else on `device` (None: the default device), as JAX's `apply_primitive`."""
@@ -488,13 +501,7 @@ class XlaEvalTrace(core.EvalTrace):
         if any(type(x) is Array and x._sharding is not None for x in args):
             rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)
             return rule(primitive, args, params)       # over several devices: chapter 16
-        first, device = None, None
-        for i, x in enumerate(args):
-            if type(x) is Array and x._buf._committed:
-                if first is None:
-                    first, device = (i, x), x.device
-                elif x.device != device:
-                    raise mixed_devices_error(primitive, first, (i, x))
+        device = committed_device(args, primitive)
         committed = device is not None
         if device is None:
             device = default_device() if self.device is None else self.device
