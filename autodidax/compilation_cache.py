@@ -59,11 +59,14 @@ def jax_hidden():
         del sys.modules["jax"]
 
 
-def backend_compile(text: str, device):
+def backend_compile(text: str, device, compiler_options: dict | None = None):
     """XLA compiles StableHLO `text` for `device` (or a tuple of devices) and loads it there.
     A `ModuleText` with host callbacks (chapter 15) passes its Python functions along, as a
-    parsed module."""
+    parsed module. `compiler_options`: XLA's debug options by name, such as `xla_dump_to`
+    (chapter 19), set as JAX's `compile(compiler_options=...)` sets them."""
     device_list, options = compile_options(device)
+    if compiler_options:
+        options.env_option_overrides = list(compiler_options.items())
     client = device_list[0].client
     callbacks = getattr(text, "host_callbacks", ())
     if not callbacks:

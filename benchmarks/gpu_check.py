@@ -1,11 +1,14 @@
 """A check for a machine with an NVIDIA GPU and JAX's CUDA PJRT plugin (jax-cuda12-pjrt or
 jax-cuda13-pjrt, the version of jaxlib): lists the devices, runs a lowered program and eager
-primitives on the GPU, and compares the results with the CPU's.
+primitives on the GPU, and compares the results with the CPU's. Then it prints the stages below
+HLO that XLA writes for the program on the GPU (chapter 19's `below`): its steps, which of them
+go to cuBLAS, cuDNN or Triton, and the PTX of its kernels.
 
 Without a plugin, or without a GPU, it says so and exits with status 0: there is nothing to check.
 Run it with the project's environment: `.venv/bin/python benchmarks/gpu_check.py`.
 """
 import os
+import re
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -61,8 +64,27 @@ def main() -> int:
     close = eager.device == gpus[0] and np.allclose(eager, results[cpu], rtol=1e-4, atol=1e-4)
     ok &= close
     print(f"eager, op by op on {gpus[0]}: {'matches' if close else 'DIFFERS from'} the CPU")
+    ok &= print_stages(text, gpus[0])
     print("GPU check passed" if ok else "GPU check FAILED")
     return 0 if ok else 1
+
+
+def print_stages(text, gpu) -> bool:
+    """Chapter 19's stages of the program on `gpu`, printed; False if XLA wrote no PTX."""
+    from autodidax.machine import below
+    from autodidax.xla_files import steps
+    down = below(text, gpu)
+    print(f"\nbelow HLO on {gpu}: {len(down.files)} files")
+    print("  " + "\n  ".join(sorted(down.files)))
+    for s in steps(down.hlo):
+        print(f"  step {s.name:28s} {s.library or 'generated'}: {' '.join(s.ops)}")
+    for name, ptx in sorted(down.ptx.items()):
+        entries = re.findall(r"\.entry\s+(\w+)", ptx)
+        print(f"\nPTX {name}: {len(ptx.splitlines())} lines, kernels {entries}")
+        print("\n".join("    " + line for line in ptx.splitlines()[:25]))
+    if not down.ptx:
+        print("XLA wrote no PTX: was the program compiled for the GPU?")
+    return bool(down.ptx)
 
 
 if __name__ == "__main__":

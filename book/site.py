@@ -3,8 +3,8 @@
 The site shows the stored outputs of the chapters that book.toml lists, in its order; rendering
 executes nothing (nbval has already checked those outputs). Sphinx, myst-nb and sphinx-book-theme
 do the work, configured by book/site/conf.py. Sphinx reads a staged copy of the sources, in
-`OUT/../site-src`: book/site/index.md with a table of contents from book.toml, and the notebooks
-(not their .md twins).
+`OUT/../site-src`: book/site/index.md with a table of contents from book.toml, the notebooks
+(not their .md twins), and the data of chapter 0's interactive map (book/stage_map.py).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 
+from book import stage_map
 from book.manifest import ROOT, Chapter, chapters
 from book.student import site_notebook
 
@@ -59,6 +60,10 @@ def stage(src: Path, root: Path = ROOT, allow_missing: bool = False,
     if student:
         index = index.replace(BOOK_EXERCISES, STUDENT_EXERCISES)
     (src / "index.md").write_text(index + toc)
+    if any(ch.number == "00" and ch.notebook.exists() for ch in listed):
+        # Chapter 0's interactive map: its data, and the running example's artifacts, made now.
+        built = [ch.notebook.stem for ch in listed if ch.notebook.exists()]
+        stage_map.write(src / "_static" / "stage_map_data.js", built)
     return docs + appendices
 
 

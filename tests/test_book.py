@@ -291,7 +291,7 @@ def test_no_module_assigns_attributes_of_another():
                            f"table or call a function that module provides instead: {offenders}")
 
 
-# The reading path is the chapters (00-18) a reader reads through; the appendices are reference.
+# The reading path is the chapters (00-19) a reader reads through; the appendices are reference.
 # Issue 32's goal: the chapters hold at most 20,000 lines of source, none over 1,500, chapter 1 at
 # most 1,100. Until each is there, its line count may not grow past what it was when its limit was
 # last lowered (CEILING): lower the ceiling as a chapter shrinks, never raise it.

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from book import site
+from book import site, stage_map
 from book.browser import BrowserError, Chromium, find_chromium
 from book.manifest import chapters
 
@@ -227,3 +227,106 @@ def test_navigation_and_search_work_in_a_browser(html_dir, browser):
       poll();
     })""")
     assert any("02_pytrees" in h for h in found), f"searching for 'pytree' found {found}"
+
+
+# Chapter 0's interactive map (book/stage_map.py makes its data, book/site/static/stage_map.js
+# draws it).
+
+
+def test_the_map_s_routes_connect_and_each_stage_names_its_chapters():
+    listed = {ch.notebook.stem for ch in chapters()}
+    for mode, device in stage_map.CHOICES:
+        route = stage_map.steps(mode, device)
+        assert route[0]["from"] == "code" and route[-1]["hit"], (mode, device)
+        seen = {route[0]["from"]}
+        for before, step in zip([None, *route], route):
+            assert step["from"] in (before and before["to"], *seen), (
+                f"{mode} on {device}: step {step} starts where no earlier step went")
+            seen.add(step["to"])
+        on = stage_map.stages_on(route)
+        assert [s for s in on if s in stage_map.DEVICES] == [device], (mode, device, on)
+        for stage in on:
+            stems = stage_map.BY_ID[stage].chapters
+            assert stems, f"the stage {stage} names no chapter"
+            for stem in stems:
+                assert stem in listed, f"the stage {stage} names {stem}, not in book.toml"
+    # Every stage says something under every choice.
+    raw = {k: "text" for k in ("jaxpr", "stablehlo", "hlo", "jitcache", "eager_jaxpr",
+                               "eager_stablehlo", "eager_hlo", "opcache", "jit_binds",
+                               "eager_binds", "eager_result", "jit_result", "devices",
+                               "jit_kernel", "jit_llvm", "jit_asm", "eager_kernel", "eager_llvm",
+                               "eager_asm")}
+    raw["platforms"] = ["cpu"]
+    for stage in stage_map.BY_ID:
+        for mode, device in stage_map.CHOICES:
+            shown = stage_map.artifact(stage, mode, device, raw)
+            assert shown["text"] or shown["note"], (stage, mode, device)
+
+
+def click(tab, selector):
+    """Click the middle of an element, as a reader's mouse would."""
+    x, y = tab.evaluate(f"""(() => {{
+      const e = document.querySelector({selector!r});
+      e.scrollIntoView({{block: 'center'}});
+      const r = e.getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2];
+    }})()""")
+    for kind in ("mousePressed", "mouseReleased"):
+        tab.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                              "clickCount": 1})
+
+
+MAP_STATE = """(() => ({
+  checked: [...document.querySelectorAll('#stage-map input:checked')].map(i => i.value),
+  lit: [...document.querySelectorAll('#stage-map .sm-stage.sm-on')].map(g => g.dataset.stage),
+  steps: [...document.querySelectorAll('#stage-map .sm-steps tbody tr')].map(
+    tr => [...tr.cells].map(td => td.textContent.trim())),
+  panel: document.querySelector('#stage-map .sm-panel').textContent,
+}))()"""
+
+
+def test_the_map_of_chapter_00_is_interactive(html_dir, browser, tmp_path):
+    ch = next((ch for ch in WRITTEN if ch.number == "00"), None)
+    if ch is None:
+        pytest.skip("chapter 00 is not written yet")
+    page = page_of(html_dir, ch)
+    tab = browser.open(page.as_uri())
+    assert not tab.exceptions and not tab.failed_requests, (tab.exceptions, tab.failed_requests)
+    assert tab.evaluate("document.querySelectorAll('#stage-map svg .sm-stage').length") == len(
+        stage_map.STAGES), "the map is not drawn"
+    titles = {s.id: s.title for s in stage_map.STAGES}
+    for mode, device in stage_map.CHOICES:
+        click(tab, f"#stage-map input[value={mode}]")
+        click(tab, f"#stage-map input[value={device}]")
+        state = tab.evaluate(MAP_STATE)
+        route = stage_map.steps(mode, device)
+        assert state["checked"] == [mode, device]
+        assert sorted(state["lit"]) == sorted(stage_map.stages_on(route)), (mode, device)
+        assert state["steps"] == [[str(i), titles[s["from"]], s["what"].replace("`", ""),
+                                   titles[s["to"]]] for i, s in enumerate(route, 1)]
+    # A stage shows its artifact: the jaxpr, made when the site was built.
+    click(tab, "#stage-map .sm-stage[data-stage=jaxpr]")
+    panel = tab.evaluate(MAP_STATE)["panel"]
+    assert "b:f32[3] = sin a" in panel and "d:f32[3] = add c a" in panel, panel
+    # Its links lead to the chapters' pages, and name every chapter the site has.
+    hrefs = tab.evaluate("[...document.querySelectorAll('#stage-map a')]"
+                         ".map(a => a.getAttribute('href'))")
+    assert hrefs
+    for href in hrefs:
+        url = urlsplit(href)
+        assert not url.scheme and (page.parent / unquote(url.path)).exists(), f"broken: {href}"
+        if url.fragment:
+            assert unquote(url.fragment) in Page(page.parent / unquote(url.path)).ids, href
+    written = {c.notebook.stem for c in WRITTEN}
+    for stem in {stem for s in stage_map.STAGES for stem in s.chapters}:
+        if stem in written:
+            assert f"{stem}.html" in hrefs, f"the map does not link to {stem}"
+    errors = [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"
+              and e.get("sessionId") == tab.session]
+    assert not errors, errors
+    tab.evaluate("document.querySelector('#stage-map svg').scrollIntoView({block: 'start'})")
+    shot = tab.screenshot(tmp_path / "chapter00_map.png")
+    assert shot.stat().st_size > 20_000, "the screenshot of the map is (nearly) blank"
+    if os.environ.get("BOOK_SCREENSHOTS"):
+        Path(os.environ["BOOK_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
+        shot.replace(Path(os.environ["BOOK_SCREENSHOTS"]) / shot.name)

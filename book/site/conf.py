@@ -37,3 +37,20 @@ html_theme_options = {
     "navbar_persistent": [],            # the sidebar has the search field already
 }
 html_show_sourcelink = False
+
+MAP_PAGE = "chapters/00_the_map"   # the page that draws the interactive map (book/stage_map.py)
+
+
+def _map_files(app, pagename, templatename, context, doctree):
+    if pagename == MAP_PAGE and (Path(app.srcdir) / "_static" / "stage_map_data.js").exists():
+        app.add_css_file("stage_map.css")
+        app.add_js_file("stage_map_data.js")
+        app.add_js_file("stage_map.js")
+
+
+def setup(app):
+    # book.site writes the map's data into the staged sources' _static, beside their chapters.
+    staged = Path(app.srcdir) / "_static"
+    if staged.is_dir():
+        app.config.html_static_path.append(str(staged))
+    app.connect("html-page-context", _map_files)
