@@ -85,7 +85,7 @@ def allocations(buffer_assignment: str) -> list[Allocation]:
     out = []
     for line in buffer_assignment.splitlines():
         if m := re.match(r"allocation (\d+): size (\d+), (.*):$", line):
-            kind = re.match(r"(parameter|output|[\w-]+)", m[3])[1]
+            kind = re.match(r"[\w-]+", m[3])[0]
             out.append(Allocation(int(m[1]), int(m[2]), kind, []))
         elif m := re.match(r"\s*value: <\d+ ([\w.-]+)(?: \{[\d,]*\})? @\d+> "
                            r"\(size=(\d+),offset=(\d+)\)", line):

@@ -34,7 +34,7 @@ _SYNTHETIC = [
 
 
 def check_lanes(nb):
-    """2. `lanes`: the widest float32 instruction of assembly text, in lanes."""
+    """1. `lanes`: the widest float32 instruction of assembly text, in lanes."""
     lanes = nb["lanes"]
     for asm, want, why in _SYNTHETIC:
         got = lanes("kernel:\n" + asm)
