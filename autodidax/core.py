@@ -38,8 +38,8 @@ class ShapedArray:
     size = property(lambda self: int(np.prod(self.shape)))
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        """`f32[2,3]`; with `short_dtypes=False`, as tracers print it: `float32[2,3]`, and
-        `~float32[]` when weakly typed."""
+        """`f32[2,3]`; with `short_dtypes=False`, as tracers and `str` print it: `float32[2,3]`,
+        and `~float32[]` when weakly typed."""
         if short_dtypes:
             return f"{_SHORT_NAMES[self.dtype.name]}[{','.join(map(str, self.shape))}]"
         return f"{'~' if self.weak_type else ''}{self.dtype.name}[{','.join(map(str, self.shape))}]"
@@ -62,6 +62,8 @@ class ShapedArray:
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+    __str__ = lambda self: self.str_short(short_dtypes=False)   # noqa: E731  (JAX's str)
 
 
 impl_rules: dict = {}           # primitive -> function on NumPy arrays

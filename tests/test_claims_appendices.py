@@ -369,4 +369,21 @@ def select_n_batching_tables():
     assert alax.select_n_p in ours.batching_rules
 
 
+
+@claim(A1, "JAX's calls the argument's own `reshape` method, so a NumPy array comes back a NumPy "
+           "array, reshaped by NumPy; ours gives a device array")
+def reshape_of_a_numpy_array():
+    assert type(jnp.reshape(np.ones(4), (2, 2))) is np.ndarray
+    assert isinstance(anp.reshape(np.ones(4), (2, 2)), autodidax.Array)
+
+
+@claim(A1, "so `jnp.dot` of an `int32` and a `float32` array converts the first before its "
+           "`dot_general`, an equation JAX's jaxpr does not have")
+def dot_of_two_dtypes():
+    args = np.ones(3, np.int32), f32
+    theirs = str(jax.make_jaxpr(jnp.dot)(*args))
+    ours = str(autodidax.make_jaxpr(anp.dot)(*args))
+    assert "convert_element_type" not in theirs and "dot_general" in theirs
+    assert ours.index("convert_element_type") < ours.index("dot_general")
+
 test_claims = claims_test(__name__)

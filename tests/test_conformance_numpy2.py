@@ -356,7 +356,38 @@ NUMPY2 = {
     "lax.clamp vmap": C(lambda jax, jnp: jax.vmap(lambda x: jax.lax.clamp(0.0, x, 1.0))(F)),
     "lax.clamp dtypes": E(lambda jax, jnp: jax.lax.clamp(0, XS, 2.0)),
     "lax.clamp shapes": E(lambda jax, jnp: jax.lax.clamp(V3[:2], XS, 2.0)),
+    # issue 37's details: take's clip mode, reshape's order, dot of any rank, str of an aval
+    "take clip negative": C(lambda jax, jnp: jnp.take(F32, np.array([0, 12, -1, -9]),
+                                                       mode="clip")),
+    "take fill negative": C(lambda jax, jnp: jnp.take(F32, np.array([0, 12, -1]))),
+    "reshape order F": C(lambda jax, jnp: jnp.reshape(jnp.arange(24), (4, 6), order="F")),
+    "reshape method order F": C(lambda jax, jnp: jnp.arange(24.0).reshape(2, -1, 4, order="F")),
+    "reshape order F jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.reshape(x, (2, 6), order="F"))(F)),
+    "reshape order A": E(lambda jax, jnp: jnp.reshape(jnp.asarray(F), (2, 6), order="A")),
+    "reshape order K": E(lambda jax, jnp: jnp.reshape(jnp.asarray(F), (2, 6), order="K")),
+    "dot rank 3 by rank 3": C(lambda jax, jnp: jnp.dot(T, np.ones((2, 4, 3), np.float32))),
+    "dot rank 3 by vector": C(lambda jax, jnp: jnp.dot(T, np.ones(4, np.float32))),
+    "dot vector by rank 3": C(lambda jax, jnp: jnp.dot(np.ones(3, np.float32), T)),
+    "dot scalars weak": C(lambda jax, jnp: jnp.dot(2, 3.0)),
+    "dot rank 3 jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.dot)(T, T.transpose(0, 2, 1))),
+    "dot scalar jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.dot)(2.0, F32)),
+    "dot grad rank 3": C(lambda jax, jnp: jax.grad(
+        lambda a, b: jnp.dot(a, b).sum(), (0, 1))(T, np.ones((2, 4, 3), np.float32))),
+    "matmul error text": J(lambda jax, jnp: _message(lambda: jnp.matmul(
+        np.ones((2, 4, 5), np.float32), np.ones((3, 5, 2), np.float32)))),
+    "str of avals": J(lambda jax, jnp: [str(jax.core.ShapedArray(s, d, weak_type=w)) for s, d, w in
+                                        [((3,), np.float32, False), ((), np.float32, True),
+                                         ((2, 0), np.int8, False)]]),
 }
+
+
+def _message(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {e}"
+    return None
 
 
 @pytest.mark.parametrize("name", _params(NUMPY2))

@@ -713,7 +713,9 @@ def broadcast_to(a, shape):
     return lax.broadcast_in_dim(a, shape, range(lead, len(shape)))
 
 
-def reshape(a, *shape):
+def reshape(a, *shape, order="C", copy=None):
+    """`a` in a new `shape`, its elements read and written in C (row-major) or F (column-major)
+    order, as JAX's: F is a reshape of the reversed shape with the axes reversed, transposed."""
     a = asarray(a)
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     shape = tuple(operator.index(d) for d in shape)
@@ -726,6 +728,12 @@ def reshape(a, *shape):
         shape = tuple(a.size // known if d == -1 else d for d in shape)
     if int(np.prod(shape)) != a.size:
         raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
+    if order == "F":
+        return transpose(lax.reshape(a, shape[::-1], tuple(range(a.ndim))[::-1]))
+    if order != "C":
+        if order == "A":
+            raise NotImplementedError("np.reshape order=A is not implemented.")
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     return lax.reshape(a, shape)
 
 
@@ -1242,7 +1250,7 @@ def matmul(a, b):
             out_batch.append(i)
         else:
             raise ValueError("Incompatible types for matmul arguments: "
-                             f"{get_aval(a).str_short()} and {get_aval(b).str_short()}")
+                             f"{get_aval(a)} and {get_aval(b)}")
     if a_mat:
         out_a.append(n)
     if b_mat:
@@ -1277,13 +1285,19 @@ def tensordot(a, b, axes=2):
 
 
 def dot(a, b):
+    """One `dot_general`, as JAX's: over the last axis of `a` and the second-to-last of `b` (its
+    only one if 1-d), or over none if either is a scalar. JAX's `dot_general` takes operands of
+    two dtypes; ours takes one, so an operand of another dtype is converted first."""
+    check_arraylike("dot", a, b)
+    scalars = [type(x) in _PYTHON_SCALARS for x in (a, b)]
     a, b = _as_operand(a), _as_operand(b)
-    if a.ndim == 0 or b.ndim == 0:
-        return multiply(a, b)
-    if b.ndim > 2:
-        raise NotImplementedError("dot with an operand of rank > 2: use matmul or einsum-style "
-                                  "dot_general")
-    return matmul(a, b)
+    dtype, weak = promote_avals(get_aval(a), get_aval(b))
+    a, b = [x if get_aval(x).dtype == dtype else _convert(x, s, dtype, weak)
+            for x, s in zip((a, b), scalars)]
+    contract = ((), ()) if a.ndim == 0 or b.ndim == 0 else (
+        (a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
+    out = lax.dot_general(a, b, (contract, ((), ())), preferred_element_type=dtype)
+    return _convert(out, False, dtype, True) if weak else out
 
 
 def vdot(a, b):
@@ -2553,8 +2567,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode == "wrap":
         indices, mode = remainder(indices, a.shape[axis]), "promise_in_bounds"
     index = (builtins.slice(None),) * axis + (indices,)
+    # as JAX's: "clip" clips negative indices to 0, where the other modes count from the end
     return _rewriting_take(a, index, mode=mode, fill_value=fill_value,
-                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                           normalize_indices=mode != "clip")
 
 
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
