@@ -69,6 +69,7 @@ if not _RUNNER:
     import autodidax.scipy.special  # noqa: F401  (appendix A2: jax.scipy.special)
     import autodidax.scipy.stats.norm  # noqa: F401  (appendix A2: jax.scipy.stats.norm)
     import autodidax.numpy.linalg  # noqa: F401  (appendix A3: jnp.linalg)
+    from autodidax import numpy_rest  # noqa: F401  (appendix A24: more of jax.numpy)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

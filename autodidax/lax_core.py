@@ -925,4 +925,84 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
     return dot_general_p.bind(x, y, dimension_numbers=dims, preferred_element_type=dtype)
 
 
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+    """A matrix or vector product: one `dot_general`, of `dimension_numbers` if given."""
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    if dimension_numbers is None:
+        if not (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
+                and lhs_shape[-1] == rhs_shape[0]):
+            raise ValueError("jax.lax.dot: dimension_numbers must be specified when not "
+                             "performing simple un-batched matrix-matrix, matrix-vector, or "
+                             f"vector-vector products; got lhs_shape={lhs_shape} "
+                             f"rhs_shape={rhs_shape}")
+        dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
+
+
+def select(pred, on_true, on_false):
+    """`on_true` where `pred`, else `on_false`: `select_n` with the cases the other way round."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+def reciprocal(x): return integer_pow(x, -1)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """An array of `x`'s shape (or `shape`) and dtype (or `dtype`) filled with `fill_value`,
+    weakly typed if `x` is and no `dtype` is given."""
+    aval = get_aval(x)
+    weak_type = dtype is None and aval.weak_type
+    dtype = aval.dtype if dtype is None else canonicalize_dtype(dtype)
+    if type(fill_value) in _PYTHON_SCALARS:
+        fill_value = LiteralArray(np.asarray(fill_value, dtype), weak_type)
+    else:
+        fill_value = convert_element_type(fill_value, dtype, weak_type)
+    return full(aval.shape if shape is None else shape, fill_value)
+
+
+def broadcast_to_rank(x, rank):
+    """`x` with leading dimensions of size 1 added up to `rank`."""
+    aval = get_aval(x)
+    if len(aval.shape) != rank:
+        return broadcast(x, (1,) * (rank - len(aval.shape)))
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float)):    # an array, as JAX's asarray
+        return convert_element_type(x, aval.dtype, aval.weak_type)
+    return x
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """`operand` with its dimensions `start_dimension` to `stop_dimension` merged into one."""
+    shape = get_aval(operand).shape
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """`operand[start_index:limit_index:stride]` along `axis` (negative indices count from the
+    end, None is the whole), a `slice`."""
+    shape = get_aval(operand).shape
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    size = shape[axis]
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = size if limit_index is None else operator.index(limit_index)
+    starts[axis] = start + size if start < 0 else start
+    limits[axis] = limit + size if limit < 0 else limit
+    strides[axis] = operator.index(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """`operand[index]` along `axis`, with that axis kept (of size 1) unless `keepdims=False`."""
+    index, axis = operator.index(index), int(axis)
+    size = get_aval(operand).shape[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
 wrap_public_functions(globals(), __name__)

@@ -376,6 +376,35 @@ NUMPY2 = {
         lambda a, b: jnp.dot(a, b).sum(), (0, 1))(T, np.ones((2, 4, 3), np.float32))),
     "matmul error text": J(lambda jax, jnp: _message(lambda: jnp.matmul(
         np.ones((2, 4, 5), np.float32), np.ones((3, 5, 2), np.float32)))),
+    # the rest of lax's functions, composed in appendix A6
+    "lax.dot matrix vector": C(lambda jax, jnp: (jax.lax.dot(F, np.ones(4, np.float32)),
+                                                 jax.lax.dot(V3, F), jax.lax.dot(V3, V3))),
+    "lax.dot dimension_numbers": C(lambda jax, jnp: jax.lax.dot(
+        T, T, dimension_numbers=(((2,), (2,)), ((0,), (0,))))),
+    "lax.dot rank 3": E(lambda jax, jnp: jax.lax.dot(T, F.T)),
+    "lax.dot preferred": C(lambda jax, jnp: jax.lax.dot(I8M, I8N, preferred_element_type=np.int32)),
+    "lax.dot jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.lax.dot)(F.T, F)),
+    "lax.select": C(lambda jax, jnp: jax.lax.select(F > 0, F, -F)),
+    "lax.select jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.lax.select)(F > 0, F, F)),
+    "lax.reciprocal": C(lambda jax, jnp: (jax.lax.reciprocal(POS), jax.lax.reciprocal(2.0))),
+    "lax.full_like": C(lambda jax, jnp: (jax.lax.full_like(F, 2.0), jax.lax.full_like(I, 1.5),
+                                         jax.lax.full_like(jnp.asarray(3.0), 7),
+                                         jax.lax.full_like(F, 1, np.int8, (2,)))),
+    "lax.full_like jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.lax.full_like(x, 0.5))(F)),
+    "lax.broadcast_to_rank": C(lambda jax, jnp: (jax.lax.broadcast_to_rank(V3, 3).shape,
+                                                 jax.lax.broadcast_to_rank(F, 2))),
+    "lax.collapse": C(lambda jax, jnp: (jax.lax.collapse(T, 1), jax.lax.collapse(T, 0, 2),
+                                        jax.lax.collapse(T, -2, -1))),
+    "lax.collapse bad range": E(lambda jax, jnp: jax.lax.collapse(T, 2, 1)),
+    "lax.slice_in_dim": C(lambda jax, jnp: (jax.lax.slice_in_dim(F, 1, None, axis=1),
+                                            jax.lax.slice_in_dim(F, -2, -1),
+                                            jax.lax.slice_in_dim(T, 0, 4, 2, axis=2))),
+    "lax.index_in_dim": C(lambda jax, jnp: (jax.lax.index_in_dim(F, -1),
+                                            jax.lax.index_in_dim(T, 2, 2, keepdims=False))),
+    "lax.index_in_dim out of bounds": E(lambda jax, jnp: jax.lax.index_in_dim(F, 3)),
+    "lax.index_in_dim jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.lax.index_in_dim(x, 1, 1, False))(F)),
     "str of avals": J(lambda jax, jnp: [str(jax.core.ShapedArray(s, d, weak_type=w)) for s, d, w in
                                         [((3,), np.float32, False), ((), np.float32, True),
                                          ((2, 0), np.int8, False)]]),

@@ -43,11 +43,14 @@ def _promote_two(a: np.dtype, b: np.dtype) -> np.dtype:
 
 
 def promote_avals(*avals) -> tuple[np.dtype, bool]:
-    """The dtype of an elementwise result, and whether it is weakly typed."""
+    """The dtype of an elementwise result, and whether it is weakly typed (never a `bool`: the
+    lattice has no weak bool, so a comparison's weak `bool` promotes to a strong one, as JAX's
+    `lattice_result_type` says)."""
     strong = [a.dtype for a in avals if not a.weak_type]
     weak = [a.dtype for a in avals if a.weak_type]
     if not strong:
-        return builtins.max(weak, key=lambda d: _KIND_ORDER[d.kind]), True
+        d = builtins.max(weak, key=lambda d: _KIND_ORDER[d.kind])
+        return d, d != _BOOL
     dtype = strong[0]
     for d in strong[1:]:
         dtype = _promote_two(dtype, d)
@@ -170,7 +173,8 @@ def promote_dtypes(*args, inexact=False):
     if builtins.all(map(_is_array, args)):    # arrays only, often of one type: nothing to do
         first, *rest = [a.aval for a in args]
         if (builtins.all(v.dtype == first.dtype and v.weak_type == first.weak_type for v in rest)
-                and not (inexact and first.dtype.kind != "f")):
+                and not (inexact and first.dtype.kind != "f")
+                and not (rest and first.weak_type and first.dtype == _BOOL)):
             return list(args)
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [_as_operand(a) for a in args]
@@ -2907,6 +2911,21 @@ set_array_methods({name: property(api_boundary(m.fget)) if isinstance(m, propert
 
 ndarray = Array
 pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
+
+# Hook for appendix A24: the rest of jax.numpy's functions, registered by name. They are this
+# module's attributes through its `__getattr__`, which Python calls only for names it lacks.
+more_functions: dict = {}
+
+
+def __getattr__(name):
+    try:
+        return more_functions[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__():
+    return sorted({*globals(), *more_functions})
 
 
 class _ScalarType:

@@ -1,0 +1,39 @@
+"""Wrong solutions to appendix A24's exercises: each runs, and each check must reject it."""
+from book.wrong import Wrong
+
+E1 = "1. Staged, or inlined?"
+E2 = "2. A weighted average"
+
+WRONG = [
+    Wrong(E1, "every jitted function staged: fabs and acos too",
+          """
+          return {"fmax": True, "fabs": True, "radians": False, "diff": True, "copysign": True,
+                  "acos": True, "append": True, "concat": False}
+          """, reason="fabs"),
+    Wrong(E1, "nothing staged: make_jaxpr shows primitives only",
+          """
+          return {name: False for name in ["fmax", "fabs", "radians", "diff", "copysign", "acos",
+                                           "append", "concat"]}
+          """, reason="fmax"),
+    Wrong(E1, "a plain function that calls a jitted one counts as jitted",
+          """
+          return {"fmax": True, "fabs": False, "radians": False, "diff": True, "copysign": True,
+                  "acos": False, "append": True, "concat": True}
+          """, reason="concat"),
+
+    Wrong(E2, "weights lined up with the last axis",
+          """
+          return jnp.sum(jnp.asarray(a) * jnp.asarray(weights), axis=axis) / jnp.sum(weights)
+          """, reason="line up"),
+    Wrong(E2, "divided by the count, not the sum of the weights",
+          """
+          a, weights = jnp.asarray(a), jnp.asarray(weights)
+          axis = axis % a.ndim
+          w = jnp.reshape(weights, (-1,) + (1,) * (a.ndim - axis - 1))
+          return jnp.mean(a * w, axis=axis)
+          """, reason="sum of the weights"),
+    Wrong(E2, "computed by NumPy: float64, and no tracing",
+          """
+          return np.average(np.asarray(a), axis=axis, weights=np.asarray(weights))
+          """, reason="jnp array"),
+]
