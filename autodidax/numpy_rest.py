@@ -334,7 +334,76 @@ def triu_indices(n, k=0, m=None):
     return nonzero(triu(ones((n, m)), k=k), size=_triu_size(n, m, k))
 
 
+def _promote_integer_dtype(dtype):
+    """A bool or a narrow integer dtype widened to the default int (`int32`, or `uint32`)."""
+    if dtype == np.bool_:
+        return np.dtype(np.int32)
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        return np.dtype(np.int32 if dtype.kind == "i" else np.uint32)
+    return dtype
+
+
+def _cumulative_reduction(name, reduction, a, axis, dtype, promote_integers=False):
+    """JAX's cumulative reductions: the result's dtype (bool and, if `promote_integers`, narrow
+    integers widened), then one `cumsum` or `cumprod` primitive along `axis`."""
+    check_arraylike(name, a)
+    a = asarray(a)
+    axis = canonical_axis(axis, a.ndim)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    result = _promote_integer_dtype(a.dtype) if dtype is None and (
+        promote_integers or a.dtype == np.bool_) else a.dtype if dtype is None else dtype
+    computation = result
+    if dtype == np.bool_:
+        a = a if a.dtype == np.bool_ else a != 0
+        computation = _promote_integer_dtype(result)
+    out = reduction(lax.convert_element_type(a, computation), axis)
+    return lax.convert_element_type(out, result)
+
+
+@jit_in_jaxprs("_cumsum_with_promotion", static_argnums=(1, 2))
+def _cumsum_with_promotion(a, axis, dtype):
+    return _cumulative_reduction("_cumsum_with_promotion", lax.cumsum, a, axis, dtype,
+                                 promote_integers=True)
+
+
+def _cumulative(name, x, axis, dtype, include_initial, reduce, initial):
+    check_arraylike(name, x)
+    x = asarray(x)
+    if x.ndim == 0:
+        what = "sum" if initial == 0 else "product"
+        raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however a "
+                         "scalar value or scalar array was given.")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"The input array has rank {x.ndim}, however axis was not set to an "
+                             "explicit value. The axis argument is only optional for "
+                             "one-dimensional arrays.")
+        axis = 0
+    out = reduce(x, canonical_axis(axis, x.ndim), dtype)
+    if include_initial:
+        shape = list(x.shape)
+        shape[canonical_axis(axis, x.ndim)] = 1
+        out = lax.concatenate([lax.full(shape, initial, out.dtype), out],
+                              canonical_axis(axis, x.ndim))
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The running sum along `axis` (optional for a vector), narrow integers widened to int32,
+    with a leading 0 if `include_initial`."""
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial,
+                       _cumsum_with_promotion, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial,
+                       lambda a, ax, dt: _cumulative_reduction("cumulative_prod", lax.cumprod,
+                                                               a, ax, dt), 1)
+
+
 more_functions.update({f.__name__: f for f in [
+    cumulative_sum, cumulative_prod,
     fabs, deg2rad, rad2deg, radians, degrees, pow, signbit, copysign, fmax, fmin, fmod,
     float_power, real, imag, conjugate, conj, isscalar, iscomplexobj, isrealobj, fliplr, flipud,
     rot90, diff, ediff1d, append, atleast_3d, concat, array_equal, array_equiv, diag_indices,

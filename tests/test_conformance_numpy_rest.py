@@ -88,6 +88,18 @@ REST = {
         ("float_power", (F32, 2)), ("acos", (F32,)), ("imag", (F32,)), ("array_equal", (F, F))]},
     "tril_indices traced n": E(lambda jax, jnp: jax.jit(jnp.tril_indices)(3)),
     "triu_indices traced m": E(lambda jax, jnp: jax.jit(lambda m: jnp.triu_indices(3, 0, m))(3)),
+    "cumulative_sum": C(lambda jax, jnp: (jnp.cumulative_sum(I8), jnp.cumulative_sum(F, axis=1),
+                                          jnp.cumulative_sum(M23, axis=0, include_initial=True),
+                                          jnp.cumulative_sum(np.array([True, True])),
+                                          jnp.cumulative_sum(I32, dtype=bool))),
+    "cumulative_prod": C(lambda jax, jnp: (jnp.cumulative_prod(I8), jnp.cumulative_prod(
+        T, axis=-1, include_initial=True), jnp.cumulative_prod(np.array([2, 3], np.uint8)))),
+    "cumulative_sum axis needed": E(lambda jax, jnp: jnp.cumulative_sum(F)),
+    "cumulative_prod scalar": E(lambda jax, jnp: jnp.cumulative_prod(2.0)),
+    "cumulative_sum jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jnp.cumulative_sum(x, include_initial=True))(I8)),
+    "cumulative_sum grad": C(lambda jax, jnp: jax.grad(
+        lambda x: jnp.cumulative_sum(x, axis=1).sum())(F)),
     "copysign grad": C(lambda jax, jnp: jax.grad(lambda x: jnp.copysign(x, -1.0).sum())(F32)),
     "fmax grad": C(lambda jax, jnp: jax.grad(lambda x, y: jnp.fmax(x, y).sum(), (0, 1))(X6, Y6)),
     "float16": C(lambda jax, jnp: (jnp.fmax(F16, 1.0), jnp.copysign(F16, -1), jnp.diff(F16))),
