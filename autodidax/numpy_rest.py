@@ -402,7 +402,44 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
                                                                a, ax, dt), 1)
 
 
+def argwhere(a, *, size=None, fill_value=None):
+    """The indices of `a`'s nonzero elements, one row each (`nonzero`'s arrays, stacked)."""
+    check_arraylike("argwhere", a)
+    a = asarray(a)
+    found = nonzero(a if a.ndim else a.reshape(1), size=size, fill_value=fill_value)
+    result = transpose(stack(found))
+    if a.ndim == 0:
+        return result[:0].reshape(result.shape[0], 0)
+    return result.reshape(result.shape[0], a.ndim)
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def matrix_transpose(x, /):
+    check_arraylike("matrix_transpose", x)
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError("x must be at least two-dimensional for matrix_transpose; got "
+                         f"ndim={x.ndim}")
+    return lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+@jit_in_jaxprs("isreal")
+def isreal(x):
+    i = imag(x)
+    return lax.eq(i, _lax_const(i, 0))
+
+
+@jit_in_jaxprs("iscomplex")
+def iscomplex(x):
+    i = imag(x)
+    return lax.ne(i, _lax_const(i, 0))
+
+
 more_functions.update({f.__name__: f for f in [
+    argwhere, flatnonzero, matrix_transpose, isreal, iscomplex,
     cumulative_sum, cumulative_prod,
     fabs, deg2rad, rad2deg, radians, degrees, pow, signbit, copysign, fmax, fmin, fmod,
     float_power, real, imag, conjugate, conj, isscalar, iscomplexobj, isrealobj, fliplr, flipud,

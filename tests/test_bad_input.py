@@ -87,8 +87,9 @@ _GROUPS = [
            "linalg.eigvalsh linalg.inv linalg.slogdet"),
     ((I,), "bitwise_not invert bitwise_invert"),
     ((V,), "acos asin atan atanh asinh fabs deg2rad rad2deg radians degrees signbit real imag "
-           "conj conjugate diff ediff1d atleast_3d cumulative_sum cumulative_prod"),
-    ((A,), "fliplr flipud rot90"),
+           "conj conjugate diff ediff1d atleast_3d cumulative_sum cumulative_prod argwhere "
+           "flatnonzero isreal iscomplex"),
+    ((A,), "fliplr flipud rot90 matrix_transpose"),
     ((V, V), "atan2 pow copysign fmax fmin fmod float_power append array_equal array_equiv"),
     ((np.array([2.0, 3.0], np.float32),), "acosh"),
     ((V, V), "add allclose arctan2 cross divide divmod dot equal floor_divide full_like greater "
