@@ -13,10 +13,11 @@ import numpy as np
 from autodidax import lax_core as lax
 from autodidax.core import Array, ConcretizationTypeError, LiteralArray, Tracer, get_aval
 from autodidax.numpy import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, array,
-                             asarray, broadcast_to, canonical_axis, check_arraylike, concatenate,
-                             flip, full_like, greater, invert, isnan, jit_in_jaxprs, jitted, less,
-                             more_functions, nonzero, ones, power, promote_args, promote_dtypes,
-                             ravel, result_type, stack, transpose, tril, triu, where)
+                             asarray, atleast_2d, broadcast_to, canonical_axis, check_arraylike,
+                             concatenate, flip, full_like, greater, invert, isnan, jit_in_jaxprs,
+                             jitted, less, more_functions, nonzero, ones, power, promote_args,
+                             promote_dtypes, ravel, result_type, stack, tensordot, transpose, tril,
+                             triu, where)
 from autodidax.numpy import all as _all
 
 
@@ -438,8 +439,33 @@ def iscomplex(x):
     return lax.ne(i, _lax_const(i, 0))
 
 
+@jitted("preferred_element_type")
+def inner(a, b, *, preferred_element_type=None):
+    """The sum of products over the last axes of `a` and `b` (a product, for a scalar)."""
+    check_arraylike("inner", a, b)
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        if preferred_element_type is not None:
+            a, b = a.astype(preferred_element_type), b.astype(preferred_element_type)
+        return a * b
+    return tensordot(a, b, (-1, -1))
+
+
+def column_stack(tup):
+    """Vectors as columns, and matrices, side by side."""
+    check_arraylike("column_stack", *tup)
+    arrays = [asarray(a) for a in tup]
+    return concatenate([transpose(atleast_2d(a)) if a.ndim < 2 else a for a in arrays], axis=1)
+
+
+def dstack(tup):
+    """The arrays, each made at least 3-d, joined along their third axis."""
+    check_arraylike("dstack", *tup)
+    return concatenate([atleast_3d(a) for a in tup], axis=2)
+
+
 more_functions.update({f.__name__: f for f in [
-    argwhere, flatnonzero, matrix_transpose, isreal, iscomplex,
+    inner, column_stack, dstack, argwhere, flatnonzero, matrix_transpose, isreal, iscomplex,
     cumulative_sum, cumulative_prod,
     fabs, deg2rad, rad2deg, radians, degrees, pow, signbit, copysign, fmax, fmin, fmod,
     float_power, real, imag, conjugate, conj, isscalar, iscomplexobj, isrealobj, fliplr, flipud,

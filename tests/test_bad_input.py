@@ -90,7 +90,8 @@ _GROUPS = [
            "conj conjugate diff ediff1d atleast_3d cumulative_sum cumulative_prod argwhere "
            "flatnonzero isreal iscomplex"),
     ((A,), "fliplr flipud rot90 matrix_transpose"),
-    ((V, V), "atan2 pow copysign fmax fmin fmod float_power append array_equal array_equiv"),
+    ((V, V), "atan2 pow copysign fmax fmin fmod float_power append array_equal array_equiv inner"),
+    (([V, V],), "column_stack dstack"),
     ((np.array([2.0, 3.0], np.float32),), "acosh"),
     ((V, V), "add allclose arctan2 cross divide divmod dot equal floor_divide full_like greater "
              "greater_equal heaviside isclose kron less less_equal logaddexp logical_and "
