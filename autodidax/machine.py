@@ -64,8 +64,9 @@ def below(program, device=None) -> Below:
     (compiled again, for its device), or StableHLO text (for `device`, default the default)."""
     if isinstance(program, Compiled):
         program = Lowered(program.traced)
-    if isinstance(program, Lowered):
-        device = device or program.compile().executable.device
+    if isinstance(program, Lowered):      # its device, as `Lowered.compile` chooses it
+        placement = program.traced.placement
+        device = device or (default_device() if placement is None else placement.devices)
         program = program.as_text()
     if not isinstance(program, str):
         raise TypeError("below() takes jit(f).lower(...), jit(f).lower(...).compile() or "

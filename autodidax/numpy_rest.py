@@ -11,7 +11,8 @@ import operator
 import numpy as np
 
 from autodidax import lax_core as lax
-from autodidax.core import Array, ConcretizationTypeError, LiteralArray, Tracer, get_aval
+from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Tracer, get_aval,
+                            wrap_public_functions)
 from autodidax.numpy import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, array,
                              asarray, atleast_2d, broadcast_to, canonical_axis, check_arraylike,
                              concatenate, flip, full_like, greater, invert, isnan, jit_in_jaxprs,
@@ -381,12 +382,12 @@ def _cumulative(name, x, axis, dtype, include_initial, reduce, initial):
                              "explicit value. The axis argument is only optional for "
                              "one-dimensional arrays.")
         axis = 0
-    out = reduce(x, canonical_axis(axis, x.ndim), dtype)
+    axis = canonical_axis(axis, x.ndim)
+    out = reduce(x, axis, dtype)
     if include_initial:
         shape = list(x.shape)
-        shape[canonical_axis(axis, x.ndim)] = 1
-        out = lax.concatenate([lax.full(shape, initial, out.dtype), out],
-                              canonical_axis(axis, x.ndim))
+        shape[axis] = 1
+        out = lax.concatenate([lax.full(shape, initial, out.dtype), out], axis)
     return out
 
 
@@ -464,10 +465,10 @@ def dstack(tup):
     return concatenate([atleast_3d(a) for a in tup], axis=2)
 
 
-more_functions.update({f.__name__: f for f in [
-    inner, column_stack, dstack, argwhere, flatnonzero, matrix_transpose, isreal, iscomplex,
-    cumulative_sum, cumulative_prod,
-    fabs, deg2rad, rad2deg, radians, degrees, pow, signbit, copysign, fmax, fmin, fmod,
-    float_power, real, imag, conjugate, conj, isscalar, iscomplexobj, isrealobj, fliplr, flipud,
-    rot90, diff, ediff1d, append, atleast_3d, concat, array_equal, array_equiv, diag_indices,
-    indices, tril_indices, triu_indices]})
+wrap_public_functions(globals(), __name__)       # errors show the user's line, as in A1
+_PUBLIC = ("inner column_stack dstack argwhere flatnonzero matrix_transpose isreal iscomplex "
+            "cumulative_sum cumulative_prod fabs deg2rad rad2deg radians degrees pow signbit "
+            "copysign fmax fmin fmod float_power real imag conjugate conj isscalar "
+            "iscomplexobj isrealobj fliplr flipud rot90 diff ediff1d append atleast_3d concat "
+            "array_equal array_equiv diag_indices indices tril_indices triu_indices").split()
+more_functions.update({name: globals()[name] for name in _PUBLIC})

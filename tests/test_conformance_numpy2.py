@@ -405,6 +405,10 @@ NUMPY2 = {
     "lax.index_in_dim out of bounds": E(lambda jax, jnp: jax.lax.index_in_dim(F, 3)),
     "lax.index_in_dim jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
         lambda x: jax.lax.index_in_dim(x, 1, 1, False))(F)),
+    "weak bools promote to strong jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda a, b: (a > b) | (b > a))(1.0, 2.0)),
+    "weak bools promote to strong": C(lambda jax, jnp: (jnp.asarray(1.0) > 0.5) | (jnp.asarray(2.0)
+                                                                                 < 1.0)),
     "str of avals": J(lambda jax, jnp: [str(jax.core.ShapedArray(s, d, weak_type=w)) for s, d, w in
                                         [((3,), np.float32, False), ((), np.float32, True),
                                          ((2, 0), np.int8, False)]]),

@@ -66,11 +66,10 @@ def test_below_refuses_what_is_not_a_program():
         below(f(anp))
 
 
-def test_the_dump_folder_is_removed():
-    before = set(os.listdir(tempfile.gettempdir()))
-    dump(autodidax.jit(f(anp)).lower(X).as_text())
-    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("xla-dump-")}
-    assert not left, f"dump left {left} behind"
+def test_the_dump_folder_is_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # this test's folders alone
+    files = dump(autodidax.jit(f(anp)).lower(X).as_text())
+    assert files and not list(tmp_path.iterdir()), "dump left its folder behind"
 
 
 def test_the_optimised_hlo_is_what_jax_compiles_and_its_as_text():

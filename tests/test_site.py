@@ -205,8 +205,13 @@ def test_the_diagrams_of_chapter_00_show(html_dir, browser, tmp_path):
     assert all(link and link.endswith(".svg") for link in links), f"a click should enlarge: {links}"
     # The map, in view: its nodes are drawn (text of the graph is in the SVG, so look at pixels).
     tab.evaluate("document.querySelector('img[src$=\".svg\"]').scrollIntoView({block: 'center'})")
-    shot = tab.screenshot(tmp_path / "chapter00.png")
-    assert shot.stat().st_size > 20_000, "the screenshot of chapter 00 is (nearly) blank"
+    screenshot(tab, tmp_path / "chapter00.png", "chapter 00")
+
+
+def screenshot(tab, path, what):
+    """A screenshot of the tab that is not blank, kept in $BOOK_SCREENSHOTS if that is set."""
+    shot = tab.screenshot(path)
+    assert shot.stat().st_size > 20_000, f"the screenshot of {what} is (nearly) blank"
     if os.environ.get("BOOK_SCREENSHOTS"):
         Path(os.environ["BOOK_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
         shot.replace(Path(os.environ["BOOK_SCREENSHOTS"]) / shot.name)
@@ -325,8 +330,4 @@ def test_the_map_of_chapter_00_is_interactive(html_dir, browser, tmp_path):
               and e.get("sessionId") == tab.session]
     assert not errors, errors
     tab.evaluate("document.querySelector('#stage-map svg').scrollIntoView({block: 'start'})")
-    shot = tab.screenshot(tmp_path / "chapter00_map.png")
-    assert shot.stat().st_size > 20_000, "the screenshot of the map is (nearly) blank"
-    if os.environ.get("BOOK_SCREENSHOTS"):
-        Path(os.environ["BOOK_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
-        shot.replace(Path(os.environ["BOOK_SCREENSHOTS"]) / shot.name)
+    screenshot(tab, tmp_path / "chapter00_map.png", "the map")

@@ -8,8 +8,7 @@ import numpy as np
 
 import autodidax as jax
 import autodidax.numpy as jnp
-from autodidax.compilation_cache import backend_compile
-from autodidax.runtime import default_device
+from autodidax.machine import dump
 from autodidax.xla_files import disassemble
 
 _SYNTHETIC = [
@@ -66,12 +65,8 @@ def _reference_lanes(asm):
 
 
 def _dumped_objects(text):
-    import os
-    import tempfile
-    with tempfile.TemporaryDirectory() as folder:
-        backend_compile(text, default_device(), {"xla_dump_to": folder})
-        return {name: open(os.path.join(folder, name), "rb").read()
-                for name in os.listdir(folder) if name.endswith(".o")}
+    """The object files of XLA's dump of `text`, by name."""
+    return {name: data for name, data in dump(text).items() if name.endswith(".o")}
 
 
 _NESTED = """HloModule m, is_scheduled=true
