@@ -23,7 +23,8 @@ from autodidax.checkpoint_checks import (CheckpointTrace, arg_names,  # appendix
                                          check_prevent_cse, close_over_static_args,
                                          with_static_hint)
 from autodidax.core import (ConcretizationTypeError, EvalTrace, Primitive, abstract_eval_rules,
-                            api_boundary, get_aval, impl_rules, set_current_trace, trace_ctx)
+                            api_boundary, dtype_kind, get_aval, impl_rules, set_current_trace,
+                            trace_ctx)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTrace, JaxprTracer, Var,
                              eval_jaxpr)
 from autodidax.jvp import Zero, check_callable, jvp_flat, jvp_rules, tangent_aval
@@ -380,7 +381,7 @@ def _insert_reduce_precision(jaxpr: Jaxpr, saved) -> Jaxpr:
     used = {v for e in jaxpr.eqns for v in e.invars if type(v) is Var}
     eqns = list(jaxpr.eqns)
     for v in saved:
-        if v not in used or v.aval.dtype.kind != "f":
+        if v not in used or dtype_kind(v.aval.dtype) != "f":
             continue
         i = next(i for i, e in enumerate(eqns) if v in e.outvars)
         info = np.finfo(v.aval.dtype)

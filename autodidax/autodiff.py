@@ -12,7 +12,7 @@ from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.batching import jacfwd, psum_p, vmap
 from autodidax.collectives import pmax_p, pmin_p
-from autodidax.core import (Array, LiteralArray, ShapedArray, api_boundary, get_aval,
+from autodidax.core import (Array, LiteralArray, ShapedArray, api_boundary, dtype_kind, get_aval,
                             set_current_trace, take_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTracer, Literal, Var,
                              eval_jaxpr, trace_to_jaxpr, weakref_lru_cache)
@@ -86,7 +86,7 @@ def linearize_flat(flat_fun, primals, prune=True):
 
 
 def is_float(x) -> bool:
-    return get_aval(x).dtype.kind == "f"
+    return dtype_kind(get_aval(x).dtype) in "fc"      # float or complex: differentiable
 
 
 def _fill(values, floats, avals):
@@ -426,7 +426,7 @@ def vjp(fun, *primals, has_aux=False):
             raise TypeError(f"the cotangent must have the structure of the function's output, "
                             f"{out_tree}, but it has {ct_tree}")
         grad_checks["cotangents"](cts_flat, out_avals)
-        cts = [ct for ct, aval in zip(cts_flat, out_avals) if aval.dtype.kind == "f"]
+        cts = [ct for ct, aval in zip(cts_flat, out_avals) if dtype_kind(aval.dtype) in "fc"]
         cts_in = backward_pass(linear.jaxpr, linear.consts,
                                [UndefinedPrimal(a) for a in linear.in_avals], cts)
         return tree_unflatten(in_tree, _fill(map(instantiate_zeros, cts_in), in_floats, in_avals))
@@ -441,7 +441,7 @@ def _named_like(fun, f):
     return api_boundary(functools.wraps(fun, updated=())(f))
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """A function returning `(fun(*args), gradient)`, with respect to the positional arguments
     `argnums` (an int or a tuple); keyword arguments are not differentiated, as in JAX."""
     check_callable(fun)
@@ -450,10 +450,10 @@ def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
         grad_checks["argnums"](argnums, args)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         partial_fun, dynamic = argnums_partial(f, argnums, args, "grad")
-        grad_checks["inputs"]("grad", tree_flatten(dynamic)[0], allow_int)
+        grad_checks["inputs"]("grad", tree_flatten(dynamic)[0], allow_int, holomorphic)
         out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
         grad_checks["scalar"](out)
-        grad_checks["outputs"]("grad", [out])
+        grad_checks["outputs"]("grad", [out], holomorphic)
         out_aval = get_aval(out)
         grads = vjp_fun(LiteralArray(np.ones((), out_aval.dtype), out_aval.weak_type))
         g = grads[0] if isinstance(argnums, int) else grads
@@ -461,9 +461,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, allow_int=False):
     return _named_like(fun, value_and_grad_f)
 
 
-def grad(fun, argnums=0, has_aux=False, allow_int=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """A function returning the gradient of the scalar function `fun` (and its aux output)."""
-    value_and_grad_f = value_and_grad(fun, argnums, has_aux, allow_int)
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
@@ -471,17 +471,17 @@ def grad(fun, argnums=0, has_aux=False, allow_int=False):
     return _named_like(fun, grad_f)
 
 
-def jacrev(fun, argnums=0, allow_int=False):
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` with respect to `argnums`, one `vjp` per output row, batched."""
     check_callable(fun)
 
     def jacfun(*args, **kwargs):
         f = functools.partial(fun, **kwargs) if kwargs else fun
         partial_fun, dynamic = argnums_partial(f, argnums, args, "jacrev")
-        grad_checks["inputs"]("jacrev", tree_flatten(dynamic)[0], allow_int)
-        out, vjp_fun = vjp(partial_fun, *dynamic)
+        grad_checks["inputs"]("jacrev", tree_flatten(dynamic)[0], allow_int, holomorphic)
+        out, vjp_fun, *aux = vjp(partial_fun, *dynamic, has_aux=has_aux)
         out_flat, out_tree = tree_flatten(out)
-        grad_checks["outputs"]("jacrev", out_flat)
+        grad_checks["outputs"]("jacrev", out_flat, holomorphic)
         out_avals = [get_aval(o) for o in out_flat]
         rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*std_basis(out_avals))
         rows = rows[0] if isinstance(argnums, int) else rows
@@ -489,18 +489,20 @@ def jacrev(fun, argnums=0, allow_int=False):
         row_leaves, in_tree = tree_flatten(rows)
         cut = [jacobian_blocks(r, 0, out_avals, get_aval(x))     # chapter 3's helpers
                for r, x in zip(row_leaves, tree_flatten(example)[0])]
-        return tree_unflatten(out_tree, [tree_unflatten(in_tree, [c[m] for c in cut])
-                                         for m in range(len(out_avals))])
+        jac = tree_unflatten(out_tree, [tree_unflatten(in_tree, [c[m] for c in cut])
+                                        for m in range(len(out_avals))])
+        return (jac, *aux) if has_aux else jac
     return _named_like(fun, jacfun)
 
 
-def hessian(fun, argnums=0):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Hessian of a scalar function: forward-mode over reverse-mode, as in JAX."""
     check_callable(fun)
 
     def hessian_f(*args, **kwargs):
         f = functools.partial(fun, **kwargs) if kwargs else fun
-        return jacfwd(jacrev(f, argnums), argnums)(*args)
+        return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux,
+                      holomorphic)(*args)
     return _named_like(fun, hessian_f)
 
 

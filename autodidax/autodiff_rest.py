@@ -12,8 +12,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax_core as lax
 from autodidax.autodiff import grad_checks, instantiate_zeros, is_linear, transpose_rules
 from autodidax.batching import batching_rules
-from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, get_aval,
-                            impl_rules)
+from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, dtype_kind,
+                            get_aval, impl_rules)
 from autodidax.jvp import deflinear, float0, tangent_aval
 from autodidax.lowering import lowering_rules
 
@@ -42,10 +42,13 @@ def _type_str(shape, dtype):
     return ShapedArray(shape, dtype).str_short()
 
 
-def _check_inputs(name, leaves, allow_int):
+def _check_inputs(name, leaves, allow_int, holomorphic):
     for leaf in leaves:
         dtype = get_aval(leaf).dtype
-        if dtype.kind != "f" and not allow_int:
+        if holomorphic and dtype_kind(dtype) != "c":
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+        if dtype_kind(dtype) not in "fc" and not allow_int:
             raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that "
                             f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
                             "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
@@ -62,21 +65,38 @@ def _check_scalar(out):
         raise TypeError(f"Gradient only defined for scalar-output functions. Output {what}.")
 
 
-def _check_outputs(name, leaves):
+def _check_outputs(name, leaves, holomorphic):
     for leaf in leaves:
-        dtype = get_aval(leaf).dtype
-        if dtype.kind != "f":
+        dtype, kind = get_aval(leaf).dtype, dtype_kind(get_aval(leaf).dtype)
+        if holomorphic and kind != "c":
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dtype.name}.")
+        if not holomorphic and kind != "f":
+            advice = ("For holomorphic differentiation, pass holomorphic=True. For "
+                      "differentiation of non-holomorphic functions involving complex outputs, "
+                      "use jax.vjp directly." if kind == "c" else "For differentiation of "
+                      "functions with integer outputs, use jax.vjp directly.")
             raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {dtype.name}. For "
-                            "differentiation of functions with integer outputs, use jax.vjp "
-                            "directly.")
+                            f"sub-dtype of np.floating), but got {dtype.name}. {advice}")
 
 
 grad_checks.update(argnums=_check_argnums, cotangents=_check_cotangents, inputs=_check_inputs,
                    scalar=_check_scalar, outputs=_check_outputs)
 
 
+def _zero(x):
+    """A strongly typed 0 of `x`'s dtype: JAX's `np.zeros((), dtype)`, which makes the result
+    of a transposed `real` or `imag` strongly typed."""
+    return np.zeros((), get_aval(x).dtype)
+
+
 transpose_rules[lax.rev_p] = lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)]
+transpose_rules[lax.real_p] = lambda ct, x: [lax.complex(ct, _zero(ct))]
+transpose_rules[lax.imag_p] = lambda ct, x: [lax.complex(_zero(ct), lax.neg(ct))]
+transpose_rules[lax.complex_p] = lambda ct, x, y: [lax.real(ct) if is_linear(x) else None,
+                                                   lax.imag(lax.neg(ct)) if is_linear(y) else None]
+transpose_rules[lax.conj_p] = lambda ct, x, *, input_dtype: [
+    lax.conj(ct) if dtype_kind(input_dtype) == "c" else lax.real(ct)]
 transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [
     lax.cumsum(ct, axis, not reverse)]
 transpose_rules[lax.stack_p] = lambda ct, *xs, axis: [

@@ -382,7 +382,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
     return api_boundary(batched_f)
 
 
-def jacfwd(f, argnums=0, has_aux=False):
+def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `f` with respect to its positional arguments `argnums` (an int or a
     tuple of ints), from `jvp` pushing the whole standard basis forward under `vmap`. With
     `has_aux`, `f` returns `(output, aux)` and this `(jacobian, aux)`. Keyword arguments are
@@ -394,12 +394,13 @@ def jacfwd(f, argnums=0, has_aux=False):
         fun = functools.partial(f, **kwargs) if kwargs else f
         partial_f, dyn_args = argnums_partial(fun, argnums, args, "jacfwd")
         leaves, in_tree = tree_flatten(dyn_args)
-        check_float_inputs(leaves, "jacfwd")
+        check_float_inputs(leaves, "jacfwd", holomorphic)
         avals = [get_aval(x) for x in leaves]
 
         def pushfwd(*tangents):
             y, t, *aux = jvp(lambda *xs: partial_f(*tree_unflatten(in_tree, xs)), leaves,
                              tangents, has_aux=has_aux)
+            check_float_inputs(tree_flatten(y)[0], "jacfwd", holomorphic, outputs=True)
             # an integer output has float0 tangents; its Jacobian is zeros of its dtype, as JAX's
             t = tree_map(lambda y, t: jnp.zeros(np.shape(y), get_aval(y).dtype)
                          if isinstance(t, np.ndarray) and t.dtype == float0 else t, y, t)
@@ -499,7 +500,9 @@ def check_no_groups(axis_index_groups):
 
 
 def _const(x, value):
-    return type(x)(value) if type(x) in (bool, int, float) else np.array(value, get_aval(x).dtype)
+    if type(x) in (bool, int, float, complex):
+        return type(x)(value)
+    return np.array(value, get_aval(x).dtype)
 
 
 def psum(x, axis_name, *, axis_index_groups=None):

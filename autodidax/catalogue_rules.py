@@ -125,7 +125,8 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 
 jvp_rules[lax.reduce_prod_p] = _reduce_prod_jvp
-deflinear(lax.cumsum_p)
+for _p in [lax.cumsum_p, lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p]:
+    deflinear(_p)
 
 
 def _cumprod_jvp(primals, tangents, *, axis, reverse):
@@ -163,9 +164,10 @@ def _shape(x):
 
 for _p in [lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p, lax.exp2_p, lax.expm1_p,
            lax.log1p_p, lax.tan_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.sinh_p, lax.cosh_p,
-           lax.asinh_p, lax.acosh_p, lax.atanh_p, lax.rsqrt_p]:
+           lax.asinh_p, lax.acosh_p, lax.atanh_p, lax.rsqrt_p, lax.real_p, lax.imag_p,
+           lax.conj_p]:
     batching_rules[_p] = vectorized(_p)
-for _p in [lax.pow_p, lax.atan2_p, lax.rem_p]:
+for _p in [lax.pow_p, lax.atan2_p, lax.rem_p, lax.complex_p]:
     batching_rules[_p] = broadcasting(_p)
 for _p in [lax.reduce_prod_p, lax.reduce_or_p, lax.reduce_and_p, lax.argmax_p, lax.argmin_p]:
     batching_rules[_p] = reducer(_p)

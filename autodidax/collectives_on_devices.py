@@ -1,9 +1,10 @@
 # Generated from chapters/A11_collectives_on_devices.md by `make export`: edit the chapter, not this file.
 
 
-"""The rest of chapter 16's `shard_map`: the collectives' transposes, `ppermute`, `all_to_all`,
-`pcast`, the rules of `shard_map_p` and `sharding_constraint_p` for `jvp`, `grad` and `vmap`,
-`GSPMDSharding` and `visualize_array_sharding`."""
+"""The rest of chapter 16's `shard_map`: the lowerings of `all_gather`, `psum_scatter` and
+`axis_index`, the collectives' transposes, `ppermute`, `all_to_all`, `pcast`, the rules of
+`shard_map_p` and `sharding_constraint_p` for `jvp`, `grad` and `vmap`, `GSPMDSharding` and
+`visualize_array_sharding`."""
 from __future__ import annotations
 
 import math
@@ -20,19 +21,66 @@ from autodidax.autodiff import (reduce_sum_transpose, backward_pass, is_linear,
 from autodidax.batching import (check_axis_names, check_no_groups, batch, batching_rules,
                                 bound_axis_size,
                                 fancy_batching_rules, moveaxis, not_mapped, psum_p)
-from autodidax.collectives import all_gather, all_gather_p, psum_scatter, reduce_scatter_p
+from autodidax.collectives import (all_gather, all_gather_p, axis_index_p, psum_scatter,
+                                   reduce_scatter_p)
 from autodidax.core import (Primitive, abstract_eval_rules, get_aval, impl_rules,
                             set_current_trace)
 from autodidax.jaxpr import JaxprTrace, jaxpr_as_fun
 from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
-from autodidax.lowering import lowering_rules
+from autodidax.lowering import aval_to_ir_type, ir_constant, lowering_rules, reducer_region
 from autodidax.runtime import evaluated_by_impl
 from autodidax.sharding import (COLLECTIVE_CHANNEL, Mesh, NamedSharding, PartitionSpec, block_aval,
                                 collective_lowering, constrain_leaf, replica_groups_attr, mesh_axes,
                                 trace_shard_body, replica_groups, shard_map_p,
                                 sharding_constraint_p, unnamed_layouts)
 from autodidax.tree_util import tree_map
+
+
+def _all_gather(ctx, mesh, x, *, all_gather_dimension, axis_name, axis_size, tiled, **_):
+    aval = ctx.avals_in[0]
+    if not tiled:                  # a new dimension of size 1, for the blocks to stack along
+        shape = list(aval.shape)
+        shape.insert(all_gather_dimension, 1)
+        dims = [i for i in range(len(shape)) if i != all_gather_dimension]
+        x = hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
+                                 ir.DenseI64ArrayAttr.get(dims))
+    op = hlo.AllGatherOp([aval_to_ir_type(ctx.avals_out[0])], [x], all_gather_dimension,
+                         replica_groups_attr(mesh, axis_name),
+                         channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
+                         use_global_device_ids=True)
+    return [op.results[0]]
+
+
+def _reduce_scatter(ctx, mesh, x, *, scatter_dimension, axis_name, axis_size, tiled, **_):
+    aval = ctx.avals_in[0]
+    shape = list(aval.shape)
+    shape[scatter_dimension] //= axis_size
+    op = hlo.ReduceScatterOp(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
+                             scatter_dimension, replica_groups_attr(mesh, axis_name),
+                             channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
+                             use_global_device_ids=True)
+    reducer_region(op, aval.dtype, hlo.add)
+    out = op.result
+    if not tiled:                  # drop the dimension of size 1 that each device keeps
+        out = hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), out)
+    return [out]
+
+
+def _axis_index(ctx, mesh, *, axis_name):
+    """This device's position along `axis_name`: its partition number, divided by the sizes of
+    the axes after it, modulo the axis's size."""
+    after = math.prod(mesh.axis_sizes[mesh.axis_names.index(axis_name) + 1:])
+    u32 = np.dtype(np.uint32)
+    pid = hlo.PartitionIdOp().result
+    index = hlo.remainder(hlo.divide(pid, ir_constant(np.uint32(after), u32)),
+                          ir_constant(np.uint32(mesh.shape[axis_name]), u32))
+    return [hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)]
+
+
+for _prim, _emit in [(all_gather_p, _all_gather), (reduce_scatter_p, _reduce_scatter),
+                     (axis_index_p, _axis_index)]:
+    lowering_rules[_prim] = collective_lowering(_emit)
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):

@@ -17,7 +17,7 @@ from autodidax import numpy as jnp
 from autodidax.autodiff import (UndefinedPrimal, add_cotangents, backward_pass, is_linear,
                                 partial_eval_jaxpr, partial_eval_rules, transpose_rules)
 from autodidax.core import (ConcretizationTypeError, LiteralArray, Primitive, Tracer,
-                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            abstract_eval_rules, api_boundary, dtype_kind, get_aval, impl_rules,
                             set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, Var, eval_jaxpr, jaxpr_as_fun,
                              trace_to_jaxpr)
@@ -139,9 +139,9 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
         aval = get_aval(pred)
     except TypeError:
         aval = None
-    if aval is None or aval.shape or aval.dtype.kind not in "biuf":
+    if aval is None or aval.shape or dtype_kind(aval.dtype) not in "biuf":
         refuse("cond_pred", pred)
-    if aval.dtype.kind != "b":
+    if dtype_kind(aval.dtype) != "b":
         pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, np.int32)
     ops_flat, in_tree = tree_flatten(operands)
@@ -201,7 +201,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):
         primals, tangents = args[:n], iter(args[n:])
         tans = [next(tangents) if nz else Zero(tangent_aval(a)) for a, nz in zip(avals, nonzeros)]
         outs, out_tans = jvp_flat(jaxpr_as_fun(closed), primals, tans, instantiate=False)
-        out_nonzeros[:] = [(type(t) is not Zero or inst) and get_aval(o).dtype.kind == "f"
+        out_nonzeros[:] = [(type(t) is not Zero or inst) and dtype_kind(get_aval(o).dtype) == "f"
                            for o, t, inst in zip(outs, out_tans, instantiate)]
         return list(outs) + [instantiate_zeros(t) for t, nz in zip(out_tans, out_nonzeros) if nz]
 
@@ -210,7 +210,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):
 
 
 def nonzero_tangents(primals, tangents):
-    return [type(t) is not Zero and get_aval(p).dtype.kind == "f"
+    return [type(t) is not Zero and dtype_kind(get_aval(p).dtype) == "f"
             for p, t in zip(primals, tangents)]
 
 
@@ -257,7 +257,7 @@ def _promote_weak(x, aval, out_aval):
     """The weakly typed initial carry `x`, converted (strongly typed) to the dtype that it and the
     body's output promote to: a constant at once if `x` is a Python or NumPy scalar."""
     dtype, _ = jnp.promote_avals(aval, out_aval)
-    if type(x) in (bool, int, float) or isinstance(x, np.generic):
+    if type(x) in (bool, int, float, complex) or isinstance(x, np.generic):
         return LiteralArray(np.asarray(x).astype(dtype))
     return lax.convert_element_type(x, dtype)
 

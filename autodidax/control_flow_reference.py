@@ -26,7 +26,7 @@ from autodidax.control_flow import (bind_forwarding, common_consts, compiled_imp
                                     stacked_aval, trace_to_jaxpr_with_consts, type_diff,
                                     unstacked_aval, while_loop, while_p, wrapped_once)
 from autodidax.core import (ConcretizationTypeError, Primitive, ShapedArray, Tracer,
-                            abstract_eval_rules, api_boundary, get_aval, impl_rules,
+                            abstract_eval_rules, api_boundary, dtype_kind, get_aval, impl_rules,
                             set_current_trace)
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprTrace, JaxprTypeError, Var, eval_jaxpr,
                              jaxpr_as_fun, trace_to_jaxpr, weakref_lru_cache)
@@ -376,7 +376,7 @@ def _bound_dtype(lower, upper):
     la, ua = get_aval(lower), get_aval(upper)
     if la.dtype == ua.dtype:
         return la.dtype
-    if la.dtype.kind == "i" and ua.dtype.kind == "i" and la.weak_type != ua.weak_type:
+    if dtype_kind(la.dtype) == "i" and dtype_kind(ua.dtype) == "i" and la.weak_type != ua.weak_type:
         return ua.dtype if la.weak_type else la.dtype
     raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
                     f"{la.dtype.name} and {ua.dtype.name}")
@@ -475,7 +475,7 @@ def switch(index, branches, *operands, operand=no_operand):
         dtype = get_aval(index).dtype
     except TypeError:
         raise TypeError(f"Index type must be an integer, got {index}.") from None
-    if dtype.kind not in "iu":
+    if dtype_kind(dtype) not in "iu":
         raise TypeError(f"Index type must be an integer, got {index} as {dtype}")
     branches = tuple(branches)
     if not branches:
@@ -664,7 +664,7 @@ def _check_pred(pred):
         raise TypeError(f"Pred type must be either boolean or number, got {pred!r}.") from None
     if aval.shape:
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
-    if aval.dtype.kind not in "biuf":
+    if dtype_kind(aval.dtype) not in "biuf":
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     return aval
 

@@ -4,13 +4,31 @@
 """The core: abstract values, primitives and `bind`, traces and tracers, eager evaluation."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-_CANONICAL = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32"),
-              np.dtype("uint64"): np.dtype("uint32")}
-_SHORT_NAMES = {"float32": "f32", "float16": "f16", "int32": "i32", "int16": "i16",
-                "int8": "i8", "uint32": "u32", "uint16": "u16", "uint8": "u8", "bool": "bool"}
-SUPPORTED_DTYPES = frozenset(np.dtype(name) for name in _SHORT_NAMES)
+_CANONICAL = {np.dtype(f"{k}64"): np.dtype(f"{k}32") for k in ("float", "int", "uint")}
+_CANONICAL[np.dtype("complex128")] = np.dtype("complex64")
+_SMALL = {**{n: "f" for n in ("bfloat16", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
+                              "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                              "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                              "float8_e8m0fnu")},
+          **{n: n[0] for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4")}}
+_KINDS = {np.dtype(getattr(ml_dtypes, name)): kind for name, kind in _SMALL.items()}
+SUPPORTED_DTYPES = frozenset([*_KINDS, *map(np.dtype, (
+    "bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
+    "complex64"))])
+
+
+def dtype_kind(dtype: np.dtype) -> str:
+    """NumPy's kind letter, `b`, `i`, `u`, `f` or `c`, for ml_dtypes' types too."""
+    return _KINDS.get(dtype) or dtype.kind
+
+
+def short_dtype_name(dtype: np.dtype) -> str:
+    """How jaxprs write a dtype: `f32`, `bf16`, `c64`, `f8_e4m3fn`, `u8` (as JAX's)."""
+    return (dtype.name.replace("float", "f").replace("uint", "u").replace("int", "i")
+            .replace("complex", "c"))
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
@@ -41,7 +59,7 @@ class ShapedArray:
         """`f32[2,3]`; with `short_dtypes=False`, as tracers and `str` print it: `float32[2,3]`,
         and `~float32[]` when weakly typed."""
         if short_dtypes:
-            return f"{_SHORT_NAMES[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+            return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
         return f"{'~' if self.weak_type else ''}{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
     def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
@@ -81,9 +99,8 @@ class Primitive:
         return self.name
 
     def bind(self, *args, **params):
-        # The current trace handles the primitive. While it does, the current trace is the
-        # evaluation trace, so a rule that binds primitives without saying where they go
-        # cannot loop back into the trace that is running it.
+        # The current trace handles the primitive with evaluation current, so that a rule that
+        # binds primitives without saying where cannot loop back into the trace running it.
         trace = trace_ctx.trace
         if trace is eval_trace:            # evaluating already: nothing to switch
             return trace.process_primitive(self, args, params)
@@ -119,8 +136,7 @@ class set_current_trace:
 
 
 class take_current_trace:
-    """`with take_current_trace() as t:` takes the current trace, leaving evaluation in its
-    place."""
+    """`with take_current_trace() as t:` takes the current trace, leaving evaluation current."""
     __slots__ = ("prev",)
 
     def __enter__(self):
@@ -277,8 +293,7 @@ import abc
 
 
 class Array(metaclass=abc.ABCMeta):
-    """A concrete array: a read-only NumPy array and a weak-type flag. Tracers are registered
-    as instances too, so that `isinstance(x, Array)` holds for them, as in JAX."""
+    """A concrete array: a read-only NumPy array and a weak-type flag; tracers are instances."""
     __slots__ = ("_value", "weak_type", "_aval")
     __array_priority__ = 100
 
@@ -310,8 +325,7 @@ class Array(metaclass=abc.ABCMeta):
 
     def block_until_ready(self): return self
 
-    # Where an array lives is the runtime's business (chapter 7), which registers the answer in
-    # `array_placement_rules`; core itself knows no devices.
+    # Where an array lives: chapter 7's runtime says, in `array_placement_rules`.
     device = property(lambda self: _placement_rule("device")(self))
     sharding = property(lambda self: _placement_rule("sharding")(self))
 
@@ -321,6 +335,7 @@ class Array(metaclass=abc.ABCMeta):
     def __bool__(self): return bool(self._value)
     def __int__(self): return int(self._value)
     def __float__(self): return float(self._value)
+    def __complex__(self): return complex(self._value)
     def __index__(self): return self._value.__index__()
     def __len__(self): return len(self._value)
     def __str__(self): return str(self._value)
@@ -355,9 +370,8 @@ def _array_repr(x: Array) -> str:
 
 
 def set_array_methods(methods: dict) -> None:
-    """Give arrays and tracers the operators, methods and properties in `methods`, a table from
-    a name (`"__add__"`, `"sum"`, `"T"`) to a function or a property. The front end,
-    `autodidax.numpy`, calls it once, so that `x + y` and `x.sum()` work on both."""
+    """Give arrays and tracers the operators, methods and properties of `methods`, by name
+    (`"__add__"`, `"sum"`, `"T"`). The front end, `autodidax.numpy`, calls it once."""
     for cls in (Array, Tracer):
         for name, method in methods.items():
             setattr(cls, name, method)
@@ -365,7 +379,8 @@ def set_array_methods(methods: dict) -> None:
 
 Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
 
-_PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32")}
+_PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32"),
+                   complex: np.dtype("complex64")}
 _SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool) for t, d in _PYTHON_SCALARS.items()}
 aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct, A1's int
 
@@ -394,9 +409,8 @@ class LiteralArray(Array):
 
 
 def is_literal(x) -> bool:
-    """Whether `x`, met by a trace that records a jaxpr, is written in place as a literal: a
-    Python scalar, a NumPy scalar or 0-d array, or a LiteralArray. Any other array, of any rank,
-    becomes a constant input of the jaxpr, as a `jax.Array` does in JAX."""
+    """Whether a trace recording a jaxpr writes `x` in place as a literal: a Python or NumPy scalar,
+    a 0-d NumPy array, a LiteralArray. Other arrays become constant inputs, as `jax.Array`s do."""
     return (type(x) in _PYTHON_SCALARS or isinstance(x, (np.generic, LiteralArray))
             or (type(x) is np.ndarray and x.ndim == 0))
 
@@ -461,8 +475,7 @@ class EvalTrace(Trace):
 
 
 def _result(value, aval) -> Array:
-    """An `Array` of an implementation's result that keeps the abstract value its abstract
-    evaluation rule gave, when that is the result's type."""
+    """An `Array` of `value`, keeping `aval`, the abstract rule's answer, if that is its type."""
     out = Array(value, aval.weak_type)
     value = out._value
     if value.dtype is aval.dtype and value.shape == aval.shape:

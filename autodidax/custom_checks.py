@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from autodidax.core import ShapedArray, Tracer, UnexpectedTracerError, get_aval
+from autodidax.core import (ShapedArray, Tracer, UnexpectedTracerError, dtype_kind, get_aval)
 from autodidax.jaxpr import pp_eqn_plain
 from autodidax.jvp import float0, tangent_aval
 from autodidax.tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
@@ -203,7 +203,7 @@ def checked_cotangents(cts_in, in_tree, in_avals) -> list:
                 f"the SymbolicZero had shape/dtype {ct.aval.str_short()} while the "
                 f"corresponding input had shape/dtype {aval.str_short()}. Consider just "
                 "returning a None here instead of a SymbolicZero object.")
-        if ct is None or type(ct) is SymbolicZero or aval.dtype.kind != "f":
+        if ct is None or type(ct) is SymbolicZero or dtype_kind(aval.dtype) != "f":
             results.append(None)
             continue
         # The shape must match; the dtype may differ, since the input is a float (JAX's

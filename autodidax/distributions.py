@@ -13,7 +13,8 @@ from autodidax import indexing, lax_core as lax
 from autodidax.jvp import stop_gradient
 from autodidax.indexing_rest import top_k
 from autodidax import numpy as jnp
-from autodidax.core import Tracer, canonicalize_dtype, get_aval, wrap_public_functions
+from autodidax.core import (Tracer, canonicalize_dtype, dtype_kind, get_aval,
+                            wrap_public_functions)
 from autodidax.jit import jit
 from autodidax.prng import (KEY_SHAPE, broadcast_to_rank, canonical_shape, check_prng_key,
                               check_shape, float_dtype, random_bits, random_split_p,
@@ -96,7 +97,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     key, _ = check_prng_key("bernoulli", key)
     dtype = get_aval(jnp.asarray(p)).dtype if not isinstance(p, float) else np.dtype(np.float32)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype)
     return _bernoulli(key, p, None if shape is None else canonical_shape(shape), mode)
@@ -144,9 +145,9 @@ def _split2(keys):
 def _randint(key, minval, maxval, shape, dtype):
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
-    if minval.dtype.kind not in "iu":
+    if dtype_kind(minval.dtype) not in "iu":
         minval = minval.astype(np.int32)
-    if maxval.dtype.kind not in "iu":
+    if dtype_kind(maxval.dtype) not in "iu":
         maxval = maxval.astype(np.int32)
     top = _convert_and_clip_integer(jnp.asarray(np.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)
@@ -173,7 +174,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniformly drawn from [minval, maxval)."""
     key, _ = check_prng_key("randint", key)
     dtype = np.dtype(np.int32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind not in "iu":
+    if dtype_kind(dtype) not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = np.iinfo(dtype)
     sample_dtype = dtype
@@ -204,7 +205,7 @@ def permutation(key, x, axis=0, independent=False):
     ndim = np.ndim(x) if not isinstance(x, Tracer) else get_aval(x).ndim
     axis = _canonical_axis(axis, ndim or 1)
     if not ndim:
-        if get_aval(x).dtype.kind not in "iu":
+        if dtype_kind(get_aval(x).dtype) not in "iu":
             raise TypeError("x must be an integer or at least 1-dimensional")
         return _shuffle(key, jnp.arange(int(x)), axis)
     x = jnp.asarray(x)

@@ -18,8 +18,8 @@ from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front, moveaxis
-from autodidax.core import (Array, Primitive, ShapedArray, Tracer, abstract_eval_rules, get_aval,
-                            impl_rules)
+from autodidax.core import (Array, Primitive, ShapedArray, Tracer, abstract_eval_rules, dtype_kind,
+                            get_aval, impl_rules)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jvp import Zero, instantiate_zeros, jvp_rules
 from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules)
@@ -88,7 +88,7 @@ def _normalize_start(i, size, allow_negative=True):
             raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
                              f"allow_negative_indices=False")
         return np.asarray(i + size if i < 0 else i, np.int32)
-    if not allow_negative or get_aval(i).dtype.kind == "u":
+    if not allow_negative or dtype_kind(get_aval(i).dtype) == "u":
         return i
     aval = get_aval(i)
     negative = lax.lt(i, np.zeros((), aval.dtype))
@@ -264,9 +264,9 @@ lowering_rules[gather_p] = _gather_lowering
 
 
 def _fill_value_for(dtype):
-    if dtype.kind in "iu":
-        return int(np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max)
-    return np.nan if dtype.kind == "f" else True
+    if dtype_kind(dtype) in "iu":
+        return int(np.iinfo(dtype).min if dtype_kind(dtype) == "i" else np.iinfo(dtype).max)
+    return np.nan if dtype_kind(dtype) == "f" else True
 
 
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
@@ -506,7 +506,7 @@ impl_rules[sort_p] = xla_impl(sort_p)
 
 def _sort_key(x, dtype):
     """A float key with -0.0 made 0.0 and every NaN one NaN, for a total order."""
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         return x
     t = x.type
     zero = hlo.constant(ir.DenseElementsAttr.get(np.zeros((), dtype), type=t))
@@ -525,12 +525,15 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     scalars = [aval_to_ir_type(ShapedArray((), d)) for d in dtypes for _ in (0, 1)]
     block = op.regions[0].blocks.append(*scalars)
     with ir.InsertionPoint(block):
-        args = block.arguments
-        result = None
-        for k in reversed(range(num_keys)):
+        args, keys, result = block.arguments, [], None
+        for a, b, d in zip(args[:2 * num_keys:2], args[1:2 * num_keys:2], dtypes):
+            part = lax.real_dtype(d)            # a complex key is two: real, then imaginary part
+            keys += ([(hlo.real(a), hlo.real(b), part), (hlo.imag(a), hlo.imag(b), part)]
+                     if dtype_kind(d) == "c" else [(a, b, d)])
+        for a, b, d in reversed(keys):
             kind = hlo.ComparisonTypeAttr.get(
-                {"f": "TOTALORDER", "i": "SIGNED"}.get(dtypes[k].kind, "UNSIGNED"))
-            a, b = _sort_key(args[2 * k], dtypes[k]), _sort_key(args[2 * k + 1], dtypes[k])
+                {"f": "TOTALORDER", "i": "SIGNED"}.get(dtype_kind(d), "UNSIGNED"))
+            a, b = _sort_key(a, d), _sort_key(b, d)
             lt = hlo.compare(a, b, hlo.ComparisonDirectionAttr.get("LT"), compare_type=kind)
             if result is None:
                 result = lt

@@ -18,7 +18,8 @@ from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front
-from autodidax.core import Primitive, ShapedArray, abstract_eval_rules, get_aval, impl_rules
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, dtype_kind, get_aval,
+                            impl_rules)
 from autodidax.indexing import (SCATTERS, GatherDimensionNumbers, GatherScatterMode,
                                 ScatterDimensionNumbers, batch_size_of, canonical_axis,
                                 checked_rule, gather_batching, scatter_general, scatter_batching,
@@ -325,7 +326,7 @@ transpose_rules[scatter_p] = _scatter_transpose
 
 
 def _check_index_dtypes(name, starts, colon):
-    if builtins.any(s.dtype != starts[0].dtype or s.dtype.kind not in "iu" for s in starts):
+    if builtins.any(s.dtype != starts[0].dtype or dtype_kind(s.dtype) not in "iu" for s in starts):
         raise TypeError(f"index arguments to {name} must be integers of the same type, "
                         f"got{colon} {', '.join(s.dtype.name for s in starts)}")
 
@@ -411,7 +412,7 @@ def _check_gather(operand, indices, *, dimension_numbers, slice_sizes, **params)
         if slice_sizes[d] > 1:
             raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, "
                             f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise ValueError("indices must have an integer type")
 
 
@@ -446,7 +447,7 @@ def _check_scatter(operand, indices, updates, *, dimension_numbers, **params):
                             f"the bounds of the corresponding dimensions of scatter indices. "
                             f"For scatter dimension {d}, updates bound is {updates.shape[d]}, "
                             f"indices bound is {n}.")
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise ValueError("indices must have an integer type")
     _check_same_dtypes("scatter", operand, updates)
 

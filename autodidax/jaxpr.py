@@ -189,7 +189,7 @@ class JaxprTrace(Trace):
             raise escaped_tracer_error(x, f" while tracing with {self!r}")
         aval = get_aval(x)
         if not aval.shape and is_literal(x):
-            return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float)
+            return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float, complex)
                            else np.asarray(x), aval)
         var_and_value = self.constvars.get(id(x))
         if var_and_value is None:

@@ -11,8 +11,8 @@ import numpy as np
 
 from autodidax import lax_core as lax
 from autodidax import numpy as jnp
-from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray, Trace,
-                            Tracer, abstract_eval_rules, api_boundary, get_aval, impl_rules,
+from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
+                            abstract_eval_rules, api_boundary, dtype_kind, get_aval, impl_rules,
                             is_literal, set_current_trace, take_current_trace, to_numpy, trace_ctx)
 from autodidax.tree_util import (flatten_fun, tree_flatten, tree_map, tree_structure,
                                  tree_unflatten)
@@ -22,7 +22,7 @@ float0 = np.dtype([("float0", np.void, 0)])   # the dtype of tangents of int and
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """The type of the tangents of values of type `aval`: itself for floats, float0 otherwise."""
-    return aval if aval.dtype.kind == "f" else ShapedArray(aval.shape, float0)
+    return aval if dtype_kind(aval.dtype) in "fc" else ShapedArray(aval.shape, float0)
 
 
 def _aval_str(aval: ShapedArray) -> str:
@@ -196,6 +196,13 @@ def full_like(x, value):
     return full_like_aval(value, get_aval(x))
 
 
+def _complex_abs_jvp(t, ans, x):
+    """d|z| = Re(t conj(z) / |z|), dividing by 1 where |z| = 0 (JAX's `_abs_jvp_rule`)."""
+    conj_x, ans = lax.conj(x), lax.convert_element_type(ans, get_aval(x).dtype)
+    ans = lax.select_n(lax.eq(ans, lax.const_like(ans, 0)), ans, full_like(ans, 1))
+    return lax.real(lax.mul(t, lax.div(conj_x, ans)))
+
+
 deflinear(lax.neg_p)
 defjvp2(lax.sin_p, lambda t, ans, x: lax.mul(t, lax.cos(x)))
 defjvp2(lax.cos_p, lambda t, ans, x: lax.neg(lax.mul(t, lax.sin(x))))
@@ -204,8 +211,8 @@ defjvp2(lax.log_p, lambda t, ans, x: lax.div(t, x))
 defjvp2(lax.tanh_p, lambda t, ans, x: lax.mul(lax.add(t, lax.mul(t, ans)),
                                               lax.sub(lax.const_like(x, 1), ans)))
 defjvp2(lax.sqrt_p, lambda t, ans, x: lax.mul(t, lax.div(lax.const_like(x, 0.5), ans)))
-defjvp2(lax.abs_p,
-        lambda t, ans, x: lax.select_n(lax.ge(x, lax.const_like(x, 0)), lax.neg(t), t))
+defjvp2(lax.abs_p, lambda t, ans, x: lax.select_n(lax.ge(x, lax.const_like(x, 0)), lax.neg(t), t)
+        if dtype_kind(get_aval(x).dtype) != "c" else _complex_abs_jvp(t, ans, x))
 defjvp_zero(lax.sign_p)
 defjvp2(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(lax.const_like(x, 2), x)))
 deflinear(add_any_p)
@@ -272,7 +279,7 @@ def _integer_pow_term(t, ans, x, *, y):
         return full_like(t, 0)
     if y == 1:
         return t
-    return lax.mul(t, lax.mul(float(y), x if y == 2 else lax.integer_pow(x, y - 1)))
+    return lax.mul(t, lax.mul(lax.const_like(x, y), x if y == 2 else lax.integer_pow(x, y - 1)))
 
 
 defjvp2(lax.integer_pow_p, _integer_pow_term)
@@ -292,7 +299,7 @@ def _select_n_jvp(primals, tangents):
 def _convert_element_type_jvp(primals, tangents, **params):
     (x,), (t,) = primals, tangents
     ans = lax.convert_element_type_p.bind(x, **params)
-    if params["new_dtype"].kind != "f" or type(t) is Zero:
+    if dtype_kind(params["new_dtype"]) not in "fc" or type(t) is Zero:
         return ans, Zero.from_primal_value(ans)
     return ans, lax.convert_element_type_p.bind(t, **params)
 
@@ -471,11 +478,17 @@ def argnums_partial(fun: Callable, argnums, args: Sequence, what: str):
     return partial_fun, tuple(args[i] for i in nums)
 
 
-def check_float_inputs(leaves, what: str, advice: str = "For differentiation of functions "
-                       "with integer inputs, use jvp directly.") -> None:
-    """Refuse integer and boolean inputs to a derivative, in JAX's words."""
+def check_float_inputs(leaves, what: str, holomorphic=False, outputs=False) -> None:
+    """Refuse, in JAX's words, the inputs (or `outputs`) a Jacobian cannot take: all but real
+    floats, or all but complex numbers when `holomorphic`."""
     for leaf in leaves:
-        dtype = get_aval(leaf).dtype
-        if dtype.kind != "f":
-            raise TypeError(f"{what} requires real-valued inputs (input dtype that is a "
-                            f"sub-dtype of np.floating), but got {dtype.name}. {advice}")
+        dtype, which = get_aval(leaf).dtype, "outputs" if outputs else "inputs"
+        if holomorphic and dtype_kind(dtype) != "c":
+            raise TypeError(f"{what} with holomorphic=True requires {which} with complex dtype, "
+                            f"but got {dtype.name}.")
+        if not (holomorphic or outputs) and dtype_kind(dtype) != "f":
+            raise TypeError(f"{what} requires real-valued inputs (input dtype that is a sub-dtype "
+                            f"of np.floating), but got {dtype.name}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex inputs or integer "
+                            "inputs, use jax.jvp directly.")

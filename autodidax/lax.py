@@ -12,20 +12,28 @@ from autodidax.lax_core import (
     argmin, argmin_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p, atan_p, atanh, atanh_p,
     bitcast_convert_type, bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank, broadcasted_iota, ceil,
-    ceil_p, clamp, collapse, concatenate, concatenate_p, convert_element_type,
-    convert_element_type_p, cos, cos_p, cosh, cosh_p, cumprod, cumprod_p, cumsum, cumsum_p, div,
+    ceil_p, clamp, collapse, complex, complex_p, concatenate, concatenate_p, convert_element_type,
+    convert_element_type_p, conj, conj_p, cos, cos_p, cosh, cosh_p, cumprod, cumprod_p, cumsum, cumsum_p, div,
     div_p, dot_general, dot_general_p, eq, dot, eq_p, exp, exp2, exp2_p, exp_p, expand_dims, expm1,
     expm1_p, floor, floor_p, full, full_like, ge, ge_p, gt, gt_p, index_in_dim, integer_pow,
-    integer_pow_p, iota, iota_p, is_finite, is_finite_p, le, le_p, log, log1p, log1p_p, log_p, lt,
+    imag, imag_p, integer_pow_p, iota, iota_p, is_finite, is_finite_p, le, le_p, log, log1p, log1p_p, log_p, lt,
     lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p, not_p, or_p, pad, pad_p, pow,
     pow_p, reciprocal, reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_or, reduce_or_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p, rem, rem_p,
-    reshape, reshape_p, rev, rev_p, round, round_p, rsqrt, rsqrt_p, select, select_n, select_n_p,
+    real, real_p, reshape, reshape_p, rev, rev_p, round, round_p, rsqrt, rsqrt_p, select, select_n, select_n_p,
     shift_left, shift_left_p, shift_right_arithmetic, shift_right_arithmetic_p, shift_right_logical,
     shift_right_logical_p, sign, sign_p, sin, sin_p, sinh, sinh_p, slice, slice_in_dim, slice_p,
     sqrt, sqrt_p, square, square_p, squeeze, squeeze_p, stack, stack_p, stop_gradient_p, sub, sub_p,
     tan, tan_p, tanh, tanh_p, transpose, transpose_p, unstack, unstack_p, xor_p,
 )
+
+# Appendix A2: the special functions' primitives, under their lax names.
+from autodidax.scipy.special import (
+    LAX_FUNCTIONS as _special, digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p, logistic_p,
+    polygamma_p,
+)
+erf, erfc, erf_inv, lgamma, digamma, logistic, polygamma = (_special[n] for n in (
+    "erf", "erfc", "erf_inv", "lgamma", "digamma", "logistic", "polygamma"))
 
 # Chapter 3: `stop_gradient` over a pytree.
 from autodidax.jvp import (

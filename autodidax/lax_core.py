@@ -9,21 +9,24 @@ import enum
 import math
 import operator
 
+import ml_dtypes
 import numpy as np
 
 from autodidax.core import (Array, EvalTrace, LiteralArray, Primitive, ShapedArray,
-                            abstract_eval_rules, canonicalize_dtype, get_aval, impl_rules,
-                            trace_ctx, wrap_public_functions)
+                            abstract_eval_rules, canonicalize_dtype, dtype_kind, get_aval,
+                            impl_rules, trace_ctx, wrap_public_functions)
 
 
-_FLOAT, _INT, _BOOL = frozenset("f"), frozenset("iu"), frozenset("b")
-_NUM = _FLOAT | _INT
-_ANY = _NUM | _BOOL
-_KIND_NAMES = {"f": "floating", "i": "signedinteger", "u": "unsignedinteger", "b": "bool"}
+_FLOAT, _COMPLEX, _INT, _BOOL = frozenset("f"), frozenset("c"), frozenset("iu"), frozenset("b")
+_INEXACT = _FLOAT | _COMPLEX
+_NUM = _INEXACT | _INT
+_ANY, _ORDERED = _NUM | _BOOL, _FLOAT | _INT | _BOOL      # complex numbers have no order
+_KIND_NAMES = {"f": "floating", "c": "complexfloating", "i": "signedinteger",
+               "u": "unsignedinteger", "b": "bool"}
 
 
 def _check_dtype(name, dtype, kinds):
-    if dtype.kind not in kinds:
+    if dtype_kind(dtype) not in kinds:
         accepted = ", ".join(sorted({_KIND_NAMES[k] for k in kinds}))
         raise TypeError(f"{name} does not accept dtype {dtype.name}. "
                         f"Accepted dtypes are subtypes of {accepted}.")
@@ -41,31 +44,30 @@ def _unop(name, impl, kinds):
 
 
 neg_p = _unop("neg", np.negative, _NUM)
-sin_p = _unop("sin", np.sin, _FLOAT)
-cos_p = _unop("cos", np.cos, _FLOAT)
-exp_p = _unop("exp", np.exp, _FLOAT)
-log_p = _unop("log", np.log, _FLOAT)
-tanh_p = _unop("tanh", np.tanh, _FLOAT)
-sqrt_p = _unop("sqrt", np.sqrt, _FLOAT)
-abs_p = _unop("abs", np.abs, _NUM)
+sin_p = _unop("sin", np.sin, _INEXACT)
+cos_p = _unop("cos", np.cos, _INEXACT)
+exp_p = _unop("exp", np.exp, _INEXACT)
+log_p = _unop("log", np.log, _INEXACT)
+tanh_p = _unop("tanh", np.tanh, _INEXACT)
+sqrt_p = _unop("sqrt", np.sqrt, _INEXACT)
 sign_p = _unop("sign", lambda x: np.where(x == 0, x, np.sign(x)), _NUM)   # sign(-0.0) is -0.0
 square_p = _unop("square", np.square, _NUM)
 floor_p = _unop("floor", np.floor, _FLOAT)
 ceil_p = _unop("ceil", np.ceil, _FLOAT)
-expm1_p = _unop("expm1", np.expm1, _FLOAT)
-log1p_p = _unop("log1p", np.log1p, _FLOAT)
-tan_p = _unop("tan", np.tan, _FLOAT)
-asin_p = _unop("asin", np.arcsin, _FLOAT)
-acos_p = _unop("acos", np.arccos, _FLOAT)
-atan_p = _unop("atan", np.arctan, _FLOAT)
-sinh_p = _unop("sinh", np.sinh, _FLOAT)
-cosh_p = _unop("cosh", np.cosh, _FLOAT)
-asinh_p = _unop("asinh", np.arcsinh, _FLOAT)
-acosh_p = _unop("acosh", np.arccosh, _FLOAT)
-atanh_p = _unop("atanh", np.arctanh, _FLOAT)
-rsqrt_p = _unop("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype), _FLOAT)
+expm1_p = _unop("expm1", np.expm1, _INEXACT)
+log1p_p = _unop("log1p", np.log1p, _INEXACT)
+tan_p = _unop("tan", np.tan, _INEXACT)
+asin_p = _unop("asin", np.arcsin, _INEXACT)
+acos_p = _unop("acos", np.arccos, _INEXACT)
+atan_p = _unop("atan", np.arctan, _INEXACT)
+sinh_p = _unop("sinh", np.sinh, _INEXACT)
+cosh_p = _unop("cosh", np.cosh, _INEXACT)
+asinh_p = _unop("asinh", np.arcsinh, _INEXACT)
+acosh_p = _unop("acosh", np.arccosh, _INEXACT)
+atanh_p = _unop("atanh", np.arctanh, _INEXACT)
+rsqrt_p = _unop("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype), _INEXACT)
 # JAX lowers 2**x as exp(log(2) * x), a last bit away from NumPy's exp2 at some x.
-exp2_p = _unop("exp2", lambda x: np.exp(x.dtype.type(np.log(2)) * x), _FLOAT)
+exp2_p = _unop("exp2", lambda x: np.exp(x.dtype.type(np.log(2)) * x), _INEXACT)
 
 
 def broadcasting_shape(name, *shapes):
@@ -110,7 +112,7 @@ def _binop(name, impl, kinds, out_dtype=None):
 
 
 def _div_impl(x, y):
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return np.divide(x, y)
     dtype = x.dtype
     x, y = x.astype(np.int64), y.astype(np.int64)   # room for every int32 and uint32 value
@@ -125,7 +127,7 @@ def _div_impl(x, y):
 def _rem_impl(x, y):
     """C's `%`: the sign of the dividend. XLA defines an integer x % 0 as x, and
     INT_MIN % -1 as 0."""
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return np.fmod(x, y)
     divisor = np.where(y == 0, 1, y)
     return np.where(y == 0, x, np.fmod(x.astype(np.int64), divisor)).astype(x.dtype)
@@ -135,23 +137,23 @@ add_p = _binop("add", np.add, _NUM)
 sub_p = _binop("sub", np.subtract, _NUM)
 mul_p = _binop("mul", np.multiply, _NUM)
 div_p = _binop("div", _div_impl, _NUM)
-rem_p = _binop("rem", _rem_impl, _NUM)
+rem_p = _binop("rem", _rem_impl, _FLOAT | _INT)
 max_p = _binop("max", np.maximum, _ANY)
 min_p = _binop("min", np.minimum, _ANY)
 pow_p = _binop("pow", lambda x, y: np.power(x, y).astype(x.dtype, copy=False), _NUM)
-atan2_p = _binop("atan2", np.arctan2, _FLOAT)
+atan2_p = _binop("atan2", np.arctan2, _INEXACT)
 _BOOL_DTYPE = np.dtype("bool")
-gt_p = _binop("gt", np.greater, _ANY, _BOOL_DTYPE)
-lt_p = _binop("lt", np.less, _ANY, _BOOL_DTYPE)
-ge_p = _binop("ge", np.greater_equal, _ANY, _BOOL_DTYPE)
-le_p = _binop("le", np.less_equal, _ANY, _BOOL_DTYPE)
+gt_p = _binop("gt", np.greater, _ORDERED, _BOOL_DTYPE)
+lt_p = _binop("lt", np.less, _ORDERED, _BOOL_DTYPE)
+ge_p = _binop("ge", np.greater_equal, _ORDERED, _BOOL_DTYPE)
+le_p = _binop("le", np.less_equal, _ORDERED, _BOOL_DTYPE)
 eq_p = _binop("eq", np.equal, _ANY, _BOOL_DTYPE)
 ne_p = _binop("ne", np.not_equal, _ANY, _BOOL_DTYPE)
 
 
 def _pow_abstract(x, y):
     """`pow` also takes a float base with an integer exponent, as JAX's does."""
-    if x.dtype.kind == "f" and y.dtype.kind in "iu":
+    if dtype_kind(x.dtype) == "f" and dtype_kind(y.dtype) in "iu":
         shape = broadcasting_shape("pow", x.shape, y.shape)
         return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
     return _pow_same_dtypes(x, y)
@@ -260,16 +262,68 @@ impl_rules[stop_gradient_p] = lambda x: x
 abstract_eval_rules[stop_gradient_p] = lambda x: x
 
 
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of a complex dtype's parts, `float32` for `complex64`; other dtypes are their
+    own (JAX's `_complex_basetype`)."""
+    return np.finfo(dtype).dtype if dtype_kind(dtype) == "c" else dtype
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype whose parts are `dtype`'s (JAX's `_complex_dtype`)."""
+    return np.result_type(dtype, np.complex64)
+
+
+def _typed_unop(name, impl, kinds, out_dtype):
+    """An elementwise primitive whose result has the dtype `out_dtype(operand dtype)`."""
+    prim = Primitive(name)
+    impl_rules[prim] = impl
+
+    def abstract_eval(x, **params):
+        _check_dtype(name, x.dtype, kinds)
+        return ShapedArray(x.shape, out_dtype(x.dtype), x.weak_type)
+    abstract_eval_rules[prim] = abstract_eval
+    return prim
+
+
+_PARTS = frozenset({np.dtype("float32")})              # JAX's `_complex_elem_types`, 64-bit off
+real_p = _typed_unop("real", lambda x: np.real(x).copy(), _COMPLEX, real_dtype)
+imag_p = _typed_unop("imag", lambda x: np.imag(x).copy(), _COMPLEX, real_dtype)
+conj_p = _typed_unop("conj", lambda x, *, input_dtype: np.conj(x).astype(complex_dtype(x.dtype)),
+                     _INEXACT, complex_dtype)
+abs_p = _typed_unop("abs", np.abs, _NUM, real_dtype)
+
+
+def _complex_impl(x, y):
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), complex_dtype(x.dtype))
+    out.real, out.imag = x, y                # not x + 1j * y, which makes nan of inf * 1j
+    return out
+
+
+complex_p = _binop("complex", _complex_impl, _FLOAT, np.dtype("complex64"))
+
+
+def _complex_abstract(x, y):
+    for a in (x, y):
+        if a.dtype not in _PARTS:
+            raise TypeError(f"complex does not accept dtype {a.dtype.name}. "
+                            "Accepted dtypes are subtypes of float32.")
+    return _complex_same_dtypes(x, y)
+
+
+_complex_same_dtypes = abstract_eval_rules[complex_p]
+abstract_eval_rules[complex_p] = _complex_abstract
+
+
 integer_pow_p = Primitive("integer_pow")
 impl_rules[integer_pow_p] = lambda x, *, y: np.power(     # (wrapping in integer dtypes)
-    x, np.int64(y) if x.dtype.kind in "iu" or not -2**31 <= y < 2**31 else y).astype(x.dtype)
+    x, np.int64(y) if dtype_kind(x.dtype) in "iu" or not -2**31 <= y < 2**31 else y).astype(x.dtype)
 
 
 def _integer_pow_abstract(x, *, y):
     _check_dtype("integer_pow", x.dtype, _NUM)
     if not isinstance(y, int):
         raise TypeError(f"integer_pow needs a Python int exponent, got {y!r}")
-    if y < 0 and x.dtype.kind != "f":
+    if y < 0 and dtype_kind(x.dtype) not in "fc":
         raise TypeError(f"Integers cannot be raised to negative powers, got "
                         f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
     return x
@@ -284,7 +338,7 @@ impl_rules[select_n_p] = lambda which, *cases: np.choose(which.astype(np.int32),
 def _select_n_abstract(which, *cases):
     if not cases:
         raise TypeError("select_n needs at least one case")
-    if which.dtype.kind not in "bi":
+    if dtype_kind(which.dtype) not in "bi":
         raise TypeError(f"select_n's first argument must be bool or int32, got {which.dtype.name}")
     if any(c.shape != cases[0].shape or c.dtype != cases[0].dtype for c in cases):
         raise TypeError("select_n cases must have the same shape and dtype, got "
@@ -301,10 +355,12 @@ convert_element_type_p = Primitive("convert_element_type")
 
 
 def _convert_element_type_impl(x, *, new_dtype, weak_type):
-    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+    if dtype_kind(x.dtype) == "c" and dtype_kind(new_dtype) != "c":
+        x = np.real(x)                   # the real part, as JAX's lowering takes it
+    if dtype_kind(x.dtype) == "f" and dtype_kind(new_dtype) in "iu":
         # XLA saturates: out-of-range floats become the integer type's limits, NaN becomes 0.
         # NumPy's cast leaves such values undefined (300.0 to uint8 gives 44).
-        info = np.iinfo(new_dtype)
+        info = ml_dtypes.iinfo(new_dtype)
         wide = np.clip(x.astype(np.float64), info.min, info.max)
         return np.where(np.isnan(wide), 0, wide).astype(new_dtype)
     return x.astype(new_dtype)
@@ -336,13 +392,17 @@ def _reduce(name, impl, kinds):
 
 
 def lowest(dtype):
-    """The identity of `max` on `dtype`: -inf, the smallest integer, or False."""
-    return -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
+    """The identity of `max` on `dtype`: -inf (the lowest float, for the float8 types that have
+    no infinity), the smallest integer, or False."""
+    return -highest(dtype) if dtype_kind(dtype) in "fc" else (
+        False if dtype == _BOOL_DTYPE else ml_dtypes.iinfo(dtype).min)
 
 
 def highest(dtype):
-    """The identity of `min` on `dtype`: inf, the largest integer, or True."""
-    return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
+    """The identity of `min` on `dtype`: inf (or the highest float), the largest int, or True."""
+    if dtype_kind(dtype) in "fc":
+        return np.inf if np.isinf(np.asarray(np.inf).astype(dtype)) else ml_dtypes.finfo(dtype).max
+    return True if dtype == _BOOL_DTYPE else ml_dtypes.iinfo(dtype).max
 
 
 def _sum(x, axes):
@@ -350,7 +410,7 @@ def _sum(x, axes):
     # float32, and loses digits; XLA promises no order, and its CPU code keeps several partial
     # sums. Accumulating in float64 keeps eager sums at least as accurate as XLA's.
     # (`np.add.reduce` is `np.sum` without its Python wrapper, a microsecond.)
-    return np.add.reduce(x, axis=axes, dtype=np.float64 if x.dtype.kind == "f" else None)
+    return np.add.reduce(x, axis=axes, dtype=np.float64 if dtype_kind(x.dtype) == "f" else None)
 
 
 reduce_sum_p = _reduce("reduce_sum", _sum, _NUM)
@@ -382,7 +442,7 @@ def _cumulative(name, impl):
 
 
 cumsum_p = _cumulative("cumsum", lambda x, axis: np.cumsum(
-    x, axis, dtype=np.float64 if x.dtype.kind == "f" else None))
+    x, axis, dtype=np.float64 if dtype_kind(x.dtype) == "f" else None))
 cumprod_p = _cumulative("cumprod", lambda x, axis: np.cumprod(x, axis))
 
 
@@ -395,7 +455,7 @@ def _argminmax(name, impl):
         return impl(x, axis=axes[0]).astype(index_dtype)
 
     def abstract_eval(x, *, axes, index_dtype):
-        _check_dtype(name, x.dtype, _ANY)
+        _check_dtype(name, x.dtype, _ORDERED)
         if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
             raise ValueError(f"Invalid axis {axes} for operand shape {x.shape}")
         return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i != axes[0]), index_dtype)
@@ -683,7 +743,7 @@ impl_rules[dot_general_p] = _dot_general_impl
 abstract_eval_rules[dot_general_p] = _dot_general_abstract
 
 
-_PYTHON_SCALARS = (bool, int, float)
+_PYTHON_SCALARS = (bool, int, float, builtins.complex)   # (`complex` is lax.complex below)
 
 
 def _lift_scalars(x, y):
@@ -713,6 +773,10 @@ def log(x): return log_p.bind(x)
 def tanh(x): return tanh_p.bind(x)
 def sqrt(x): return sqrt_p.bind(x)
 def abs(x): return abs_p.bind(x)
+def real(x): return real_p.bind(x)
+def imag(x): return imag_p.bind(x)
+def conj(x): return conj_p.bind(x, input_dtype=get_aval(x).dtype)
+def complex(x, y): return complex_p.bind(*_lift_scalars(x, y))
 def sign(x): return sign_p.bind(x)
 def square(x): return square_p.bind(x)
 def floor(x): return floor_p.bind(x)
@@ -767,6 +831,8 @@ def convert_element_type(x, new_dtype, weak_type=False):
     new_dtype = canonicalize_dtype(new_dtype)
     if isinstance(x, Array) and (x.dtype, x.aval.weak_type) == (new_dtype, weak_type):
         return x                          # as JAX: a conversion that changes nothing binds nothing
+    if type(x) is builtins.complex and dtype_kind(new_dtype) != "c":
+        float(x)                          # JAX's TypeError: a Python complex has no real value
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
@@ -965,7 +1031,7 @@ def broadcast_to_rank(x, rank):
     aval = get_aval(x)
     if len(aval.shape) != rank:
         return broadcast(x, (1,) * (rank - len(aval.shape)))
-    if isinstance(x, (np.ndarray, np.generic, bool, int, float)):    # an array, as JAX's asarray
+    if isinstance(x, (np.ndarray, np.generic, *_PYTHON_SCALARS)):   # an array, as JAX's asarray
         return convert_element_type(x, aval.dtype, aval.weak_type)
     return x
 

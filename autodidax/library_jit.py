@@ -10,7 +10,7 @@ from jaxlib.xla_client import ArrayImpl, XlaRuntimeError
 
 from autodidax import core
 from autodidax import numpy as jnp
-from autodidax.core import Tracer, get_aval, trace_ctx
+from autodidax.core import (Tracer, dtype_kind, get_aval, trace_ctx)
 from autodidax.jaxpr import JaxprTrace, trace_to_jaxpr
 from autodidax.jit import Jitted, jit_disabled, jit_p, lower_to_text, signature_context
 from autodidax.runtime import (Array, EagerCall, XlaEvalTrace, cache_clearers,
@@ -21,7 +21,7 @@ from autodidax.tree_util import tree_flatten, tree_unflatten
 _library_jits: dict = {}     # a function of autodidax.numpy -> its Jitted
 _library_specs: set = set()  # the jnp.LibraryJit whose eager programs are cached
 _OP_BY_OP = object()         # a signature run op by op: its function could not be traced
-_SCALARS = {float, int, bool}
+_SCALARS = {float, int, bool, complex}
 
 
 def _eager_library_call(spec, args, kwargs):
@@ -49,7 +49,7 @@ def _eager_library_call(spec, args, kwargs):
             bufs.append(x)
             hosted = True
         elif type(x) is core.Array or isinstance(x, (np.ndarray, np.generic)) and (
-                x.dtype.kind in "biuf"):              # host arrays: by aval
+                dtype_kind(x.dtype) in "biuf"):              # host arrays: by aval
             key.append(get_aval(x))
             bufs.append(x)
             hosted = True

@@ -16,7 +16,7 @@ from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
-from autodidax.core import Primitive, ShapedArray, canonicalize_dtype
+from autodidax.core import (Primitive, ShapedArray, canonicalize_dtype, dtype_kind)
 from autodidax.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from autodidax.jvp import add_any_p
 
@@ -34,21 +34,21 @@ def make_ir_context() -> ir.Context:
     return context
 
 
-_IR_ELEMENT_TYPES = {
-    "float32": ir.F32Type.get, "float16": ir.F16Type.get,
-    "int32": lambda: ir.IntegerType.get_signless(32),
-    "int16": lambda: ir.IntegerType.get_signless(16),
-    "int8": lambda: ir.IntegerType.get_signless(8),
-    "uint32": lambda: ir.IntegerType.get_unsigned(32),
-    "uint16": lambda: ir.IntegerType.get_unsigned(16),
-    "uint8": lambda: ir.IntegerType.get_unsigned(8),
-    "bool": lambda: ir.IntegerType.get_signless(1),
-}
+_IR_ELEMENT_TYPES = {"bool": lambda: ir.IntegerType.get_signless(1), "float16": ir.F16Type.get,
+                     "float32": ir.F32Type.get, "bfloat16": ir.BF16Type.get,
+                     "complex64": lambda: ir.ComplexType.get(ir.F32Type.get())}
 
 
 def dtype_to_ir_type(dtype) -> ir.Type:
     """The MLIR element type of a dtype. Needs a current context (`with context:`)."""
-    return _IR_ELEMENT_TYPES[np.dtype(dtype).name]()
+    name = np.dtype(dtype).name
+    if name in _IR_ELEMENT_TYPES:
+        return _IR_ELEMENT_TYPES[name]()
+    if name.startswith("float"):          # float8_e4m3fn is Float8E4M3FNType, and so on
+        return getattr(ir, f"Float{name[5:].replace('_', '').upper()}Type").get()
+    signed = name.startswith("int")       # int8, int4, uint32: by their width in bits
+    get = ir.IntegerType.get_signless if signed else ir.IntegerType.get_unsigned
+    return get(int(name[3 if signed else 4:]))
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
@@ -73,6 +73,7 @@ class ModuleContext:
         self.functions = {}      # (name, jaxpr, ids of constants) -> (symbol, closed jaxpr)
         self.host_callbacks = []  # Python functions the program calls back, by index (below)
         self.token = None         # the function's current token of ordered effects, if any
+        self.manual_meshes = []   # the meshes of the shard_map bodies being lowered (ch. 16)
 
 
 class LoweringRuleContext(NamedTuple):
@@ -274,7 +275,7 @@ class ModuleText(str):
 
 def compare(x: ir.Value, y: ir.Value, direction: str, aval: ShapedArray) -> ir.Value:
     """`stablehlo.compare` of two values of dtype `aval.dtype`, read by kind."""
-    kind = {"f": "FLOAT", "i": "SIGNED"}.get(aval.dtype.kind, "UNSIGNED")   # bool: unsigned
+    kind = {"f": "FLOAT", "c": "FLOAT", "i": "SIGNED"}.get(dtype_kind(aval.dtype), "UNSIGNED")
     return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get(kind))
 
@@ -293,19 +294,19 @@ for _prim, _direction in [(lax.gt_p, "GT"), (lax.lt_p, "LT"), (lax.ge_p, "GE"),
 
 
 def _abs_lowering(ctx, x):
-    return [x if ctx.avals_in[0].dtype.kind == "u" else hlo.abs(x)]
+    return [x if dtype_kind(ctx.avals_in[0].dtype) == "u" else hlo.abs(x)]
 
 
 def _sign_lowering(ctx, x):
     aval, = ctx.avals_in
-    if aval.dtype.kind != "u":
+    if dtype_kind(aval.dtype) != "u":
         return [hlo.sign(x)]
     is_zero = compare(x, full_like_aval(0, aval), "EQ", aval)
     return [hlo.select(is_zero, full_like_aval(0, aval), full_like_aval(1, aval))]
 
 
 def _square_lowering(ctx, x):
-    return [chlo.square(x) if ctx.avals_in[0].dtype.kind == "f" else hlo.multiply(x, x)]
+    return [chlo.square(x) if dtype_kind(ctx.avals_in[0].dtype) == "f" else hlo.multiply(x, x)]
 
 
 lowering_rules[lax.abs_p] = _abs_lowering
@@ -315,6 +316,8 @@ lowering_rules[lax.square_p] = _square_lowering
 
 def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if dtype_kind(aval_in.dtype) == "c" and dtype_kind(new_dtype) != "c":   # the real part
+        x, aval_in = hlo.real(x), aval_in.update(dtype=lax.real_dtype(aval_in.dtype))
     if aval_out.dtype == np.bool_:
         x = compare(x, full_like_aval(0, aval_in), "NE", aval_in)
     return [hlo.convert(aval_to_ir_type(aval_out), x)]

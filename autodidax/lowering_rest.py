@@ -10,6 +10,7 @@ from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
+from autodidax.core import dtype_kind
 from autodidax.lowering import (aval_to_ir_type, compare, dense_int_array, full_like_aval,
                                 ir_constant, lowering_rules, nary_lowering, reduce_lowering,
                                 reducer_region)
@@ -83,8 +84,19 @@ def _exp2_lowering(ctx, x):
     return [hlo.exponential(hlo.multiply(log2, x))]
 
 
+def _conj_lowering(ctx, x, *, input_dtype):
+    """JAX's `_conj_impl`: a complex number from the parts, the imaginary one negated."""
+    aval, = ctx.avals_in
+    if dtype_kind(aval.dtype) == "c":
+        return [hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))]
+    return [hlo.complex(x, full_like_aval(0, aval))]
+
+
 lowering_rules[lax.round_p] = _round_lowering
 lowering_rules[lax.exp2_p] = _exp2_lowering
+lowering_rules[lax.conj_p] = _conj_lowering
+for _prim, _op in [(lax.real_p, hlo.real), (lax.imag_p, hlo.imag), (lax.complex_p, hlo.complex)]:
+    lowering_rules[_prim] = nary_lowering(_op)
 lowering_rules[lax.stop_gradient_p] = lambda ctx, x: [x]
 
 

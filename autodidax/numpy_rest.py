@@ -11,8 +11,8 @@ import operator
 import numpy as np
 
 from autodidax import lax_core as lax
-from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Tracer, get_aval,
-                            wrap_public_functions)
+from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Tracer, dtype_kind,
+                            get_aval, set_array_methods, wrap_public_functions)
 from autodidax.numpy import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, array,
                              asarray, atleast_2d, broadcast_to, canonical_axis, check_arraylike,
                              concatenate, flip, full_like, greater, invert, isnan, jit_in_jaxprs,
@@ -35,8 +35,10 @@ def _lax_const(x, value):
     Python does), else a strongly typed scalar."""
     aval = get_aval(x)
     if aval.weak_type and aval.ndim == 0:
-        value = {"f": float, "i": int, "u": int, "b": bool}[aval.dtype.kind](value)
-        if aval.dtype == {float: np.float32, int: np.int32, bool: np.bool_}[type(value)]:
+        value = {"f": float, "c": complex, "i": int, "u": int, "b": bool}[
+            dtype_kind(aval.dtype)](value)
+        if aval.dtype == {float: np.float32, complex: np.complex64, int: np.int32,
+                          bool: np.bool_}[type(value)]:
             return value
     return LiteralArray(np.asarray(value, aval.dtype))
 
@@ -76,6 +78,12 @@ def fabs(x):
 
 
 @jitted()
+def reciprocal(x):
+    check_arraylike("reciprocal", x)
+    return lax.integer_pow(*_inexact("reciprocal", x), y=-1)
+
+
+@jitted()
 def deg2rad(x):
     x, = _inexact("deg2rad", x)
     return lax.mul(x, _lax_const(x, np.pi / 180))
@@ -96,11 +104,11 @@ def pow(x1, x2): return power(x1, x2)          # noqa: A001  (JAX's name)
 def signbit(x):
     """Whether the sign bit of each element is set: true for -0.0 and negative NaNs too."""
     x, = promote_args("signbit", x)
-    if x.dtype.kind in "iu":
+    if dtype_kind(x.dtype) in "iu":
         return lax.lt(x, _lax_const(x, 0))
     if x.dtype == np.bool_:
         return full_like(x, False, dtype=np.bool_)
-    if x.dtype.kind != "f":
+    if dtype_kind(x.dtype) != "f":
         raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
     info = np.finfo(x.dtype)
     bits = lax.bitcast_convert_type(x, np.dtype(f"int{info.bits}"))
@@ -144,22 +152,37 @@ def float_power(x, y):
 @jitted()
 def real(val):
     check_arraylike("real", val)
-    return asarray(val)           # a real array: itself (complex dtypes are not supported yet)
+    val = asarray(val)
+    return lax.real(val) if dtype_kind(val.dtype) == "c" else val
 
 
 @jitted()
 def imag(val):
     check_arraylike("imag", val)
-    return full_like(val, 0)
+    val = asarray(val)
+    return lax.imag(val) if dtype_kind(val.dtype) == "c" else full_like(val, 0)
 
 
 @jitted()
 def conjugate(x):
     check_arraylike("conjugate", x)
-    return asarray(x)
+    x = asarray(x)
+    return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
 def conj(x): return conjugate(x)
+
+
+@jit_in_jaxprs("angle", static_argnums=(1,))
+def angle(z, deg=False):
+    """The argument of a complex number, `atan2(imag, real)`; of a real one, 0 or pi."""
+    check_arraylike("angle", z)
+    z = asarray(z)
+    re, im = real(z), imag(z)
+    if dtype_kind(re.dtype) != "f" or (dtype_kind(z.dtype) == "f" and z.ndim == 0):
+        re, im = (lax.convert_element_type(v, np.float32) for v in (re, im))
+    result = lax.atan2(im, re)
+    return degrees(result) if deg else result
 
 
 def isscalar(element) -> bool:
@@ -340,8 +363,8 @@ def _promote_integer_dtype(dtype):
     """A bool or a narrow integer dtype widened to the default int (`int32`, or `uint32`)."""
     if dtype == np.bool_:
         return np.dtype(np.int32)
-    if dtype.kind in "iu" and dtype.itemsize < 4:
-        return np.dtype(np.int32 if dtype.kind == "i" else np.uint32)
+    if dtype_kind(dtype) in "iu" and dtype.itemsize < 4:
+        return np.dtype(np.int32 if dtype_kind(dtype) == "i" else np.uint32)
     return dtype
 
 
@@ -468,7 +491,10 @@ def dstack(tup):
 wrap_public_functions(globals(), __name__)       # errors show the user's line, as in A1
 _PUBLIC = ("inner column_stack dstack argwhere flatnonzero matrix_transpose isreal iscomplex "
             "cumulative_sum cumulative_prod fabs deg2rad rad2deg radians degrees pow signbit "
-            "copysign fmax fmin fmod float_power real imag conjugate conj isscalar "
+            "copysign fmax fmin fmod float_power real imag conjugate conj angle reciprocal "
+            "isscalar "
             "iscomplexobj isrealobj fliplr flipud rot90 diff ediff1d append atleast_3d concat "
             "array_equal array_equiv diag_indices indices tril_indices triu_indices").split()
 more_functions.update({name: globals()[name] for name in _PUBLIC})
+set_array_methods({"real": property(real), "imag": property(imag), "conj": conj,
+                   "conjugate": conjugate})                     # `x.real`, `x.conj()`

@@ -14,8 +14,8 @@ from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, vmap
 from autodidax.bit_primitives import elementwise_batching    # appendix A20's
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Tracer,
-                            abstract_eval_rules, canonicalize_dtype, get_aval, impl_rules,
-                            wrap_public_functions)
+                            abstract_eval_rules, canonicalize_dtype, dtype_kind, get_aval,
+                            impl_rules, wrap_public_functions)
 from autodidax.indexing import xla_impl
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jit import jit
@@ -217,7 +217,7 @@ def _key_primitive(name, abstract_eval, raw_impl):
 
 
 def _seed_abstract(seeds, *, impl):
-    if seeds.dtype.kind not in "iu":
+    if dtype_kind(seeds.dtype) not in "iu":
         raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short(False)}")
     return KeyShapedArray(seeds.shape)
 
@@ -343,7 +343,7 @@ def bits(key, shape=(), dtype=None):
     """Uniformly random unsigned integers: every bit equally likely 0 or 1."""
     keys, _ = check_prng_key("bits", key)
     dtype = np.dtype(np.uint32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind != "u":
+    if dtype_kind(dtype) != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     return random_bits_p.bind(keys, bit_width=dtype.itemsize * 8, shape=canonical_shape(shape))
 
@@ -447,7 +447,7 @@ def key_impl(keys):
 def float_dtype(name, dtype):
     """`dtype` (float32 by default) if it is a float dtype; JAX's error otherwise."""
     dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
 

@@ -283,7 +283,7 @@ def device_put(x, device=None):
     committed, device = device is not None, default_device() if device is None else device
     if not isinstance(device, xc.Device):
         return multi_device_rules["put"](x, device)      # a sharding, or a partition spec
-    if isinstance(x, (np.ndarray, core.Array, int, float, bool)):
+    if isinstance(x, (np.ndarray, core.Array, int, float, bool, complex)):
         return _put(x, device, committed)
     return tree_map(lambda leaf: _put(leaf, device, committed), x)
 
@@ -536,7 +536,7 @@ class XlaEvalTrace(core.EvalTrace):
         return list(map(Array, outs)) if primitive.multiple_results else Array(outs[0])
 
 
-_SCALARS = {core.LiteralArray, float, int, bool}    # constants: a `2.0`, a `1`
+_SCALARS = {core.LiteralArray, float, int, bool, complex}    # constants: a `2.0`, a `1`
 
 
 def through_xla(primitive) -> bool:
@@ -555,8 +555,8 @@ def constant_buffer(x, placement):
     once; any other's (a host array, ours or NumPy's, a key), put there now."""
     if type(x) is core.LiteralArray:
         key = (x.aval, x._value.tobytes(), placement)
-    elif type(x) in (float, int, bool):   # by type and value (and the sign of a 0.0)
-        key = (type(x), x, math.copysign(1, x), placement)
+    elif type(x) in (float, int, bool, complex):   # by type and value (and signs of 0.0)
+        key = (type(x), x, math.copysign(1, x.real), math.copysign(1, x.imag), placement)
     else:
         return _put(x, placement._internal_device_list[0], committed=False)._buf
     buf = _scalar_buffers.get(key)

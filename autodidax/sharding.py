@@ -23,7 +23,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import core, lax_core as lax
 from autodidax.autodiff import shard_map_lowerings
 from autodidax.batching import extend_axis_env, psum_p
-from autodidax.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, reduce_scatter_p
+from autodidax.collectives import pmax_p, pmin_p
 from autodidax.compilation_cache import hlo_shardings, jax_hidden
 from autodidax.core import (EvalTrace, Primitive, Tracer, abstract_eval_rules, get_aval,
                             impl_rules, trace_ctx)
@@ -801,9 +801,6 @@ impl_rules[shard_map_p] = _shard_map_impl
 evaluated_by_impl.add(shard_map_p)
 
 
-_manual_meshes: list = []      # the meshes of the shard_map bodies being lowered, innermost last
-
-
 def _per_value(module_context, mesh: Mesh, specs, avals) -> ir.Attribute:
     shardings = [_sdy_text(module_context, NamedSharding(mesh, spec), aval.ndim)
                  for spec, aval in zip(specs, avals)]
@@ -819,14 +816,14 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **_):
         _per_value(mc, mesh, out_specs, ctx.avals_out), manual)
     block = ir.Block.create_at_start(op.body, [aval_to_ir_type(v.aval)
                                                for v in jaxpr.jaxpr.invars])
-    _manual_meshes.append(mesh)
+    mc.manual_meshes.append(mesh)      # innermost last; the collectives' rules read it
     try:
         with ir.InsertionPoint(block):
             consts = [ir_constant(c, v.aval.dtype)
                       for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars)]
             sdy.return_(jaxpr_subcomp(mc, jaxpr.jaxpr, consts, list(block.arguments)))
     finally:
-        _manual_meshes.pop()
+        mc.manual_meshes.pop()
     return list(op.results)
 
 
@@ -854,16 +851,18 @@ COLLECTIVE_CHANNEL = (1, 1)   # JAX's channel id and kind, "device to device": t
 def collective_lowering(emit):
     """A lowering rule: `emit(ctx, mesh, ...)` inside a shard_map body, an error elsewhere."""
     def rule(ctx, *args, **params):
-        if not _manual_meshes:
+        meshes = ctx.module_context.manual_meshes
+        if not meshes:
             raise NotImplementedError(f"{ctx.primitive} outside of shard_map or vmap")
-        return emit(ctx, _manual_meshes[-1], *args, **params)
+        return emit(ctx, meshes[-1], *args, **params)
     return rule
 
 
 def _in_body(emit):
     """For `shard_map_lowerings`: `emit(ctx, mesh, ...)` in a body, else NotImplemented."""
     def rule(ctx, *args, **params):
-        return emit(ctx, _manual_meshes[-1], *args, **params) if _manual_meshes else NotImplemented
+        meshes = ctx.module_context.manual_meshes
+        return emit(ctx, meshes[-1], *args, **params) if meshes else NotImplemented
     return rule
 
 
@@ -880,49 +879,5 @@ def _all_reduce(combine):
     return emit
 
 
-def _all_gather(ctx, mesh, x, *, all_gather_dimension, axis_name, axis_size, tiled, **_):
-    aval = ctx.avals_in[0]
-    if not tiled:                  # a new dimension of size 1, for the blocks to stack along
-        shape = list(aval.shape)
-        shape.insert(all_gather_dimension, 1)
-        dims = [i for i in range(len(shape)) if i != all_gather_dimension]
-        x = hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
-                                 ir.DenseI64ArrayAttr.get(dims))
-    op = hlo.AllGatherOp([aval_to_ir_type(ctx.avals_out[0])], [x], all_gather_dimension,
-                         replica_groups_attr(mesh, axis_name),
-                         channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
-                         use_global_device_ids=True)
-    return [op.results[0]]
-
-
-def _reduce_scatter(ctx, mesh, x, *, scatter_dimension, axis_name, axis_size, tiled, **_):
-    aval = ctx.avals_in[0]
-    shape = list(aval.shape)
-    shape[scatter_dimension] //= axis_size
-    op = hlo.ReduceScatterOp(aval_to_ir_type(aval.update(shape=tuple(shape))), x,
-                             scatter_dimension, replica_groups_attr(mesh, axis_name),
-                             channel_handle=hlo.ChannelHandle.get(*COLLECTIVE_CHANNEL),
-                             use_global_device_ids=True)
-    reducer_region(op, aval.dtype, hlo.add)
-    out = op.result
-    if not tiled:                  # drop the dimension of size 1 that each device keeps
-        out = hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), out)
-    return [out]
-
-
-def _axis_index(ctx, mesh, *, axis_name):
-    """This device's position along `axis_name`: its partition number, divided by the sizes of
-    the axes after it, modulo the axis's size."""
-    after = math.prod(mesh.axis_sizes[mesh.axis_names.index(axis_name) + 1:])
-    u32 = np.dtype(np.uint32)
-    pid = hlo.PartitionIdOp().result
-    index = hlo.remainder(hlo.divide(pid, ir_constant(np.uint32(after), u32)),
-                          ir_constant(np.uint32(mesh.shape[axis_name]), u32))
-    return [hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)]
-
-
 for _prim, _combine in [(psum_p, hlo.add), (pmax_p, hlo.maximum), (pmin_p, hlo.minimum)]:
     shard_map_lowerings[_prim] = _in_body(_all_reduce(_combine))     # chapter 9's rule asks
-for _prim, _emit in [(all_gather_p, _all_gather), (reduce_scatter_p, _reduce_scatter),
-                     (axis_index_p, _axis_index)]:
-    lowering_rules[_prim] = collective_lowering(_emit)

@@ -47,6 +47,8 @@ TUTORIALS = [
 TUTORIALS += ["export/export.md", "export/shape_poly.md"]
 SHARDING_TUTORIALS = ["parallel.md", "notebooks/shard_map.md"]
 TUTORIALS += SHARDING_TUTORIALS
+# Issue 37's: complex numbers and differentiation (complex64, `holomorphic`, conjugation).
+TUTORIALS += ["complex-differentiation.md"]
 
 # How many simulated CPU devices a tutorial runs over, unless `--devices` says otherwise.
 DEVICES = {name: 8 for name in SHARDING_TUTORIALS}

@@ -28,6 +28,7 @@ I = np.array([[-7, 3, 0], [5, -2, 9]], np.int32)
 J = np.array([[2, -2, 4], [3, 3, -4]], np.int32)
 MASK = A > 0
 S = np.float32(1.5)
+Z = (A + 1j * Bm).astype(np.complex64)
 WORDS = np.array([[0x3FFFFFFF, 7, 1], [0x20000000, 12345, 0]], np.uint32)
 SHIFTS = np.array([[0, 4, 31], [1, 3, 20]], np.uint32)   # examples scale them: up to 54
 
@@ -90,6 +91,8 @@ CASES = [
     ("shift_left", (WORDS, SHIFTS), {}), ("shift_right_logical", (WORDS, SHIFTS), {}),
     ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
     ("bitcast_convert_type", (A,), {"new_dtype": np.int32}),
+    ("real", (Z,), {}), ("imag", (Z,), {}), ("conj", (Z,), {}), ("conj", (A,), {}),
+    ("complex", (A, Bm), {}), ("abs", (Z,), {}), ("sin", (Z,), {}), ("mul", (Z, Z), {}),
 ]
 NO_OPERANDS = {"iota"}   # a primitive without operands is never batched: it has no rule
 FUNCTIONS = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "not": "bitwise_not"}

@@ -124,18 +124,17 @@ def float_of_a_tracer_is_refused():
             lib.jvp(lambda x: f(x, float), (1.0,), (1.0,))
 
 
-@claim(CH01, "We support nine dtypes (`bool`, three signed and three unsigned integer widths, "
-             "`float16`, `float32`)")
-def nine_dtypes():
-    import ml_dtypes
-    for dtype in ["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
-                  "float32"]:
-        assert anp.asarray(np.ones(2, dtype)).dtype == dtype
-        assert jnp.asarray(np.ones(2, dtype)).dtype == dtype
-    for dtype in [ml_dtypes.bfloat16, np.complex64]:
-        with pytest.raises(TypeError):
-            anp.asarray(np.ones(2, dtype))
-        assert jnp.asarray(np.ones(2, dtype)).dtype == dtype      # JAX has them
+@claim(CH01, "We canonicalise 64-bit inputs to 32 bits, as JAX does by default; JAX lets a "
+             "program turn them on (`jax_enable_x64`), and chapter 7's `config` refuses that.")
+def sixty_four_bits_off():
+    from autodidax.core import SUPPORTED_DTYPES
+    for dtype, short in [("float64", "float32"), ("int64", "int32"), ("complex128", "complex64")]:
+        assert anp.asarray(np.ones(2, dtype)).dtype == jnp.asarray(np.ones(2, dtype)).dtype == short
+    scalar_types = [getattr(jnp, n) for n in dir(jnp) if type(getattr(jnp, n)).__name__ ==
+                    "_ScalarMeta"]                   # jnp.float32, jnp.bfloat16, jnp.int4...
+    jax_dtypes = {np.dtype(t.dtype) for t in scalar_types} - {np.dtype(np.object_)}
+    assert {d for d in jax_dtypes if d.itemsize < 8 or d.name == "complex64"} == \
+        set(SUPPORTED_DTYPES)                        # every one but the 64-bit ones
     with pytest.raises(NotImplementedError):
         autodidax.config.update("jax_enable_x64", True)
 

@@ -870,13 +870,21 @@ def unused_donated_inputs():
 
 
 @claim(A19, "JAX's order: `grad`'s `argnums` must name positional arguments the caller passed "
-            "(`argnums`); the inputs must be floats unless `allow_int` (`inputs`), checked before "
-            "the function runs; then its output must be a scalar (`scalar`), then a float")
+            "(`argnums`); the inputs must be floats or complex numbers unless `allow_int`, and "
+            "complex ones if `holomorphic` (`inputs`), checked before the function runs; then its "
+            "output must be a scalar (`scalar`), then a float, or a complex number if "
+            "`holomorphic` (`outputs`). These raise JAX's words.")
 def grad_errors_in_jaxs_order_and_words():
     cases = [lambda lib: lib.grad(lambda x, y: x * y, argnums=1)(np.int32(1)),
              lambda lib: lib.grad(lambda x: x * 2)(np.ones(2, np.int32)),
              lambda lib: lib.grad(lambda x: x * 2.0)(np.ones(2, f32)),
-             lambda lib: lib.grad(lambda x: x > 0)(1.0)]
+             lambda lib: lib.grad(lambda x: x > 0)(1.0),
+             lambda lib: lib.grad(lambda x: x * 1j)(1.0),
+             lambda lib: lib.grad(lambda x: x, holomorphic=True)(1.0),
+             lambda lib: lib.grad(lambda x: x.real, holomorphic=True)(1j),
+             lambda lib: lib.jacrev(lambda x: x * 1j)(np.ones(2, f32)),
+             lambda lib: lib.jacfwd(lambda x: x)(np.ones(2, np.complex64)),
+             lambda lib: lib.jacfwd(lambda x: x.real, holomorphic=True)(np.ones(2, np.complex64))]
     for case in cases:
         ours, theirs = [message(lambda: case(lib)) for lib, *_ in LIBS]   # noqa: B023
         assert ours == theirs, (ours, theirs)

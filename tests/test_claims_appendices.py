@@ -390,20 +390,6 @@ def dot_of_two_dtypes():
 A24 = "A24_numpy_rest"
 
 
-@claim(A24, "the book's arrays have no complex dtype yet, so `real`, `imag` and `conjugate` "
-            "take only real arrays")
-def real_and_imag_of_complex():
-    z = np.array([1 + 2j, 3 - 1j], np.complex64)
-    assert np.allclose(jnp.imag(z), [2.0, -1.0]) and jnp.iscomplexobj(z)
-    try:
-        anp.imag(z)
-    except TypeError:
-        pass
-    else:
-        raise AssertionError("ours took a complex array")
-    assert not anp.iscomplexobj(f32) and anp.iscomplexobj(z)
-
-
 @claim(A24, "a call such as `jnp.diff(x, n=2)` inlines its jaxpr, where JAX's shows one `jit` "
             "equation")
 def keyword_calls_inline():

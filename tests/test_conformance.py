@@ -252,10 +252,13 @@ def _compare_values(ours, theirs, case, where):
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype), \
         f"{where}: {ours.dtype}{list(ours.shape)} vs JAX's {theirs.dtype}{list(theirs.shape)}"
-    if ours.dtype.kind == "f" and case.kind != "bits":
+    if theirs.dtype.type.__module__ == "ml_dtypes":      # bfloat16, float8, int4: as wider types
+        wide = np.float32 if "float" in theirs.dtype.name else np.int32
+        ours, theirs = ours.astype(wide), theirs.astype(wide)
+    if ours.dtype.kind in "fc" and case.kind != "bits":
         np.testing.assert_allclose(ours, theirs, rtol=case.rtol, atol=case.atol,
                                    err_msg=where)
-    elif ours.dtype.kind == "f":
+    elif ours.dtype.kind in "fc":
         assert np.array_equal(ours, theirs, equal_nan=True), \
             f"{where}: bits differ\n ours: {ours!r}\n JAX:  {theirs!r}"
     else:

@@ -110,6 +110,10 @@ PROGRAMS = {
     "shifts_bitcast": lambda L, x, y: L.mul(x, L.bitcast_convert_type(L.shift_left(
         L.shift_right_logical(L.bitcast_convert_type(y, np.uint32), np.uint32(4)),
         np.uint32(4)), np.float32)),
+    # through complex numbers and back: |x + iy| conj(x + iy) has real and imaginary parts
+    "complex_real_imag_conj_abs": lambda L, x, y: L.add(L.real(L.mul(
+        L.conj(L.complex(x, y)), L.convert_element_type(L.abs(L.complex(x, y)), np.complex64))),
+        L.imag(L.conj(L.complex(y, x)))),
     "shift_right_arithmetic": lambda L, x, y: L.mul(x, L.convert_element_type(
         L.shift_right_arithmetic(L.convert_element_type(L.mul(y, 64.0), np.int32), np.int32(3)),
         np.float32)),

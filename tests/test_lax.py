@@ -101,6 +101,11 @@ CASES = [
     ("shift_left", (WORDS, np.uint32(3)), {}),
     ("bitcast_convert_type", (A,), {"new_dtype": np.uint32}),
     ("bitcast_convert_type", (WORDS,), {"new_dtype": np.int32}),
+    ("complex", (A, B), {}), ("real", (A + 1j * B,), {}), ("imag", (A + 1j * B,), {}),
+    ("conj", (A + 1j * B,), {}), ("conj", (A,), {}), ("abs", (A + 1j * B,), {}),
+    # appendix A2's primitives, under their lax names
+    ("erf", (A,), {}), ("erfc", (A,), {}), ("erf_inv", (np.tanh(A),), {}), ("lgamma", (P,), {}),
+    ("digamma", (P,), {}), ("logistic", (A,), {}), ("polygamma", (np.float32(2), P), {}),
 ]
 NOT_PRIMITIVES = ("expand_dims", "iota", "broadcasted_iota", "full", "broadcast", "clamp")
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
@@ -129,7 +134,7 @@ def test_evaluation_agrees_with_abstract_evaluation(name, args, params):
     prim = getattr(lax, f"{PRIMITIVE_OF.get(name, name)}_p")
     flat = list(args[0]) if name in ("concatenate", "stack") else list(args)
     out = getattr(lax, name)(*args, **params)
-    bound = {k: v for k, v in out_params(name, params).items()}
+    bound = {k: v for k, v in out_params(name, params, args).items()}
     avals = core.abstract_eval_rules[prim](*map(core.get_aval, flat), **bound)
     raws = core.run_quietly(core.impl_rules[prim], list(map(core.to_numpy, flat)), bound)
     outs, avals, raws = ((out, avals, raws) if prim.multiple_results
@@ -141,8 +146,10 @@ def test_evaluation_agrees_with_abstract_evaluation(name, args, params):
             f"its abstract rule {aval.str_short()}"
 
 
-def out_params(name, params):
+def out_params(name, params, args=()):
     """The params as the lax wrapper binds them."""
+    if name == "conj":
+        return {"input_dtype": np.asarray(args[0]).dtype}
     defaults = {"reshape": {"dimensions": None, "sharding": None}, "slice": {"strides": None},
                 "reduce_sum": {"out_sharding": None}, "round": {"rounding_method": 0},
                 "cumsum": {"reverse": False}, "cumprod": {"reverse": False},

@@ -123,6 +123,8 @@ CASES = [
     ("shift_right_arithmetic", (I, SHIFTS.astype(np.int32)), {}),
     ("bitcast_convert_type", (A,), {"new_dtype": np.uint32}),
     ("bitcast_convert_type", (H,), {"new_dtype": np.int16}),
+    ("complex", (A, B), {}), ("real", (A + 1j * B,), {}), ("imag", (A + 1j * B,), {}),
+    ("conj", (A + 1j * B,), {}), ("conj", (A,), {}), ("abs", (A + 1j * B,), {}),
 ]
 PRIMITIVE_OF = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
                 "bitwise_not": "not", "broadcasted_iota": "iota"}

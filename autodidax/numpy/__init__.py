@@ -13,55 +13,86 @@ import operator
 import string
 from typing import NamedTuple
 
+import ml_dtypes
 import numpy as np
 
 from autodidax import lax_core as lax
 from autodidax.tree_util import keystr, tree_flatten_with_path
-from autodidax.core import (Array, EvalTrace, LiteralArray, NonConcreteBooleanIndexError,
-                            ShapedArray, Tracer, api_boundary, aval_rules, canonicalize_dtype,
-                            get_aval, set_array_methods, trace_ctx, wrap_public_functions)
+from autodidax.core import (SUPPORTED_DTYPES, Array, EvalTrace, LiteralArray,
+                            NonConcreteBooleanIndexError, ShapedArray, Tracer, api_boundary,
+                            aval_rules, canonicalize_dtype, dtype_kind, get_aval,
+                            set_array_methods, trace_ctx, wrap_public_functions)
 
 
-_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
-_BOOL, _INT32, _FLOAT32 = np.dtype("bool"), np.dtype("int32"), np.dtype("float32")
-_PYTHON_SCALARS = (bool, int, float)
+_BOOL, _INT32, _FLOAT32, _COMPLEX64 = map(np.dtype, ("bool", "int32", "float32", "complex64"))
+_HALF = frozenset(map(np.dtype, ("float16", "bfloat16")))   # reduced in float32 (JAX's)
+_PYTHON_SCALARS = (bool, int, float, complex)
+_WEAK = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}      # the weak type of each kind
+_DEFAULT = {"i*": _INT32, "f*": _FLOAT32, "c*": _COMPLEX64}    # its dtype, 64-bit off
 
 
-def _promote_two(a: np.dtype, b: np.dtype) -> np.dtype:
-    """The least common dtype of two strongly typed dtypes, on JAX's lattice (64-bit off)."""
-    if a == b:
-        return a
-    ka, kb = _KIND_ORDER[a.kind], _KIND_ORDER[b.kind]
-    if ka != kb:
-        return a if ka > kb else b
-    if a.kind == b.kind:
-        return a if a.itemsize >= b.itemsize else b
-    signed, unsigned = (a, b) if a.kind == "i" else (b, a)
-    if signed.itemsize > unsigned.itemsize:
-        return signed
-    return np.dtype(f"int{builtins.min(2 * unsigned.itemsize * 8, 32)}")
+def _lattice(x64: bool) -> dict:
+    """Each type of JAX's lattice and the types just above it, as JAX's
+    `_type_promotion_lattice` (64-bit types are in it: `promote_types` takes them)."""
+    b1, u8, u16, u32, u64, i8, i16, i32, i64, bf16, f16, f32, f64, c64, c128 = map(np.dtype, (
+        "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+        "bfloat16", "float16", "float32", "float64", "complex64", "complex128"))
+    small = sorted(SUPPORTED_DTYPES - {b1, u8, u16, u32, i8, i16, i32, bf16, f16, f32, c64},
+                   key=str)
+    return {b1: ["i*"], "i*": [u8, i8, *(d for d in small if dtype_kind(d) in "iu")],
+            u8: [i16, u16], u16: [i32, u32], u32: [i64, u64] if x64 else [i32, u64], u64: ["f*"],
+            i8: [i16], i16: [i32], i32: [i64], i64: ["f*"],
+            "f*": [*(d for d in small if dtype_kind(d) == "f"), bf16, f16, "c*"],
+            bf16: [f32], f16: [f32], f32: [f64, c64], f64: [c128], "c*": [c64], c64: [c128],
+            c128: [], **{d: [] for d in small}}
+
+
+def _upper_bounds(lattice: dict) -> dict:
+    """Each type and every type above it: the types it may be promoted to."""
+    bounds = {}
+
+    def above(t):
+        if t not in bounds:
+            bounds[t] = {t}.union(*map(above, lattice[t]))
+        return bounds[t]
+    for t in lattice:
+        above(t)
+    return bounds
+
+
+_UPPER = _upper_bounds(_lattice(x64=False))
+
+
+class TypePromotionError(ValueError):
+    """Types with no common type on the lattice: `float8_e4m3fn` with `float32` (JAX's)."""
+
+
+def _join(*types):
+    """The least upper bound of `types`: the common upper bound that all the others are above."""
+    if bad := [t for t in types if t not in _UPPER]:
+        raise ValueError(f"dtype={bad[0]!r} is not a valid dtype for JAX type promotion.")
+    common = set.intersection(*(_UPPER[t] for t in types))
+    least = [c for c in common if common <= _UPPER[c]]
+    if not least:
+        names = tuple(t if isinstance(t, str) else t.name for t in types)
+        raise TypePromotionError(f"Input dtypes {names} have no available implicit dtype "
+                                 "promotion path. Try explicitly casting inputs to the desired "
+                                 "output type.")
+    return least[0]
 
 
 def promote_avals(*avals) -> tuple[np.dtype, bool]:
     """The dtype of an elementwise result, and whether it is weakly typed (never a `bool`: the
     lattice has no weak bool, so a comparison's weak `bool` promotes to a strong one, as JAX's
     `lattice_result_type` says)."""
-    strong = [a.dtype for a in avals if not a.weak_type]
-    weak = [a.dtype for a in avals if a.weak_type]
-    if not strong:
-        d = builtins.max(weak, key=lambda d: _KIND_ORDER[d.kind])
-        return d, d != _BOOL
-    dtype = strong[0]
-    for d in strong[1:]:
-        dtype = _promote_two(dtype, d)
-    for d in weak:
-        if _KIND_ORDER[d.kind] > _KIND_ORDER[dtype.kind]:
-            return d, True
-    return dtype, False
+    if builtins.all(a.weak_type for a in avals):   # join the dtypes; the result stays weak
+        return (d := _join(*{a.dtype for a in avals})), d != _BOOL
+    t = _join(*{_WEAK[dtype_kind(a.dtype)] if a.weak_type and a.dtype != _BOOL else a.dtype
+                for a in avals})
+    return (_DEFAULT[t], True) if isinstance(t, str) else (t, False)
 
 
-_PYTHON_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int32),
-                         float: np.dtype(np.float32)}
+_PYTHON_SCALAR_DTYPES = {bool: _BOOL, int: _INT32, float: _FLOAT32, complex: _COMPLEX64}
 
 
 def result_type(*args) -> np.dtype:
@@ -73,7 +104,7 @@ def result_type(*args) -> np.dtype:
     for a in args:
         if isinstance(a, type) and a in _PYTHON_SCALAR_DTYPES:
             avals.append(ShapedArray((), _PYTHON_SCALAR_DTYPES[a], weak_type=a is not bool))
-        elif _is_array(a) or isinstance(a, (np.ndarray, np.generic, bool, int, float)):
+        elif _is_array(a) or isinstance(a, (np.ndarray, np.generic, *_PYTHON_SCALARS)):
             avals.append(get_aval(a))
         else:
             avals.append(ShapedArray((), canonicalize_dtype(np.dtype(a))))
@@ -117,13 +148,13 @@ def asarray(a, dtype=None):
             dtype = promote_avals(*map(get_aval, leaves))[0] if leaves else _FLOAT32
         return _array_of_list(a, canonicalize_dtype(dtype))
     value = np.asarray(a)
-    if value.dtype.kind in "OSUV":
+    if dtype_kind(value.dtype) in "OSUV":
         raise TypeError(f"Argument {a!r} of type {type(a)} is not a valid JAX type: pass arrays, "
                         "NumPy arrays, Python scalars, or lists of numbers")
     get_aval(value)   # rejects unsupported dtypes with a clear message
     # A list of ints is converted again, from its Python ints: one that int32 cannot hold is an
     # error. (NumPy made them int64; floats and booleans need no second look.)
-    again = isinstance(a, (list, tuple)) and value.dtype.kind in "iu"
+    again = isinstance(a, (list, tuple)) and dtype_kind(value.dtype) in "iu"
     value = np.array(a if again else value, dtype=canonicalize_dtype(dtype or value.dtype))
     return _scalar(value, False) if not value.ndim else Array(value)
 
@@ -173,14 +204,14 @@ def promote_dtypes(*args, inexact=False):
     if builtins.all(map(_is_array, args)):    # arrays only, often of one type: nothing to do
         first, *rest = [a.aval for a in args]
         if (builtins.all(v.dtype == first.dtype and v.weak_type == first.weak_type for v in rest)
-                and not (inexact and first.dtype.kind != "f")
+                and not (inexact and dtype_kind(first.dtype) not in "fc")
                 and not (rest and first.weak_type and first.dtype == _BOOL)):
             return list(args)
     scalars = [type(a) in _PYTHON_SCALARS for a in args]
     args = [_as_operand(a) for a in args]
     avals = [get_aval(a) for a in args]
     dtype, weak = promote_avals(*avals)
-    if inexact and dtype.kind != "f":
+    if inexact and dtype_kind(dtype) not in "fc":
         dtype = _FLOAT32
     return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, s, dtype, weak)
             for a, s, v in zip(args, scalars, avals)]
@@ -218,11 +249,11 @@ def _broadcast_ranks(name, args, shapes):
 
 
 def _to_float(x):
-    if type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+    if type(x) is np.ndarray and dtype_kind(x.dtype) == "f" and x.dtype.itemsize <= 4:
         return x                # the primitive takes it as it is: no copy
     if not _is_array(x):
         x = asarray(x)
-    if x.dtype.kind in "biu":
+    if dtype_kind(x.dtype) in "biu":
         return lax.convert_element_type(x, _FLOAT32, weak_type=x.aval.weak_type)
     return x
 
@@ -248,10 +279,20 @@ def square(x): return lax.square(_numeric(x))
 def subtract(x, y): return lax.sub(*promote_args("subtract", x, y))
 def maximum(x, y): return lax.max(*promote_args("maximum", x, y))
 def minimum(x, y): return lax.min(*promote_args("minimum", x, y))
-def greater(x, y): return lax.gt(*promote_args("greater", x, y))
-def less(x, y): return lax.lt(*promote_args("less", x, y))
-def greater_equal(x, y): return lax.ge(*promote_args("greater_equal", x, y))
-def less_equal(x, y): return lax.le(*promote_args("less_equal", x, y))
+def _ordered(op, name, x, y):
+    """`op` of the promoted arguments; complex numbers in order of real part, then imaginary
+    part (JAX's `_complex_comparison`)."""
+    x, y = promote_args(name, x, y)
+    if dtype_kind(x.dtype) != "c":
+        return op(x, y)
+    return lax.select_n(lax.eq(lax.real(x), lax.real(y)), op(lax.real(x), lax.real(y)),
+                        op(lax.imag(x), lax.imag(y)))
+
+
+def greater(x, y): return _ordered(lax.gt, "greater", x, y)
+def less(x, y): return _ordered(lax.lt, "less", x, y)
+def greater_equal(x, y): return _ordered(lax.ge, "greater_equal", x, y)
+def less_equal(x, y): return _ordered(lax.le, "less_equal", x, y)
 def equal(x, y): return lax.eq(*promote_args("equal", x, y))
 def not_equal(x, y): return lax.ne(*promote_args("not_equal", x, y))
 absolute = abs
@@ -306,10 +347,10 @@ def power(x, y):
             return lax.integer_pow(_numeric(x), n)
     # JAX promotes first, even when unused, and booleans become int32 (`promote_args_numeric`)
     promoted = [_numeric(v) for v in promote_args("power", x, y)]
-    if promoted[0].dtype.kind in "iu":     # JAX's integer power (`_pow_int_int`) is strong
+    if dtype_kind(promoted[0].dtype) in "iu":     # JAX's integer power (`_pow_int_int`) is strong
         promoted = [_strong(v) for v in promoted]
     x, y = asarray(x), asarray(y)
-    if x.dtype.kind == "f" and y.dtype.kind in "iu":
+    if dtype_kind(x.dtype) == "f" and dtype_kind(y.dtype) in "iu":
         return lax.pow(*_broadcast_ranks("pow", [x, y], [x.shape, y.shape]))
     return lax.pow(*promoted)
 
@@ -462,17 +503,17 @@ def logaddexp(x1, x2):
 
 def floor(x):
     x = asarray(x)
-    return x if x.dtype.kind in "biu" else lax.floor(x)
+    return x if dtype_kind(x.dtype) in "biu" else lax.floor(x)
 
 
 def ceil(x):
     x = asarray(x)
-    return x if x.dtype.kind in "biu" else lax.ceil(x)
+    return x if dtype_kind(x.dtype) in "biu" else lax.ceil(x)
 
 
 def trunc(x):
     x = asarray(x)
-    return x if x.dtype.kind in "biu" else _trunc(x)
+    return x if dtype_kind(x.dtype) in "biu" else _trunc(x)
 
 
 @jit_in_jaxprs("trunc")
@@ -491,7 +532,7 @@ def round(a, decimals=0, out=None):
 
 @jit_in_jaxprs("round", static_argnums=(1,))
 def _round(a, decimals):
-    if a.dtype.kind in "iu":
+    if dtype_kind(a.dtype) in "iu":
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a                              # integers are already round
@@ -526,14 +567,18 @@ def isnan(x):
 @jit_in_jaxprs("isinf")
 def isinf(x):
     x = asarray(x)
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return lax.eq(lax.abs(x), _constant_like(x, np.inf))
+    if dtype_kind(x.dtype) == "c":                 # either part infinite
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     return full_like(x, False, _BOOL)
 
 
 def isfinite(x):
     x = asarray(x)
-    return lax.is_finite(x) if x.dtype.kind == "f" else full_like(x, True, _BOOL)
+    if dtype_kind(x.dtype) == "c":                 # both parts finite
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x) if dtype_kind(x.dtype) == "f" else full_like(x, True, _BOOL)
 def isposinf(x):
     return _isposneginf(np.inf, asarray(x))
 
@@ -543,7 +588,7 @@ def isneginf(x):
 
 
 def _isposneginf(infinity, x):
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return lax.eq(x, _constant_like(x, infinity))
     return full_like(x, False, _BOOL)
 
@@ -568,7 +613,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     the largest and smallest finite values of the dtype)."""
     check_arraylike("nan_to_num", x)
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if dtype_kind(x.dtype) != "f":
         return x
     # JAX's jit gets only the arguments given, by keyword (so sorted by name); the defaults
     # are constants of the traced function.
@@ -612,7 +657,7 @@ def remainder(x1, x2):
 @jit_in_jaxprs("remainder")
 def _remainder(x1, x2):
     zero = _constant_like(x1, 0)
-    if x2.dtype.kind in "iu":
+    if dtype_kind(x2.dtype) in "iu":
         x2 = _where(lax.eq(x2, _constant_like(x2, 0)), full_like(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
@@ -630,9 +675,9 @@ def floor_divide(x1, x2):
 
 @jit_in_jaxprs("floor_divide")
 def _floor_divide(x1, x2):
-    if x1.dtype.kind == "u":
+    if dtype_kind(x1.dtype) == "u":
         return lax.div(x1, x2)
-    if x1.dtype.kind == "i":
+    if dtype_kind(x1.dtype) == "i":
         quotient = lax.div(x1, x2)
         select = logical_and(not_equal(lax.sign(x1), lax.sign(x2)),
                              not_equal(lax.rem(x1, x2), 0))
@@ -646,7 +691,7 @@ def divmod(x1, x2):
 
 @jit_in_jaxprs("divmod")
 def _divmod(x1, x2):
-    if x1.dtype.kind in "iu":
+    if dtype_kind(x1.dtype) in "iu":
         return floor_divide(x1, x2), remainder(x1, x2)
     return _float_divmod(x1, x2)
 
@@ -677,8 +722,9 @@ def isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
 def _isclose(a, b, rtol=_ISCLOSE_DEFAULTS[0], atol=_ISCLOSE_DEFAULTS[1],
              equal_nan=_ISCLOSE_DEFAULTS[2]):
     a, b = promote_args("isclose", *promote_dtypes(a, b, inexact=True))
-    rtol, atol = (LiteralArray(np.asarray(t, a.dtype)) if type(t) in _PYTHON_SCALARS
-                  else lax.convert_element_type(asarray(t), a.dtype) for t in (rtol, atol))
+    tol = lax.real_dtype(a.dtype)               # of complex numbers: the real part's dtype
+    rtol, atol = (LiteralArray(np.asarray(t, tol)) if type(t) in _PYTHON_SCALARS
+                  else lax.convert_element_type(asarray(t), tol) for t in (rtol, atol))
     both_nan = logical_and(isnan(a), isnan(b))
     check_finite = isfinite(b)
     in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
@@ -918,7 +964,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype = canonicalize_dtype(dtype or _FLOAT32)
-    compute = np.dtype(dtype if dtype.kind == "f" else _FLOAT32)
+    compute = np.dtype(dtype if dtype_kind(dtype) == "f" else _FLOAT32)
     start, stop = np.asarray(start, compute), np.asarray(stop, compute)
     div = num - 1 if endpoint else num
     if num > 1:
@@ -927,7 +973,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
         values = np.concatenate([values, [stop]]) if endpoint else values
     else:
         values = np.full(num, start, compute)
-    if dtype.kind in "iu":
+    if dtype_kind(dtype) in "iu":
         values = np.floor(values)
     return Array(values.astype(dtype))
 
@@ -949,7 +995,7 @@ def empty_like(prototype, dtype=None):
 
 
 def _inexact(dtype):
-    return dtype if dtype.kind == "f" else _FLOAT32
+    return dtype if dtype_kind(dtype) in "fc" else _FLOAT32
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
@@ -958,7 +1004,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
         raise NotImplementedError("jnp.logspace with axis != 0 is not built in autodidax")
     out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
-    compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
+    compute = out_dtype if dtype_kind(out_dtype) == "f" else _FLOAT32
     lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute)
     return lax.convert_element_type(power(base, lin), out_dtype)
 
@@ -969,7 +1015,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         raise NotImplementedError("jnp.geomspace with axis != 0 is not built in autodidax")
     out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
-    compute = out_dtype if out_dtype.kind == "f" else _FLOAT32
+    compute = out_dtype if dtype_kind(out_dtype) == "f" else _FLOAT32
     start, stop = asarray(start, compute), asarray(stop, compute)
     sign = sign_ = lax.sign(start)
     res = multiply(sign, logspace(log10(true_divide(start, sign_)),
@@ -1045,12 +1091,12 @@ def _accumulate(name, reducer, combine, identity, a, axis, dtype, out, keepdims,
     _check_out(name, out, a)
     a = asarray(a)
     if dtype is None:
-        if a.dtype.kind == "b" or a.dtype.kind in "iu" and a.dtype.itemsize < 4:
-            dtype = np.dtype("uint32") if a.dtype.kind == "u" else _INT32
+        if dtype_kind(a.dtype) == "b" or dtype_kind(a.dtype) in "iu" and a.dtype.itemsize < 4:
+            dtype = np.dtype("uint32") if dtype_kind(a.dtype) == "u" else _INT32
         else:
             dtype = a.dtype
     dtype = canonicalize_dtype(dtype)
-    compute = _FLOAT32 if dtype == np.float16 else dtype     # half precision adds in single
+    compute = _FLOAT32 if dtype in _HALF else dtype     # half precision adds in single
     a = _strong(a, compute)
     if where is not None:
         a = _where(where, a, full((), identity, compute))
@@ -1068,8 +1114,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     _check_out("mean", out, a)
     a = asarray(a)
-    dtype = canonicalize_dtype(dtype or (a.dtype if a.dtype.kind == "f" else _FLOAT32))
-    compute = _FLOAT32 if dtype == np.float16 else dtype
+    dtype = canonicalize_dtype(dtype or (a.dtype if dtype_kind(a.dtype) in "fc" else _FLOAT32))
+    compute = _FLOAT32 if dtype in _HALF else dtype
     axes = _reduction_axes(axis, a.ndim)
     if where is None:
         count = float(np.prod([a.shape[i] for i in axes]))
@@ -1100,11 +1146,16 @@ def _var(a, axis, dtype, correction, keepdims):
     less `correction` (NumPy's `ddof`), and NaN where that is not positive."""
     if dtype is not None:
         dtype = compute = canonicalize_dtype(dtype)
-    else:
-        dtype = compute = a.dtype if a.dtype.kind == "f" else _FLOAT32
-    compute = _FLOAT32 if compute == np.float16 else compute
+    else:                            # of complex numbers: a real variance, computed in complex
+        dtype = compute = a.dtype if dtype_kind(a.dtype) in "fc" else _FLOAT32
+        dtype = lax.real_dtype(dtype)
+    compute = _FLOAT32 if compute in _HALF else compute
     a = astype(a, compute)
-    centred = lax.square(lax.sub(a, mean(a, axis, compute, keepdims=True)))
+    centred = lax.sub(a, mean(a, axis, compute, keepdims=True))
+    if dtype_kind(compute) == "c":                      # |z - mean|^2
+        centred, compute = lax.real(lax.mul(centred, lax.conj(centred))), lax.real_dtype(compute)
+    else:
+        centred = lax.square(centred)
     count = np.prod([a.shape[i] for i in _reduction_axes(axis, a.ndim)])
     normalizer = lax.sub(LiteralArray(np.asarray(count, compute)),
                          lax.convert_element_type(correction, compute))
@@ -1305,7 +1356,8 @@ def dot(a, b):
 
 
 def vdot(a, b):
-    return dot(ravel(a), ravel(b))
+    a = asarray(a)                          # the first operand conjugated, as in NumPy
+    return dot(ravel(lax.conj(a) if dtype_kind(a.dtype) == "c" else a), ravel(b))
 
 
 def outer(a, b):
@@ -1561,7 +1613,7 @@ def _pad_stats(array, pad_width, stat_length, stat):
             n_before, n_after = (int(builtins.min(n, array.shape[i])) for n in (n_before, n_after))
             before = stat(_slice_in_dim(array, 0, n_before, i), axis=i, keepdims=True)
             after = stat(_slice_in_dim(array, -n_after, None, i), axis=i, keepdims=True)
-        if array.dtype.kind in "iu":
+        if dtype_kind(array.dtype) in "iu":
             before, after = round(before), round(after)
         before, after = (lax.convert_element_type(v, array.dtype, array.aval.weak_type)
                          for v in (before, after))
@@ -1797,7 +1849,7 @@ def _einsum(operands, path, preferred_element_type):
         dtype, weak = canonicalize_dtype(preferred_element_type), False
 
     def total(x, axes):
-        if _promote_two(x.dtype, dtype) != x.dtype:
+        if _join(x.dtype, dtype) != x.dtype:
             x = lax.convert_element_type(x, dtype)
         return lax.reduce_or(x, axes) if x.dtype == _BOOL else lax.reduce_sum(x, axes)
 
@@ -1927,7 +1979,7 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
         m, = promote_dtypes(m, inexact=True)
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
-    if dtype is not None and canonicalize_dtype(dtype).kind != "f":
+    if dtype is not None and dtype_kind(canonicalize_dtype(dtype)) not in "fc":
         raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype}")
     X = atleast_2d(m)
     if not rowvar and m.ndim != 1:
@@ -1950,7 +2002,7 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
                 raise RuntimeError(f"cannot handle multidimensional {name}")
             if weights.shape[0] != X.shape[1]:
                 raise RuntimeError(f"incompatible numbers of samples and {name}")
-            if name == "fweights" and weights.dtype.kind not in "iu":
+            if name == "fweights" and dtype_kind(weights.dtype) not in "iu":
                 raise TypeError("fweights must be integer.")
             w = abs(weights) if w is None else multiply(w, abs(weights))
     if dtype is not None:
@@ -1977,7 +2029,7 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
 
 @jit_in_jaxprs("corrcoef", static_argnums=(2, 3))
 def _corrcoef(x, y, rowvar, dtype):
-    if dtype is not None and canonicalize_dtype(dtype).kind != "f":
+    if dtype is not None and dtype_kind(canonicalize_dtype(dtype)) not in "fc":
         raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got "
                          f"dtype={dtype}")
     c = cov(x, y, rowvar, dtype=dtype)
@@ -2002,7 +2054,7 @@ def _count_nonzero(a, axis, keepdims):
 def _nan_reduction(name, reduction, init, nan_if_all_nan, a, axis, keepdims, **kwargs):
     """`reduction` of `a` with its NaNs replaced by `init`, the reduction's identity; NaN where
     every element was NaN, for `nanmax` and `nanmin` (which have no identity of their own)."""
-    if a.dtype.kind != "f":
+    if dtype_kind(a.dtype) not in "fc":
         return reduction(a, axis=axis, keepdims=keepdims, **kwargs)
     out = reduction(_where(isnan(a), LiteralArray(np.asarray(init, a.dtype)), a), axis=axis,
                     keepdims=keepdims, **kwargs)
@@ -2055,7 +2107,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 @jit_in_jaxprs("nanmean", static_argnums=(1, 2, 3))
 def _nanmean(a, axis, dtype, keepdims, where):
-    if a.dtype.kind in "biu":
+    if dtype_kind(a.dtype) in "biu":
         return mean(a, axis, dtype, keepdims=keepdims, where=where)
     dtype = a.dtype if dtype is None else canonicalize_dtype(dtype)
     normalizer = sum(lax.bitwise_not(isnan(a)), axis=axis, dtype=dtype, keepdims=keepdims,
@@ -2161,7 +2213,7 @@ def _axis(axis, ndim):
 
 
 def _is_int_array(i):
-    return isinstance(i, (Array, Tracer, np.ndarray)) and get_aval(i).dtype.kind in "iu"
+    return isinstance(i, (Array, Tracer, np.ndarray)) and dtype_kind(get_aval(i).dtype) in "iu"
 
 
 def _is_bool_array(i):
@@ -2181,7 +2233,7 @@ def _check_index(i):
         if _is_bool_array(i) and not get_aval(i).shape:      # a 0-d mask is a scalar boolean
             value = i.to_concrete_value() if isinstance(i, Tracer) else np.asarray(i)
             return i if value is None else bool(value)
-        if get_aval(i).dtype.kind not in "iub":
+        if dtype_kind(get_aval(i).dtype) not in "iub":
             raise TypeError(f"Indexer must have integer or boolean type, got indexer with "
                              f"type {get_aval(i).dtype.name}")
         return i
@@ -2236,7 +2288,7 @@ def _normalize(i, size):
     """`i` counted from the end where negative: `select_n(i < 0, i, i + size)`."""
     if isinstance(i, int):
         return i + size if i < 0 else i
-    if get_aval(i).dtype.kind == "u":
+    if dtype_kind(get_aval(i).dtype) == "u":
         return i
     return lax.select_n(lax.lt(i, lax.const_like(i, 0)), i, lax.add(i, lax.const_like(i, size)))
 
@@ -2583,7 +2635,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     the other axes broadcast. Negative indices count from the end unless
     `wrap_negative_indices=False` (the default under `mode="promise_in_bounds"`)."""
     arr, indices = asarray(arr), asarray(indices)
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype}")
     if axis is None:
         if indices.ndim != 1:
@@ -2761,7 +2813,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         a = take(a, sorter)
     v_flat = ravel(v)[:, None]
     before = lax.lt(a[None, :], v_flat) if side == "left" else lax.le(a[None, :], v_flat)
-    if get_aval(a).dtype.kind == "f":       # NaN sorts last, as in NumPy
+    if dtype_kind(get_aval(a).dtype) == "f":       # NaN sorts last, as in NumPy
         nan_v = lax.ne(v_flat, v_flat)
         if side == "left":
             before = lax.bitwise_or(before, lax.bitwise_and(nan_v, lax.eq(a[None, :], a[None, :])))
@@ -2946,6 +2998,12 @@ float32, float16 = _ScalarType("float32"), _ScalarType("float16")
 int32, int16, int8 = _ScalarType("int32"), _ScalarType("int16"), _ScalarType("int8")
 uint32, uint8, bool_ = _ScalarType("uint32"), _ScalarType("uint8"), _ScalarType("bool")
 float64, int64 = _ScalarType("float64"), _ScalarType("int64")
+complex64, complex128, uint64 = (_ScalarType(n) for n in ("complex64", "complex128", "uint64"))
+single, double, csingle, cdouble = float32, float64, complex64, complex128   # NumPy's aliases
+float_, complex_, int_, uint = float64, complex128, int64, uint64     # 64-bit: canonicalized
+globals().update({d.name: _ScalarType(d.name) for d in SUPPORTED_DTYPES   # bfloat16, float8_...
+                  if d.name not in globals() and d.name != "bool"})
+more_functions["bool"] = bool_            # `jnp.bool`, without hiding Python's `bool` in here
 
 
 uint16 = _ScalarType("uint16")
@@ -2970,13 +3028,45 @@ def _as_type(x):
     return _as_dtype(x).type
 
 
+_SMALL_TYPES = {d.type: {"f": np.floating, "i": np.signedinteger, "u": np.unsignedinteger}[
+    dtype_kind(d)] for d in SUPPORTED_DTYPES if d.type.__module__ == "ml_dtypes"}   # bfloat16...
+
+
 def issubdtype(arg1, arg2):
-    """Whether `arg1` is below `arg2` in NumPy's hierarchy: `issubdtype(float32, floating)`."""
-    return np.issubdtype(_as_type(arg1), _as_type(arg2))
+    """Whether `arg1` is below `arg2` in NumPy's hierarchy: `issubdtype(float32, floating)`;
+    ml_dtypes' types sit under `floating` or `(un)signedinteger`, as in JAX."""
+    t1, t2 = _as_type(arg1), _as_type(arg2)
+    if t1 in _SMALL_TYPES and t1 is not t2:
+        return issubclass(_SMALL_TYPES[t1], t2)
+    return np.issubdtype(t1, t2)
 
 
-def iinfo(int_type): return np.iinfo(_as_dtype(int_type))
-def finfo(dtype): return np.finfo(_as_dtype(dtype))
+_DTYPE_KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+                "real floating": "f", "complex floating": "c", "numeric": "iufc"}
+
+
+def isdtype(dtype, kind):
+    """Whether `dtype` is of `kind`: a name in `_DTYPE_KINDS`, a dtype, or a tuple of them (the
+    Array API's function, as JAX's)."""
+    d = _as_dtype(dtype)
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _DTYPE_KINDS:
+            if dtype_kind(d) in _DTYPE_KINDS[k] and d in _UPPER:
+                return True
+            continue
+        try:
+            if d == _as_dtype(k):
+                return True
+        except TypeError as e:
+            if isinstance(k, str):
+                raise ValueError(f"Unrecognized kind={k!r} expected one of "
+                                 f"{list(_DTYPE_KINDS)}, or a compatible input for jnp.dtype()")
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}") from e
+    return False
+
+
+def iinfo(int_type): return ml_dtypes.iinfo(_as_dtype(int_type))
+def finfo(dtype): return ml_dtypes.finfo(_as_dtype(dtype))
 
 
 def can_cast(from_, to, casting="safe"):
@@ -2984,12 +3074,8 @@ def can_cast(from_, to, casting="safe"):
 
 
 def promote_types(a, b):
-    """The dtype that values of dtypes `a` and `b` are promoted to, on JAX's lattice."""
-    a, b = _as_dtype(a), _as_dtype(b)
-    for d in (a, b):
-        if d.kind not in _KIND_ORDER:
-            raise TypeError(f"autodidax does not promote dtype {d.name}")
-    if {a.kind, b.kind} == {"i", "u"} and builtins.max(a.itemsize, b.itemsize) == 8 and (
-            (a if a.kind == "u" else b).itemsize == 8):
-        return np.dtype("float64")      # no integer type holds both int64 and uint64
-    return _promote_two(a, b)
+    """The dtype that values of dtypes `a` and `b` are promoted to, on JAX's lattice; Python's
+    `int`, `float` and `complex` are the weak types, which promote to their 64-bit dtypes."""
+    weak = {"i*": int, "f*": float, "c*": complex}
+    t = _join(*(next((k for k, w in weak.items() if x is w), None) or _as_dtype(x) for x in (a, b)))
+    return np.dtype(weak.get(t, t))

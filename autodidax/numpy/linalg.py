@@ -12,6 +12,7 @@ import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.cpu import _lapack
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
@@ -19,7 +20,7 @@ from autodidax import lowering as mlir
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front, not_mapped
-from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, impl_rules,
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, dtype_kind, impl_rules,
                             wrap_public_functions)
 from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jvp import Zero, defjvp2, instantiate_zeros, jvp_rules
@@ -27,8 +28,9 @@ from autodidax.jvp import Zero, defjvp2, instantiate_zeros, jvp_rules
 
 def _check_float(name, *avals):
     for aval in avals:
-        if aval.dtype.kind != "f":
-            raise TypeError(f"{name} takes floating-point arrays, got {aval.str_short()}")
+        if dtype_kind(aval.dtype) not in "fc":
+            raise TypeError(f"{name} takes floating-point or complex arrays, got "
+                            f"{aval.str_short()}")
 
 
 def _check_matrix(name, aval, square=True):
@@ -74,10 +76,16 @@ batching_rules[cholesky_p] = batch_at_front(cholesky_p)
 mlir.lowering_rules[cholesky_p] = lambda ctx, x: [hlo.cholesky(x, lower=True)]
 
 
+def _H(x):
+    """The conjugate transpose of a (batch of) matrices; the transpose, for real ones."""
+    x = jnp.swapaxes(x, -1, -2)
+    return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
+
+
 def _lax_cholesky(x, symmetrize_input=True):
     """The lower Cholesky factor of `x` (JAX's `lax.linalg.cholesky`)."""
     if symmetrize_input:
-        x = (x + jnp.swapaxes(x, -1, -2)) / 2
+        x = (x + _H(x)) / 2
     return jnp.tril(cholesky_p.bind(x))
 
 
@@ -97,6 +105,7 @@ def _substitute(a, b, lower, unit_diagonal):
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     k = 1 if unit_diagonal else 0
     a = np.tril(a, -k) if lower else np.triu(a, k)     # the other triangle is never read
+    a = np.conj(a) if conjugate_a else a
     if transpose_a:
         a, lower = np.swapaxes(a, -1, -2), not lower
     if not left_side:                                  # x a = b is a^T x^T = b^T
@@ -130,7 +139,7 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
     if vector:
         b = lax.expand_dims(b, [np.ndim(b) if left_side else np.ndim(b) - 1])
     out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
-                                  transpose_a=transpose_a, conjugate_a=False,
+                                  transpose_a=transpose_a, conjugate_a=conjugate_a,
                                   unit_diagonal=unit_diagonal)
     return (out[..., 0] if left_side else out[..., 0, :]) if vector else out
 
@@ -138,6 +147,8 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
 def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
     how = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
+    if conjugate_a and not transpose_a:             # XLA has no "conjugate only": JAX's way
+        a = chlo.conj(a)
     return [hlo.triangular_solve(a, b, left_side, lower, unit_diagonal,
                                  hlo.TransposeAttr.get(how))]
 
@@ -277,7 +288,7 @@ def _cholesky_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     L = jnp.tril(cholesky_p.bind(x))
     tmp = triangular_solve(L, instantiate_zeros(x_dot), left_side=False, transpose_a=True,
-                           lower=True)                                  # x_dot L^-T
+                           conjugate_a=True, lower=True)                # x_dot L^-H
     inner = triangular_solve(L, tmp, left_side=True, lower=True)        # L^-1 x_dot L^-T
     return L, jnp.matmul(L, _phi(inner))
 

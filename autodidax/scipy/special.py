@@ -12,8 +12,8 @@ from autodidax import lax_core as lax
 from autodidax.jvp import stop_gradient
 from autodidax import numpy as jnp
 from autodidax.batching import batching_rules, moveaxis
-from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, get_aval,
-                            impl_rules, wrap_public_functions)
+from autodidax.core import (LiteralArray, Primitive, ShapedArray, abstract_eval_rules, dtype_kind,
+                            get_aval, impl_rules, wrap_public_functions)
 from autodidax.indexing import xla_impl       # chapter 11: run one primitive compiled by XLA
 from autodidax.jvp import defjvp2, full_like
 from autodidax.lowering import full_like_aval, lowering_rules, nary_lowering
@@ -21,7 +21,7 @@ from autodidax.lowering import full_like_aval, lowering_rules, nary_lowering
 
 def _check_float(name, *avals):
     for aval in avals:
-        if aval.dtype.kind != "f":
+        if dtype_kind(aval.dtype) != "f":
             raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. "
                             "Accepted dtypes are subtypes of floating.")
 
@@ -125,6 +125,19 @@ def erf_inv(x): return erf_inv_p.bind(x)
 def lgamma(x): return lgamma_p.bind(x)
 
 
+def _binder(primitive):
+    def bind(*args):
+        return primitive.bind(*args)
+    bind.__name__ = bind.__qualname__ = primitive.name
+    return bind
+
+
+# `jax.lax`'s names for these primitives (JAX's `jax/_src/lax/special.py`): binders, which take
+# one dtype and promote nothing, unlike this module's `erf` of `jax.scipy.special`.
+LAX_FUNCTIONS = {p.name: _binder(p) for p in (erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p,
+                                              logistic_p, polygamma_p)}
+
+
 def promote_args_inexact(name, *args):
     """The arguments as arrays of one float dtype (weakly typed if all of them were Python
     scalars) and of one rank: JAX's `promote_args_inexact`."""
@@ -155,7 +168,7 @@ digamma = _unary("digamma", digamma_p.bind, "The logarithmic derivative of Gamma
 def polygamma(n, x):
     """The n-th derivative of digamma; `n` must be of an integer dtype."""
     n_dtype = get_aval(n if not isinstance(n, (list, tuple)) else jnp.asarray(n)).dtype
-    if n_dtype.kind not in "iu":
+    if dtype_kind(n_dtype) not in "iu":
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
                          f"{n_dtype.name}.")
     n, x = promote_args_inexact("polygamma", n, x)
