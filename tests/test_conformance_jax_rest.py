@@ -1,0 +1,123 @@
+"""Conformance cases for appendix A25's part of `jax` (autodidax/jax_rest.py): eval_shape,
+typeof, named_call, named_scope, ensure_compile_time_eval, custom_gradient and the process
+functions, against JAX. Same harness as tests/test_conformance.py."""
+import warnings
+
+import numpy as np
+import pytest
+
+from test_conformance import C, E, J, _params, check
+
+X = np.array([0.5, -2.0, 3.0], np.float32)
+
+
+def _types(jax, tree):
+    """ShapeDtypeStructs as plain values: the harness compares leaves of one library only."""
+    return jax.tree_util.tree_map(lambda s: (repr(s), s.shape, str(s.dtype), s.weak_type), tree)
+
+
+def _sds(jax, jnp):
+    return {"w": jax.ShapeDtypeStruct((4, 3), jnp.float32),
+            "i": jax.ShapeDtypeStruct((2,), jnp.int8)}
+
+
+def _clipped(jax, jnp):
+    @jax.custom_gradient
+    def f(x):
+        return x ** 2, lambda t: (jnp.clip(t * 2 * x, -1.0, 1.0),)
+    return f
+
+
+def _two_args(jax, jnp):
+    @jax.custom_gradient
+    def f(x, y):
+        return x * y, lambda t: (t * y * 3, {"a": t * x})
+    return lambda x, y: f(x, {"a": y})
+
+
+def _compile_time(jax, jnp):
+    @jax.jit
+    def f(x):
+        with jax.ensure_compile_time_eval():
+            y = jnp.sin(3.0)
+            positive = bool(y > 0)
+        return jnp.sin(x) if positive else jnp.cos(x)
+    return f
+
+
+def _warned(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in caught]
+
+
+REST = {
+    "eval_shape": C(lambda jax, jnp: _types(jax, jax.eval_shape(
+        lambda p, x: (x @ p["w"], {"n": p["i"].sum(), "b": x > 0}), _sds(jax, jnp),
+        jax.ShapeDtypeStruct((5, 4), jnp.float32)))),
+    "eval_shape of arrays and scalars": C(lambda jax, jnp: _types(jax, jax.eval_shape(
+        lambda x, s: (x * s, s * 2, jnp.arange(3)), X, 1.0))),
+    "eval_shape error": E(lambda jax, jnp: jax.eval_shape(lambda x: x @ x, np.ones((2, 3)))),
+    "typeof": C(lambda jax, jnp: [str(jax.typeof(v)) for v in (X, 1.0, 2, True, 1j,
+                                                                jnp.ones((2, 2), jnp.int8))]),
+    "typeof repr": C(lambda jax, jnp: [repr(jax.typeof(v)) for v in (X, 1.0)]),
+    "typeof of a tracer": C(lambda jax, jnp: jax.jit(lambda x: x * 0 + jnp.float32(
+        len(str(jax.typeof(x)))))(X)),
+    "typeof not a value": E(lambda jax, jnp: jax.typeof("abc")),
+    "named_scope": C(lambda jax, jnp: jax.jit(lambda x: _scoped(jax, jnp, x))(X)),
+    "named_scope decorator": C(lambda jax, jnp: jax.named_scope("d")(lambda x: x * 2)(X)),
+    "named_scope not a string": E(lambda jax, jnp: jax.named_scope(3)),
+    "named_call": C(lambda jax, jnp: jax.named_call(lambda x: x * 2, name="double")(X)),
+    "named_call jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.named_call(lambda x: jnp.sin(x) * 2, name="double"))(X)),
+    "named_scope jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: _scoped(jax, jnp, x))(X)),
+    "ensure_compile_time_eval": C(lambda jax, jnp: _compile_time(jax, jnp)(X)),
+    "ensure_compile_time_eval jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        _compile_time(jax, jnp))(X)),
+    "ensure_compile_time_eval of a tracer": C(lambda jax, jnp: jax.jit(
+        lambda x: _eval_traced(jax, x))(X)),
+    "custom_gradient value and grad": C(lambda jax, jnp: (
+        _clipped(jax, jnp)(3.0), jax.grad(_clipped(jax, jnp))(3.0),
+        jax.grad(_clipped(jax, jnp))(0.25), jax.vmap(jax.grad(_clipped(jax, jnp)))(X))),
+    "custom_gradient jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        jax.grad(_clipped(jax, jnp)))(3.0)),
+    "custom_gradient two arguments": C(lambda jax, jnp: jax.grad(
+        lambda x, y: _two_args(jax, jnp)(x, y), argnums=(0, 1))(2.0, 5.0)),
+    "custom_gradient under jit": C(lambda jax, jnp: jax.jit(jax.grad(
+        lambda x: _clipped(jax, jnp)(x).sum()))(X)),
+    "dtypes": C(lambda jax, jnp: (
+        jax.dtypes.canonicalize_dtype(np.float64), jax.dtypes.canonicalize_dtype(jnp.bfloat16),
+        jax.dtypes.result_type(1.0, np.int8), jax.dtypes.result_type(1.0, np.int8, 2),
+        jax.dtypes.issubdtype(jnp.bfloat16, jnp.floating),
+        jax.dtypes.bfloat16 is jnp.bfloat16.dtype.type,
+        jax.dtypes.float0, jax.dtypes.finfo(jnp.bfloat16).eps, jax.dtypes.iinfo(jnp.int4).max,
+        issubclass(jax.dtypes.TypePromotionError, ValueError))),
+    "dtypes weak flag": C(lambda jax, jnp: [jax.dtypes.result_type(*a, return_weak_type_flag=True)
+                                            for a in [(1.0,), (1.0, 2), (X, 1.0),
+                                                      (jnp.asarray(2.0), 3)]]),
+    "dtypes scalar_type_of": C(lambda jax, jnp: [jax.dtypes.scalar_type_of(v).__name__ for v in (
+        np.float32(1), jnp.ones(2, jnp.int8), True, jnp.ones(2, jnp.bfloat16), 1j, 2)]),
+    "dtypes itemsize_bits": C(lambda jax, jnp: [jax.dtypes.itemsize_bits(d) for d in (
+        jnp.int4, np.float32, jnp.bfloat16, np.bool_, jnp.float8_e4m3fn, np.complex64,
+        jnp.uint2)]),
+    "dtypes canonicalize passes through": C(lambda jax, jnp: jax.dtypes.canonicalize_dtype("S3")),
+    "process_indices": C(lambda jax, jnp: jax.process_indices()),
+    "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
+                                                             jax.host_ids)]),
+}
+
+
+def _scoped(jax, jnp, x):
+    with jax.named_scope("layer"):
+        return jnp.tanh(x) * 2
+
+
+def _eval_traced(jax, x):
+    with jax.ensure_compile_time_eval():
+        return x * 2
+
+
+@pytest.mark.parametrize("name", _params(REST))
+def test_jax_rest(name):
+    check(REST[name])
