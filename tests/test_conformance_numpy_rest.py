@@ -4,13 +4,18 @@ tests/test_conformance.py."""
 import numpy as np
 import pytest
 
-from test_conformance import C, E, F, F16, F32, I, I8, I32, J, NAN, T, V3, _params, check
+from test_conformance import (BOOL, C, E, F, F16, F32, I, I8, I32, J, NAN, NAN2, T, U8, V3, V4,
+                              _params, check)
 
 X6 = np.array([-2.0, -0.0, 0.0, 0.5, np.nan, np.inf], np.float32)
 Y6 = np.array([1.0, -1.0, np.nan, -0.25, 2.0, -np.inf], np.float32)
 M23 = np.arange(6, dtype=np.int32).reshape(2, 3)
 UNIT = np.linspace(-0.9, 0.9, 7).astype(np.float32)
 BIG = np.linspace(1.1, 4.0, 7).astype(np.float32)
+C3 = np.array([2 + 1j, 1 - 1j, 1 + 1j], np.complex64)
+P3 = np.array([1.0, -2.0, 3.0], np.float32)                # polynomial coefficients
+IDX = np.array([0, 2, 1, 2], np.int32)
+EMPTY_F = np.zeros((0,), np.float32)
 
 ALIASES = ["acos", "asin", "atan", "atanh", "asinh"]
 REST = {
@@ -123,6 +128,182 @@ REST = {
     "copysign grad": C(lambda jax, jnp: jax.grad(lambda x: jnp.copysign(x, -1.0).sum())(F32)),
     "fmax grad": C(lambda jax, jnp: jax.grad(lambda x, y: jnp.fmax(x, y).sum(), (0, 1))(X6, Y6)),
     "float16": C(lambda jax, jnp: (jnp.fmax(F16, 1.0), jnp.copysign(F16, -1), jnp.diff(F16))),
+    # shifts, rounding, a float's two parts
+    "positive": C(lambda jax, jnp: (jnp.positive(F32), jnp.positive(True), jnp.positive(2),
+                                    jnp.positive(BOOL))),
+    "rint": C(lambda jax, jnp: (jnp.rint(np.array([0.5, 1.5, -2.5, 2.6], np.float32)),
+                                jnp.rint(I8), jnp.rint(2.5), jnp.rint(C3 * 1.5), jnp.rint(F16))),
+    "shifts": C(lambda jax, jnp: (jnp.left_shift(I32, 2), jnp.right_shift(I8, 1),
+                                  jnp.right_shift(U8, np.uint8(3)), jnp.left_shift(True, 3),
+                                  jnp.bitwise_left_shift(U8, 1), jnp.bitwise_right_shift(I32, 2),
+                                  jnp.left_shift(BOOL, BOOL))),
+    "shift operators": C(lambda jax, jnp: (jnp.asarray(I32) << 1, jnp.asarray(U8) >> 2,
+                                           2 << jnp.asarray(M23), 64 >> jnp.asarray(M23))),
+    "shift of floats": E(lambda jax, jnp: jnp.left_shift(F32, 1)),
+    "modf": C(lambda jax, jnp: (jnp.modf(X6), jnp.modf(I32), jnp.modf(-2.5))),
+    "logaddexp2": C(lambda jax, jnp: (jnp.logaddexp2(X6, Y6), jnp.logaddexp2(3.0, 3),
+                                      jnp.logaddexp2(I32, F16))),
+    "logaddexp2 grad": C(lambda jax, jnp: jax.grad(lambda x, y: jnp.logaddexp2(x, y).sum(),
+                                                   (0, 1))(F32, -np.inf * np.ones(5, np.float32))),
+    "logaddexp2 complex": C(lambda jax, jnp: jnp.logaddexp2(C3, C3[::-1]), rtol=1e-5),
+    "frexp": C(lambda jax, jnp: (jnp.frexp(X6), jnp.frexp(F16), jnp.frexp(I32), jnp.frexp(0.75),
+                                 jnp.frexp(np.float32([1e-40, -3e-39, 1e30])))),
+    "frexp complex": E(lambda jax, jnp: jnp.frexp(C3)),
+    "frexp grad": C(lambda jax, jnp: jax.grad(lambda x: jnp.frexp(x)[0].sum())(F32 + 3)),
+    "ldexp": C(lambda jax, jnp: (jnp.ldexp(F32, I32), jnp.ldexp(X6, 3), jnp.ldexp(3, I8),
+                                 jnp.ldexp(np.float32(1e-30), 120), jnp.ldexp(F16, 2))),
+    "ldexp float exponent": E(lambda jax, jnp: jnp.ldexp(F32, 2.0)),
+    # axes, triangles, indices, choices
+    "permute_dims": C(lambda jax, jnp: (jnp.permute_dims(T, (2, 0, 1)), jnp.permute_dims(2.0, ()))),
+    "permute_dims bad": E(lambda jax, jnp: jnp.permute_dims(T, (0, 1))),
+    "rollaxis": C(lambda jax, jnp: [jnp.rollaxis(T, a, s).shape for a, s in
+                                    [(2, 0), (0, 3), (1, -1), (-1, 1), (0, 2)]]),
+    "rollaxis values": C(lambda jax, jnp: jnp.rollaxis(T, 2, 1)),
+    "rollaxis bad start": E(lambda jax, jnp: jnp.rollaxis(T, 0, 4)),
+    "unstack": C(lambda jax, jnp: (jnp.unstack(F), jnp.unstack(T, axis=-1), jnp.unstack(I32))),
+    "unstack scalar": E(lambda jax, jnp: jnp.unstack(2.0)),
+    "broadcast_arrays": C(lambda jax, jnp: (jnp.broadcast_arrays(F, V4, 1.0),
+                                            jnp.broadcast_arrays(V3, V3), jnp.broadcast_arrays())),
+    "broadcast_arrays bad": E(lambda jax, jnp: jnp.broadcast_arrays(F, V3)),
+    "ix_": C(lambda jax, jnp: (jnp.ix_(IDX, I32[:2], V3), jnp.ix_(), jnp.ix_(IDX[:0]))),
+    "ix_ indexes": C(lambda jax, jnp: jnp.asarray(F)[jnp.ix_(np.array([0, 2]), IDX[:3])]),
+    "ix_ matrix": E(lambda jax, jnp: jnp.ix_(F)),
+    "ix_ bool": E(lambda jax, jnp: jnp.ix_(BOOL)),
+    "iterable": C(lambda jax, jnp: [jnp.iterable(x) for x in (F32, 2.0, [1], jnp.ones(2))]),
+    "tri": C(lambda jax, jnp: (jnp.tri(3), jnp.tri(2, 4, 1), jnp.tri(3, k=-1, dtype=jnp.int8),
+                               jnp.tri(3, 2, dtype=bool), jnp.tri(0))),
+    "tri float k": E(lambda jax, jnp: jnp.tri(3, k=1.0)),
+    "diagflat": C(lambda jax, jnp: (jnp.diagflat(V3), jnp.diagflat(M23, 1), jnp.diagflat(I8, -2),
+                                    jnp.diagflat(2.0))),
+    "tril triu indices from": C(lambda jax, jnp: (jnp.tril_indices_from(F), jnp.triu_indices_from(
+        F, 1), jnp.tril_indices_from(np.ones((2, 2)), -1), jnp.triu_indices_from(M23))),
+    "tril_indices_from vector": E(lambda jax, jnp: jnp.tril_indices_from(V3)),
+    "diag_indices_from": C(lambda jax, jnp: (jnp.diag_indices_from(np.ones((3, 3))),
+                                             jnp.diag_indices_from(np.ones((2, 2, 2))))),
+    "diag_indices_from not square": E(lambda jax, jnp: jnp.diag_indices_from(F)),
+    "diag_indices_from vector": E(lambda jax, jnp: jnp.diag_indices_from(V3)),
+    "ravel_multi_index": C(lambda jax, jnp: (
+        jnp.ravel_multi_index((IDX, IDX[::-1]), (3, 4)),
+        jnp.ravel_multi_index((IDX, IDX), (3, 3), order="F"),
+        jnp.ravel_multi_index((IDX + 2, IDX - 1), (3, 4), mode="clip"),
+        jnp.ravel_multi_index((IDX + 2, IDX - 1), (3, 4), mode="wrap"),
+        jnp.ravel_multi_index((IDX.astype(np.int8), 1), (3, 4)))),
+    "ravel_multi_index out of range": E(lambda jax, jnp: jnp.ravel_multi_index((IDX,), (2,))),
+    "ravel_multi_index floats": E(lambda jax, jnp: jnp.ravel_multi_index((V3,), (3,))),
+    "ravel_multi_index traced": E(lambda jax, jnp: jax.jit(
+        lambda i: jnp.ravel_multi_index((i,), (3,)))(IDX)),
+    "ravel_multi_index jit wrap": C(lambda jax, jnp: jax.jit(
+        lambda i: jnp.ravel_multi_index((i, i), (3, 4), mode="wrap"))(IDX)),
+    "unravel_index": C(lambda jax, jnp: (jnp.unravel_index(np.array([0, 5, 11, 12, -1, -20]),
+                                                           (3, 4)),
+                                         jnp.unravel_index(7, (2, 2, 2)),
+                                         jnp.unravel_index(U8, (16, 16)), jnp.unravel_index(3, 5))),
+    "select": C(lambda jax, jnp: (jnp.select([F32 < 0, F32 > 1], [F32, 2 * F32], -1.0),
+                                  jnp.select([BOOL], [I32]), jnp.select([I32], [1.5], I8),
+                                  jnp.select([F > 0, F < -1], [F, V4]))),
+    "select lengths": E(lambda jax, jnp: jnp.select([BOOL], [F32, F32])),
+    "select empty": E(lambda jax, jnp: jnp.select([], [])),
+    "choose": C(lambda jax, jnp: (jnp.choose(IDX, [V4, 2 * V4, -V4]),
+                                  jnp.choose(IDX, [V4, 1, np.arange(4)], mode="wrap"),
+                                  jnp.choose(IDX + 1, np.ones((3, 4)), mode="clip"),
+                                  jnp.choose(M23 % 2, [M23, -M23]))),
+    "choose out of range": E(lambda jax, jnp: jnp.choose(IDX, [V4, V4])),
+    "choose float index": E(lambda jax, jnp: jnp.choose(V3, [V3])),
+    "choose traced": E(lambda jax, jnp: jax.jit(lambda a: jnp.choose(a, [V4, V4]))(IDX)),
+    # products, statistics, sets, polynomials
+    "matvec vecmat": C(lambda jax, jnp: (jnp.matvec(F, V4), jnp.matvec(T, V4), jnp.matvec(F, F),
+                                         jnp.vecmat(V3, F), jnp.vecmat(C3, C3[:, None] * F),
+                                         jnp.matvec(T[:1], np.ones((3, 1, 4), np.float32)))),
+    "matvec shapes": E(lambda jax, jnp: jnp.matvec(F, V3)),
+    "vecmat vector": E(lambda jax, jnp: jnp.vecmat(V3, V3)),
+    "vecdot": C(lambda jax, jnp: (jnp.vecdot(F, V4), jnp.vecdot(F, F, axis=0), jnp.vecdot(C3, C3),
+                                  jnp.vecdot(T, F), jnp.vecdot(I32, F32),
+                                  jnp.vecdot(I32, I32, preferred_element_type=jnp.float32))),
+    "vecdot mismatch": E(lambda jax, jnp: jnp.vecdot(F, V3)),
+    "ptp": C(lambda jax, jnp: (jnp.ptp(F), jnp.ptp(T, 1), jnp.ptp(T, (0, 2), keepdims=True),
+                               jnp.ptp(I8), jnp.ptp(U8), jnp.ptp(2.0))),
+    "ptp out": E(lambda jax, jnp: jnp.ptp(F, out=F)),
+    "average": C(lambda jax, jnp: (jnp.average(F), jnp.average(I32), jnp.average(T, (0, 2)),
+                                   jnp.average(F, 1, V4), jnp.average(F, weights=F),
+                                   jnp.average(T, (2, 0), F.T[:, :2]),
+                                   jnp.average(F, 0, V3, returned=True),
+                                   jnp.average(F, returned=True),
+                                   jnp.average(F, 1, V4, keepdims=True))),
+    "average no axis": E(lambda jax, jnp: jnp.average(F, weights=V4)),
+    "average wrong weights": E(lambda jax, jnp: jnp.average(F, 0, V4)),
+    "trapezoid": C(lambda jax, jnp: (jnp.trapezoid(F32), jnp.trapezoid(F, dx=0.5),
+                                     jnp.trapezoid(F, V4), jnp.trapezoid(F, axis=0),
+                                     jnp.trapezoid(F, F, axis=0), jnp.trapezoid(I32),
+                                     jnp.trapezoid(F, dx=V4[:, None], axis=0))),
+    "nanprod": C(lambda jax, jnp: (jnp.nanprod(NAN), jnp.nanprod(NAN2, axis=1),
+                                   jnp.nanprod(NAN2, 0, keepdims=True), jnp.nanprod(I8),
+                                   jnp.nanprod(NAN, dtype=jnp.float16),
+                                   jnp.nanprod(NAN, initial=2.0),
+                                   jnp.nanprod(NAN2, where=NAN2 > 1, axis=1))),
+    "nancumsum nancumprod": C(lambda jax, jnp: (jnp.nancumsum(NAN), jnp.nancumsum(NAN2, 1),
+                                                jnp.nancumprod(NAN2), jnp.nancumsum(I8),
+                                                jnp.nancumprod(BOOL), jnp.nancumsum(2.0),
+                                                jnp.nancumsum(NAN, dtype=bool))),
+    "nancumsum out": E(lambda jax, jnp: jnp.nancumsum(NAN, out=NAN)),
+    "nanargmax nanargmin": C(lambda jax, jnp: (
+        jnp.nanargmax(NAN), jnp.nanargmin(NAN), jnp.nanargmax(NAN2, 1),
+        jnp.nanargmin(np.full((2, 2), np.nan, np.float32), 0, keepdims=True),
+        jnp.nanargmax(I32), jnp.nanargmin(M23, axis=-1))),
+    "nanargmax empty": E(lambda jax, jnp: jnp.nanargmax(np.zeros(0, np.float32))),
+    "nanvar nanstd": C(lambda jax, jnp: (
+        jnp.nanvar(NAN), jnp.nanstd(NAN2, 1), jnp.nanvar(NAN2, 0, ddof=1),
+        jnp.nanvar(I32), jnp.nanstd(F16), jnp.nanvar(NAN2, keepdims=True, axis=1),
+        jnp.nanvar(C3), jnp.nanstd(NAN2, where=NAN2 < 3, axis=1),
+        jnp.nanvar(NAN2, axis=1, mean=np.zeros((2, 1), np.float32)),
+        jnp.nanvar(np.full(2, np.nan, np.float32)), jnp.nanvar(NAN, dtype=jnp.float16))),
+    "nanvar where int": E(lambda jax, jnp: jnp.nanvar(NAN, where=I32)),
+    "nanvar real dtype of complex": E(lambda jax, jnp: jnp.nanvar(C3, dtype=jnp.float32)),
+    "nanstd grad": C(lambda jax, jnp: jax.grad(lambda x: jnp.nanstd(x))(NAN)),
+    "sort_complex": C(lambda jax, jnp: (jnp.sort_complex(C3), jnp.sort_complex(I32),
+                                        jnp.sort_complex(F), jnp.sort_complex(F16),
+                                        jnp.sort_complex(BOOL))),
+    "isin": C(lambda jax, jnp: (jnp.isin(M23, IDX), jnp.isin(F32, np.float32([0.0, 4.0])),
+                                jnp.isin(IDX, M23, invert=True), jnp.isin(2, IDX),
+                                jnp.isin(M23, IDX, method="binary_search"),
+                                jnp.isin(M23, IDX, invert=True, method="binary_search"),
+                                jnp.isin(EMPTY_F, IDX), jnp.isin(IDX, EMPTY_F, invert=True))),
+    "isin method": E(lambda jax, jnp: jnp.isin(M23, IDX, method="nope")),
+    "vander": C(lambda jax, jnp: (jnp.vander(V3), jnp.vander(P3, 2), jnp.vander(I32[:3], 4, True),
+                                  jnp.vander(V3, 0))),
+    "vander matrix": E(lambda jax, jnp: jnp.vander(F)),
+    "vander negative N": E(lambda jax, jnp: jnp.vander(V3, -1)),
+    "polyval": C(lambda jax, jnp: (jnp.polyval(P3, V4), jnp.polyval(P3, 2.0), jnp.polyval(
+        I32, 2), jnp.polyval(P3, F), jnp.polyval(P3[:, None] * np.ones(2, np.float32), V3[:, None]),
+        jnp.polyval(P3, V3, unroll=1))),
+    "polyadd polysub": C(lambda jax, jnp: (jnp.polyadd(P3, V4), jnp.polyadd(V4, P3),
+                                           jnp.polysub(P3, I32), jnp.polysub(I32[:2], I8[:3]),
+                                           jnp.polyadd(P3[None], np.ones((1, 3), np.float32)))),
+    "polyder polyint": C(lambda jax, jnp: (jnp.polyder(V4), jnp.polyder(V4, 2), jnp.polyder(I32, 0),
+                                           jnp.polyint(P3), jnp.polyint(P3, 2, 1.0),
+                                           jnp.polyint(I32, 2, np.float32([1.0, 2.0])),
+                                           jnp.polyint(P3, 0))),
+    "polyder negative": E(lambda jax, jnp: jnp.polyder(P3, -1)),
+    "polyint bad k": E(lambda jax, jnp: jnp.polyint(P3, 2, np.ones(3, np.float32))),
+    "polyval grad": C(lambda jax, jnp: jax.grad(lambda p: jnp.polyval(p, 1.5))(P3)),
+    # jaxprs of the new names, staged as JAX stages them
+    **{f"{name} jaxpr": J(lambda jax, jnp, name=name, args=args: jax.make_jaxpr(
+        getattr(jnp, name))(*args)) for name, args in [
+        ("positive", (F32,)), ("rint", (F32,)), ("rint", (I32,)), ("left_shift", (I32, 2)),
+        ("right_shift", (U8, 2)), ("modf", (F32,)), ("ptp", (F,)), ("matvec", (T, V4)),
+        ("vecmat", (V3, F)), ("vecdot", (F, V4)), ("unstack", (F,)), ("broadcast_arrays", (F, V4)),
+        ("trapezoid", (F32,)), ("average", (F,)), ("sort_complex", (F32,)), ("vander", (V3,)),
+        ("polyval", (P3, V4)), ("polyadd", (P3, V4)), ("polysub", (P3, V4)), ("polyder", (V4,)),
+        ("nancumsum", (NAN,)), ("nanprod", (NAN,)), ("nanargmax", (NAN,)), ("isin", (F32, V4)),
+        ("ix_", (IDX, I32))]},
+    "rollaxis jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.rollaxis(x, 2))(T)),
+    "tri jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda: jnp.tri(3, 4, 1))()),
+    "select jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda c, x: jnp.select([c, ~c], [x, 2 * x]))(BOOL, F32)),
+    "ravel_multi_index jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda i: jnp.ravel_multi_index((i, i), (3, 4), mode="clip"))(IDX)),
+    "diagflat jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.diagflat)(V3)),
+    "average weights jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda a, w: jnp.average(a, 1, w))(F, V4)),
 }
 
 
