@@ -32,7 +32,7 @@ def short_dtype_name(dtype: np.dtype) -> str:
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
-    """The dtype JAX uses for `dtype` with 64-bit mode off; an error for the unsupported ones."""
+    """The dtype JAX uses for `dtype` with 64-bit mode off; a TypeError for one we lack."""
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
     dtype = _CANONICAL.get(dtype, dtype)

@@ -31,13 +31,14 @@ def result_type(*args, return_weak_type_flag=False):
     if not return_weak_type_flag:
         return jnp.result_type(*args)
     avals = [get_aval(a) if not isinstance(a, (type, np.dtype, str))     # a value, or a dtype
-             else ShapedArray((), jnp.result_type(a), weak_type=a in (int, float, complex))
+             else ShapedArray((), jnp.result_type(a),
+                              weak_type=any(a is t for t in (int, float, complex)))
              for a in args]
     return jnp.promote_avals(*avals)
 
 
 def scalar_type_of(x) -> type:
-    """The Python type whose values `x`'s dtype holds: `float` for `bfloat16` too."""
+    """The Python scalar type matching `x`'s dtype: `float` for `bfloat16` too."""
     return _PYTHON_TYPES[dtype_kind(np.dtype(get_aval(x).dtype))]
 
 

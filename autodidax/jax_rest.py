@@ -6,6 +6,7 @@
 written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 
@@ -64,31 +65,27 @@ def named_call(fun, *, name: str | None = None):
 
 
 class _CompileTimeEval(Trace):
-    """Evaluation now for known values; a tracer's own trace for the rest."""
+    """Evaluation now for known values; the trace the block began in for the rest."""
+
+    def __init__(self, outer: Trace):
+        self.outer = outer
 
     def process_primitive(self, primitive, args, params):
-        for x in args:
-            if isinstance(x, Tracer):
-                with set_current_trace(x._trace):
-                    return primitive.bind(*args, **params)
-        with set_current_trace(core.eval_trace):
+        known = not any(isinstance(x, Tracer) for x in args)
+        with set_current_trace(core.eval_trace if known else self.outer):
             return primitive.bind(*args, **params)
 
 
-class ensure_compile_time_eval:
+@contextlib.contextmanager
+def ensure_compile_time_eval():
     """`with ensure_compile_time_eval():` runs the operations on known values inside now, even
-    under `jit` (JAX's `core.eval_context`)."""
-
-    def __enter__(self):
-        self._inside = set_current_trace(_CompileTimeEval())
-        self._inside.__enter__()
-
-    def __exit__(self, *exc):
-        return self._inside.__exit__(*exc)
+    under `jit` (JAX's turns on `config.eager_constant_folding`)."""
+    with set_current_trace(_CompileTimeEval(core.trace_ctx.trace)):
+        yield
 
 
 class _Residuals:
-    """What custom_gradient's forward rule saves: the cotangent function as a jaxpr, its input and
+    """What custom_gradient's forward rule saves: the VJP function as a jaxpr, its input and
     output trees, and its constants, the pytree's leaves (JAX's `Residuals`)."""
 
     def __init__(self, jaxpr, in_tree, out_tree, consts):
@@ -100,8 +97,8 @@ register_pytree_node(_Residuals, lambda r: (r.consts, (r.jaxpr, r.in_tree, r.out
 
 
 def custom_gradient(fun):
-    """`fun(*args) -> (out, vjp)`, with `vjp(ct_out) -> ct_args`, made a function with that
-    derivative (JAX's `custom_gradient`, on `custom_vjp`)."""
+    """Turn `fun(*args) -> (out, vjp)` into a function that returns `out` and whose VJP is `vjp`
+    (JAX's `custom_gradient`, on `custom_vjp`)."""
     @custom_vjp
     def wrapped(*args, **kwargs):
         return fun(*args, **kwargs)[0]

@@ -32,13 +32,14 @@ def _check_dtype(name, dtype, kinds):
                         f"Accepted dtypes are subtypes of {accepted}.")
 
 
-def _unop(name, impl, kinds):
+def _unop(name, impl, kinds, out_dtype=None):
+    """An elementwise primitive; its result has the operand's aval, or `out_dtype(its dtype)`."""
     prim = Primitive(name)
     impl_rules[prim] = impl
 
-    def abstract_eval(x):
+    def abstract_eval(x, **params):
         _check_dtype(name, x.dtype, kinds)
-        return x
+        return x if out_dtype is None else ShapedArray(x.shape, out_dtype(x.dtype), x.weak_type)
     abstract_eval_rules[prim] = abstract_eval
     return prim
 
@@ -263,8 +264,8 @@ abstract_eval_rules[stop_gradient_p] = lambda x: x
 
 
 def real_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype of a complex dtype's parts, `float32` for `complex64`; other dtypes are their
-    own (JAX's `_complex_basetype`)."""
+    """The dtype of a complex dtype's parts, `float32` for `complex64`; any other dtype is
+    returned unchanged (JAX's `_complex_basetype`)."""
     return np.finfo(dtype).dtype if dtype_kind(dtype) == "c" else dtype
 
 
@@ -273,24 +274,12 @@ def complex_dtype(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, np.complex64)
 
 
-def _typed_unop(name, impl, kinds, out_dtype):
-    """An elementwise primitive whose result has the dtype `out_dtype(operand dtype)`."""
-    prim = Primitive(name)
-    impl_rules[prim] = impl
-
-    def abstract_eval(x, **params):
-        _check_dtype(name, x.dtype, kinds)
-        return ShapedArray(x.shape, out_dtype(x.dtype), x.weak_type)
-    abstract_eval_rules[prim] = abstract_eval
-    return prim
-
-
 _PARTS = frozenset({np.dtype("float32")})              # JAX's `_complex_elem_types`, 64-bit off
-real_p = _typed_unop("real", lambda x: np.real(x).copy(), _COMPLEX, real_dtype)
-imag_p = _typed_unop("imag", lambda x: np.imag(x).copy(), _COMPLEX, real_dtype)
-conj_p = _typed_unop("conj", lambda x, *, input_dtype: np.conj(x).astype(complex_dtype(x.dtype)),
+real_p = _unop("real", lambda x: np.real(x).copy(), _COMPLEX, real_dtype)
+imag_p = _unop("imag", lambda x: np.imag(x).copy(), _COMPLEX, real_dtype)
+conj_p = _unop("conj", lambda x, *, input_dtype: np.conj(x).astype(complex_dtype(x.dtype)),
                      _INEXACT, complex_dtype)
-abs_p = _typed_unop("abs", np.abs, _NUM, real_dtype)
+abs_p = _unop("abs", np.abs, _NUM, real_dtype)
 
 
 def _complex_impl(x, y):

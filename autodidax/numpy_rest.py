@@ -56,17 +56,21 @@ def _lax_const(x, value):
     return LiteralArray(np.asarray(value, aval.dtype))
 
 
-def _concrete_int(x, what):
-    """`x` as a Python int, or JAX's error if it is a tracer whose value is not known
-    (`core.concrete_or_error`)."""
+def _concrete_value(x, what):
+    """`x`, or a tracer's known value; JAX's error if it is not known (`concrete_or_error`)."""
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         if value is None:
             raise ConcretizationTypeError(
                 "Abstract tracer value encountered where concrete value is expected: traced "
                 f"array with shape {x.aval}\n{what}")
-        x = value
-    return operator.index(x)
+        return value
+    return x
+
+
+def _concrete_int(x, what):
+    """`x` as a Python int, or JAX's error if it is a tracer whose value is not known."""
+    return operator.index(_concrete_value(x, what))
 
 
 def _alias(name, of):
@@ -816,18 +820,6 @@ def diag_indices_from(arr):
     return diag_indices(arr.shape[0], ndim=arr.ndim)
 
 
-def _concrete_array(x, what):
-    """`x`'s value, or JAX's error if it is a tracer whose value is not known."""
-    if isinstance(x, Tracer):
-        value = x.to_concrete_value()
-        if value is None:
-            raise ConcretizationTypeError(
-                "Abstract tracer value encountered where concrete value is expected: traced "
-                f"array with shape {x.aval}\n{what}")
-        return asarray(value)
-    return asarray(x)
-
-
 def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
     """The flat index of each tuple of indices into an array of shape `dims`; indices out of
     range raise, wrap around, are clipped, or are left as they are (`mode`)."""
@@ -845,7 +837,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
                          "(e.g. dtype=np.min_scalar_type(prod(dims))).")
     for index in indices_:
         if mode == "raise":
-            _concrete_array(index, "The error occurred because ravel_multi_index was "
+            _concrete_value(index, "The error occurred because ravel_multi_index was "
                             "jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' "
                             "instead.")
         if dtype_kind(index.dtype) not in "iu":
@@ -918,8 +910,9 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
     if mode == "raise":
-        arr = _concrete_array(a, "The error occurred because jnp.choose was jit-compiled with "
-                              "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+        arr = asarray(_concrete_value(a, "The error occurred because jnp.choose was "
+                                         "jit-compiled with mode='raise'. Use mode='wrap' or "
+                                         "mode='clip' instead."))
         if _any((arr < 0) | (arr >= n)):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":

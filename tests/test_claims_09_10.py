@@ -156,8 +156,8 @@ def concatenate_transposes_into_split():
     assert "split[axis=0 sizes=(2, 2)]" in text
 
 
-@claim(CH09, "checks the arguments through `grad_checks`, with JAX's errors in JAX's order: "
-             "`argnums` must name passed arguments; the inputs must be floats")
+@claim(CH09, "fills the dict `grad_checks`, run in JAX's order: `argnums` must name arguments "
+             "the caller passed; the inputs must be float or complex")
 def grad_checks_inputs_before_outputs():
     for lib, *_ in LIBS:
         with pytest.raises(TypeError, match="argnums=1 requires at least 2 positional"):
@@ -871,9 +871,9 @@ def unused_donated_inputs():
 
 @claim(A19, "JAX's order: `grad`'s `argnums` must name positional arguments the caller passed "
             "(`argnums`); the inputs must be floats or complex numbers unless `allow_int`, and "
-            "complex ones if `holomorphic` (`inputs`), checked before the function runs; then its "
-            "output must be a scalar (`scalar`), then a float, or a complex number if "
-            "`holomorphic` (`outputs`). These raise JAX's words.")
+            "complex ones if `holomorphic` (`inputs`), checked before the function runs; then "
+            "`grad`'s output must be a scalar (`scalar`), then a float, or a complex number if "
+            "`holomorphic` (`outputs`; `jacrev` checks this too). These raise JAX's messages.")
 def grad_errors_in_jaxs_order_and_words():
     cases = [lambda lib: lib.grad(lambda x, y: x * y, argnums=1)(np.int32(1)),
              lambda lib: lib.grad(lambda x: x * 2)(np.ones(2, np.int32)),
@@ -905,7 +905,7 @@ def cotangents_of_integer_outputs():
                              "VJP function")
 
 
-@claim(A19, "since each input adds to the sums after it (JAX's rule)")
+@claim(A19, "because each input is added into every sum from its own position on (JAX's rule)")
 def cumsum_transposes_into_a_reverse_cumsum():
     for lib, np_, lx, mj in LIBS:
         text = str(mj(lib.grad(lambda x: np_.cumsum(x).sum()))(np.ones(3, f32)))   # noqa: B023
@@ -923,6 +923,28 @@ def pad_transpose():
     both = [lib.grad(lambda x, v: lx.pad(x, v, [(1, 1, 1)]).sum(), (0, 1))(x, f32(2.0))  # noqa
             for lib, _, lx, _ in LIBS]
     assert [np.asarray(a).tolist() for a in both[0]] == [np.asarray(a).tolist() for a in both[1]]
+
+
+@claim(CH09, "returns the complex derivative $f'(z)$ ($6+8i$ for $z^2$ at $3+4i$)")
+def holomorphic_derivative():
+    for lib in (autodidax, jax):
+        assert complex(lib.grad(lambda z: z ** 2, holomorphic=True)(3.0 + 4j)) == 6 + 8j
+
+
+@claim(CH09, "the conjugate of the usual gradient: $6-8i$ for $|z|^2$ at $3+4i$ (JAX's convention)")
+def complex_gradient_is_the_conjugate():
+    for lib, np_ in [(autodidax, anp), (jax, jnp)]:
+        assert complex(lib.grad(lambda z: np_.abs(z) ** 2)(3.0 + 4j)) == 6 - 8j
+
+
+@claim(A19, "The complex parts transpose as JAX's do, adding no conjugation")
+def complex_transposes():
+    def f(np_):
+        return lambda z, w: np_.real(z) * np_.imag(w) + np_.real(np_.conj(z) * w)
+    args = (np.complex64(1 + 2j), np.complex64(3 - 1j))
+    ours, theirs = (str(lib.make_jaxpr(lib.grad(f(np_), argnums=(0, 1)))(*args))
+                    for lib, np_ in [(autodidax, anp), (jax, jnp)])
+    assert ours == theirs, (ours, theirs)
 
 
 test_claims = claims_test(__name__)

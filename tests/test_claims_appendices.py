@@ -399,4 +399,56 @@ def keyword_calls_inline():
     positional = str(autodidax.make_jaxpr(lambda x: anp.diff(x, 2))(f32))
     assert positional == str(jax.make_jaxpr(lambda x: jnp.diff(x, 2))(f32))
 
+@claim(A1, "The code is the lattice itself: `_lattice` lists each type's edges, as JAX's does")
+def the_lattice_is_jaxs():
+    from jax._src import dtypes as jax_dtypes
+    ours_of = lambda t: t if isinstance(t, np.dtype) else {int: "i*", float: "f*", complex: "c*"}[t]
+    for x64 in (False, True):
+        theirs = jax_dtypes._make_lattice_upper_bounds(strict=False, x64=x64)
+        assert anp._upper_bounds(anp._lattice(x64)) == {
+            ours_of(t): {ours_of(u) for u in ups} for t, ups in theirs.items()}, x64
+
+
+@claim("A6_lax", "Their types are JAX's: `real`, `imag` and `abs` of a `complex64` are `float32`, "
+                 "and `conj` of a `float32` is a `complex64`, as JAX's `lax.conj`.")
+def complex_parts_types():
+    z, x = np.ones(2, np.complex64), np.ones(2, np.float32)
+    for lib in (autodidax.lax, jax.lax):
+        assert [lib.real(z).dtype, lib.imag(z).dtype, lib.abs(z).dtype, lib.complex(x, x).dtype,
+                lib.conj(x).dtype] == [np.float32] * 3 + [np.complex64] * 2
+
+
+A25 = "A25_jax_rest"
+
+
+@claim(A25, "one on a tracer goes to the trace that was current when the block began, as if the "
+            "block were not there")
+def compile_time_eval_passes_tracers_on():
+    for lib, np_ in BOTH:
+        def f(x):
+            with lib.ensure_compile_time_eval():
+                return x * 2, np_.sin(1.0)
+        out, known = lib.jit(f)(f32)
+        assert np.array_equal(out, f32 * 2) and np.isclose(float(known), np.sin(1.0))
+
+        def g(y):                               # a jit tracer and a vmap tracer in one block
+            def h(x):
+                with lib.ensure_compile_time_eval():
+                    return y * x
+            return lib.vmap(h)(np_.ones(3))
+        assert np.array_equal(lib.jit(g)(2.0), [2.0, 2.0, 2.0])
+
+
+@claim(A25, "They warn in JAX's exact words, slips included")
+def host_aliases_warn_as_jax():
+    import warnings
+    said = []
+    for lib, _ in BOTH:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.host_count(), lib.host_id(), lib.host_ids()
+        said.append([str(w.message) for w in caught])
+    assert said[0] == said[1] and "process_indexs" in said[0][2]
+
+
 test_claims = claims_test(__name__)

@@ -27,7 +27,7 @@ from autodidax.core import (SUPPORTED_DTYPES, Array, EvalTrace, LiteralArray,
 _BOOL, _INT32, _FLOAT32, _COMPLEX64 = map(np.dtype, ("bool", "int32", "float32", "complex64"))
 _HALF = frozenset(map(np.dtype, ("float16", "bfloat16")))   # reduced in float32 (JAX's)
 _PYTHON_SCALARS = (bool, int, float, complex)
-_WEAK = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}      # the weak type of each kind
+_WEAK = {"b": _BOOL, "i": "i*", "u": "i*", "f": "f*", "c": "c*"}   # weak types; no weak bool
 _DEFAULT = {"i*": _INT32, "f*": _FLOAT32, "c*": _COMPLEX64}    # its dtype, 64-bit off
 
 
@@ -68,7 +68,7 @@ class TypePromotionError(ValueError):
 
 
 def _join(*types):
-    """The least upper bound of `types`: the common upper bound that all the others are above."""
+    """The least upper bound of `types`: the common upper bound every other one is above."""
     if bad := [t for t in types if t not in _UPPER]:
         raise ValueError(f"dtype={bad[0]!r} is not a valid dtype for JAX type promotion.")
     common = set.intersection(*(_UPPER[t] for t in types))
@@ -82,13 +82,17 @@ def _join(*types):
 
 
 def promote_avals(*avals) -> tuple[np.dtype, bool]:
-    """The dtype of an elementwise result, and whether it is weakly typed (never a `bool`: the
-    lattice has no weak bool, so a comparison's weak `bool` promotes to a strong one, as JAX's
-    `lattice_result_type` says)."""
-    if builtins.all(a.weak_type for a in avals):   # join the dtypes; the result stays weak
-        return (d := _join(*{a.dtype for a in avals})), d != _BOOL
-    t = _join(*{_WEAK[dtype_kind(a.dtype)] if a.weak_type and a.dtype != _BOOL else a.dtype
-                for a in avals})
+    """The dtype of an elementwise result, and whether it is weakly typed (a `bool` result never
+    is: the lattice has no weak bool, so a comparison's weak `bool` promotes to a strong one, as
+    JAX's `lattice_result_type` says)."""
+    return _promote(tuple((a.dtype, a.weak_type) for a in avals))
+
+
+@functools.lru_cache(1024)     # every jnp operation asks: answered once per combination (JAX's)
+def _promote(types) -> tuple[np.dtype, bool]:
+    if builtins.all(weak for _, weak in types):    # join the dtypes; the result stays weak
+        return (d := _join(*{d for d, _ in types})), d != _BOOL
+    t = _join(*{_WEAK[dtype_kind(d)] if weak else d for d, weak in types})
     return (_DEFAULT[t], True) if isinstance(t, str) else (t, False)
 
 

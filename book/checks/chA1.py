@@ -77,7 +77,8 @@ def check_hypot(nb):
                "i16[2]": jnp.ones(2, jnp.int16), "i32[2]": jnp.arange(2),
                "bool[2]": jnp.ones(2, jnp.bool_), "f16[2]": jnp.ones(2, jnp.float16),
                "f32[2]": jnp.ones(2), "weak f32[]": jnp.asarray(2.0), "1j": 1j,
-               "c64[2]": jnp.ones(2, jnp.complex64), "bf16[2]": jnp.ones(2, jnp.bfloat16)}
+               "c64[2]": jnp.ones(2, jnp.complex64), "bf16[2]": jnp.ones(2, jnp.bfloat16),
+               "weak bool[]": jnp.greater(1.0, 0.5)}
     promotions = (autodidax.numpy.promote_avals, autodidax.numpy.promote_dtypes,
                   autodidax.numpy.result_type, autodidax.numpy.promote_types,
                   autodidax.numpy._join, nb["promote_avals"], _promote_dtypes, nb["result_type"],
