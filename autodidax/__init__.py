@@ -70,9 +70,9 @@ if not _RUNNER:
     import autodidax.scipy.stats.norm  # noqa: F401  (appendix A2: jax.scipy.stats.norm)
     import autodidax.numpy.linalg  # noqa: F401  (appendix A3: jnp.linalg)
     from autodidax import numpy_rest  # noqa: F401  (appendix A24: more of jax.numpy)
-    from autodidax.jax_rest import (custom_gradient, ensure_compile_time_eval,  # noqa: F401
-                                    eval_shape, host_count, host_id, host_ids, named_call,
-                                    named_scope, process_indices, typeof)  # (appendix A25)
+    from autodidax.jax_rest import (custom_gradient, enable_x64,  # noqa: F401  (appendix A25)
+                                    ensure_compile_time_eval, eval_shape, host_count, host_id,
+                                    host_ids, named_call, named_scope, process_indices, typeof)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name

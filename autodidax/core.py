@@ -7,17 +7,18 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-_CANONICAL = {np.dtype(f"{k}64"): np.dtype(f"{k}32") for k in ("float", "int", "uint")}
-_CANONICAL[np.dtype("complex128")] = np.dtype("complex64")
 _SMALL = {**{n: "f" for n in ("bfloat16", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
                               "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
                               "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
                               "float8_e8m0fnu")},
           **{n: n[0] for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4")}}
 _KINDS = {np.dtype(getattr(ml_dtypes, name)): kind for name, kind in _SMALL.items()}
-SUPPORTED_DTYPES = frozenset([*_KINDS, *map(np.dtype, (
+SUPPORTED_DTYPES = {*_KINDS, *map(np.dtype, (
     "bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
-    "complex64"))])
+    "complex64"))}
+_WIDE = {np.dtype(f"{k}64"): np.dtype(f"{k}32") for k in ("float", "int", "uint")}
+_WIDE[np.dtype("complex128")] = np.dtype("complex64")
+_CANONICAL: dict = {}   # a 64-bit type -> the one it becomes (set_x64); empty in 64-bit mode
 
 
 def dtype_kind(dtype: np.dtype) -> str:
@@ -32,7 +33,8 @@ def short_dtype_name(dtype: np.dtype) -> str:
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
-    """The dtype JAX uses for `dtype` with 64-bit mode off; a TypeError for one we lack."""
+    """The dtype JAX uses for `dtype` (`float64` is `float32` unless 64-bit mode is on); a
+    TypeError for one we lack."""
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
     dtype = _CANONICAL.get(dtype, dtype)
@@ -379,10 +381,27 @@ def set_array_methods(methods: dict) -> None:
 
 Array.register(Tracer)       # isinstance(tracer, Array) holds, as for jax.Array
 
-_PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int32"), float: np.dtype("float32"),
-                   complex: np.dtype("complex64")}
-_SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool) for t, d in _PYTHON_SCALARS.items()}
-aval_rules: dict = {}    # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct, A1's int
+_PYTHON_SCALARS = {bool: np.dtype("bool"), int: np.dtype("int64"), float: np.dtype("float64"),
+                   complex: np.dtype("complex128")}    # canonicalized: int32, float32, complex64
+_SCALAR_AVALS: dict = {}  # a Python scalar's type -> its aval (shared: avals never change)
+_INT_MAX = 2**31          # a Python int must fit in int32 (int64 in 64-bit mode)
+aval_rules: dict = {}     # type -> rule(x) -> ShapedArray: chapter 15's ShapeDtypeStruct, A1's int
+
+
+def set_x64(enabled: bool) -> None:
+    """JAX's 64-bit mode (chapter 7's `jax_enable_x64`, appendix A1): 64-bit types stay 64-bit,
+    and Python scalars become `int64`, `float64` and `complex128`."""
+    global _INT_MAX
+    _INT_MAX = 2**63 if enabled else 2**31
+    _CANONICAL.clear()
+    _CANONICAL.update({} if enabled else _WIDE)
+    SUPPORTED_DTYPES.difference_update(_WIDE)
+    SUPPORTED_DTYPES.update(_WIDE if enabled else ())
+    _SCALAR_AVALS.update({t: ShapedArray((), canonicalize_dtype(d), weak_type=t is not bool)
+                          for t, d in _PYTHON_SCALARS.items()})
+
+
+set_x64(False)
 
 
 def get_aval(x) -> ShapedArray:
@@ -391,8 +410,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     if isinstance(x, (Tracer, Array)):
         return x.aval
-    if type(x) in _SCALAR_AVALS and (type(x) is not int or -2**31 <= x < 2**31):
-        return _SCALAR_AVALS[type(x)]  # (shared: avals never change); an int out of range goes on
+    if type(x) in _SCALAR_AVALS and (type(x) is not int or -_INT_MAX <= x < _INT_MAX):
+        return _SCALAR_AVALS[type(x)]  # an int out of range goes on
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, canonicalize_dtype(x.dtype))
     rule = aval_rules.get(type(x))     # types of later chapters that stand for arrays

@@ -18,8 +18,8 @@ _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype=False):
-    """The dtype JAX computes in for `dtype`: 64-bit types are 32-bit ones (64-bit mode off).
-    Like JAX's, it passes a dtype it cannot compute in (`S3`) through unchanged."""
+    """The dtype JAX computes in for `dtype`: 64-bit types are 32-bit ones unless 64-bit mode is
+    on. Like JAX's, it passes a dtype it cannot compute in (`S3`) through unchanged."""
     try:
         return _canonicalize_dtype(dtype)
     except TypeError:

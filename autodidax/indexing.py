@@ -87,7 +87,7 @@ def _normalize_start(i, size, allow_negative=True):
         if i < 0 and not allow_negative:
             raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
                              f"allow_negative_indices=False")
-        return np.asarray(i + size if i < 0 else i, np.int32)
+        return np.asarray(i + size if i < 0 else i, get_aval(i).dtype)   # int64 in x64 mode
     if not allow_negative or dtype_kind(get_aval(i).dtype) == "u":
         return i
     aval = get_aval(i)

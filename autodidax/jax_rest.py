@@ -2,8 +2,8 @@
 
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
-`named_scope`, `ensure_compile_time_eval`, `custom_gradient` and the process functions, each
-written as JAX 0.10.2 writes it."""
+`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions and
+`enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
@@ -18,7 +18,7 @@ from autodidax.custom import custom_vjp
 from autodidax.jaxpr import eval_jaxpr
 from autodidax.jit import jit
 from autodidax.jvp import tangent_aval
-from autodidax.runtime import process_count, process_index
+from autodidax.runtime import config, process_count, process_index
 from autodidax.tree_util import register_pytree_node, tree_flatten, tree_structure, tree_unflatten
 
 
@@ -140,3 +140,44 @@ def host_ids(backend=None) -> list[int]:
     warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias will "
                   "eventually be removed; please update your code.")
     return process_indices(backend)
+
+
+_NO_VALUE = object()
+
+
+class State:
+    """A config option as JAX's `State`: `.value` reads it; `state(value)` sets it for a block
+    (`with`) or a function (as a decorator)."""
+
+    def __init__(self, name: str):
+        self._name, self.__name__ = name, name.removeprefix("jax_")
+
+    name = property(lambda self: self._name)
+    value = property(lambda self: getattr(config, self._name))
+
+    def __bool__(self):
+        raise TypeError("bool() not supported for instances of type 'State' (did you mean to use "
+                        "'State.value' instead?)")
+
+    def __call__(self, new_val=_NO_VALUE):
+        if new_val is _NO_VALUE:
+            raise TypeError(f"Context manager for {self.__name__} config option requires an "
+                            "argument representing the new value for the config option.")
+        return _Setting(self._name, new_val)
+
+
+class _Setting(contextlib.ContextDecorator):
+    """The option `name` set to `value` inside the block, and set back after it."""
+
+    def __init__(self, name, value):
+        self.name, self.value, self.previous = name, value, []
+
+    def __enter__(self):
+        self.previous.append(getattr(config, self.name))
+        config.update(self.name, self.value)
+
+    def __exit__(self, *exc):
+        config.update(self.name, self.previous.pop())
+
+
+enable_x64 = State("jax_enable_x64")

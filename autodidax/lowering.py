@@ -35,8 +35,10 @@ def make_ir_context() -> ir.Context:
 
 
 _IR_ELEMENT_TYPES = {"bool": lambda: ir.IntegerType.get_signless(1), "float16": ir.F16Type.get,
-                     "float32": ir.F32Type.get, "bfloat16": ir.BF16Type.get,
-                     "complex64": lambda: ir.ComplexType.get(ir.F32Type.get())}
+                     "float32": ir.F32Type.get, "float64": ir.F64Type.get,
+                     "bfloat16": ir.BF16Type.get,
+                     "complex64": lambda: ir.ComplexType.get(ir.F32Type.get()),
+                     "complex128": lambda: ir.ComplexType.get(ir.F64Type.get())}
 
 
 def dtype_to_ir_type(dtype) -> ir.Type:

@@ -126,6 +126,9 @@ def _threefry_fold_in(key, data):
 def _threefry_random_bits(key, bit_width, shape):
     k1, k2 = _key_halves(key)
     bits1, bits2 = threefry2x32(k1, k2, *iota_2x32_shape(shape))
+    if bit_width == 64:                  # both words: the first one high (64-bit mode)
+        hi, lo = (lax.convert_element_type(b, np.uint64) for b in (bits1, bits2))
+        return lax.bitwise_or(lax.shift_left(hi, LiteralArray(np.uint64(32))), lo)
     bits = lax.bitwise_xor(bits1, bits2)
     return bits if bit_width == 32 else lax.convert_element_type(bits, f"uint{bit_width}")
 
@@ -233,9 +236,9 @@ def _wrap_abstract(data, *, impl):
 
 
 def _seed_raw(seeds, *, impl):
-    seed_one = lambda s: lax.concatenate([lax.full((1,), 0, np.uint32),
-                                          lax.reshape(lax.convert_element_type(s, np.uint32),
-                                                      (1,))], 0)
+    word = lambda w: lax.reshape(lax.convert_element_type(w, np.uint32), (1,))
+    seed_one = lambda s: lax.concatenate(   # the high word is 0 unless s is an int64 (x64)
+        [word(lax.shift_right_logical(s, LiteralArray(np.asarray(32, s.dtype)))), word(s)], 0)
     shape = get_aval(seeds).shape
     if not shape:
         return seed_one(seeds)
@@ -297,7 +300,7 @@ def _seed(ctor_name, seed):
         seed = jnp.asarray(seed)
     if isinstance(seed, int) and not isinstance(seed, bool):
         # JAX takes a Python int as an int64 (an OverflowError past it), then keeps its low 32 bits
-        seed = np.int64(seed).astype(np.int32)
+        seed = np.int64(seed).astype(canonicalize_dtype(np.int64))     # (all 64 in x64 mode)
     elif isinstance(seed, float):
         seed = LiteralArray(np.float32(seed), weak_type=True)
     shape = get_aval(seed).shape
@@ -342,7 +345,7 @@ def canonical_shape(shape):
 def bits(key, shape=(), dtype=None):
     """Uniformly random unsigned integers: every bit equally likely 0 or 1."""
     keys, _ = check_prng_key("bits", key)
-    dtype = np.dtype(np.uint32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.uint64 if dtype is None else dtype)     # uint32 unless x64
     if dtype_kind(dtype) != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     return random_bits_p.bind(keys, bit_width=dtype.itemsize * 8, shape=canonical_shape(shape))
@@ -445,8 +448,8 @@ def key_impl(keys):
 
 
 def float_dtype(name, dtype):
-    """`dtype` (float32 by default) if it is a float dtype; JAX's error otherwise."""
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    """`dtype` (the default float if None) if it is a float dtype; JAX's error otherwise."""
+    dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)   # float32 unless x64
     if dtype_kind(dtype) != "f":
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype

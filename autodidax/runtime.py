@@ -6,6 +6,7 @@ the compilation caches, and eager evaluation op by op on a device."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from jaxlib import xla_client as xc
@@ -614,9 +615,11 @@ class Config:
         object.__setattr__(self, "_appliers", {})
 
     def define(self, name: str, default, apply=None) -> None:
-        """Add an option. `apply(value)` puts a new value into effect (or raises) and returns
-        the value to store."""
+        """Add an option, read from the environment variable `NAME` if it is set. `apply(value)`
+        puts a new value into effect (or raises) and returns the value to store."""
         self._values[name], self._appliers[name] = default, apply
+        if (text := os.environ.get(name.upper())) is not None:
+            self.update(name, _from_text(text, default))
 
     def update(self, name: str, value) -> None:
         if name not in self._values:
@@ -634,13 +637,23 @@ class Config:
         raise AttributeError(f"set options with config.update({name!r}, value), as in JAX")
 
 
+def _from_text(text: str, default):
+    """An option's value from its environment variable, typed like its default (JAX's)."""
+    if isinstance(default, bool):
+        if text.lower() not in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false",
+                                "off", "0"):
+            raise ValueError(f"invalid truth value {text!r}")
+        return text.lower() in ("y", "yes", "t", "true", "on", "1")
+    return text if default is None else type(default)(text)
+
+
 config = Config()
 
 
 def _apply_platforms(value):
     global _default_platform
     platforms = [p.strip() for p in (value or "cpu").split(",") if p.strip()] or ["cpu"]
-    for platform in platforms:
+    for platform in set(platforms) - {"cpu"}:   # (the CPU always starts: not yet, for its options)
         get_backend(platform)      # one that cannot start raises here, saying why
     _default_platform = _PLATFORM_ALIASES.get(platforms[0], platforms[0])
     _default_device.clear()
@@ -648,10 +661,9 @@ def _apply_platforms(value):
 
 
 def _apply_x64(value):
-    if value:
-        raise NotImplementedError("autodidax has no 64-bit mode: its default dtypes are "
-                                  "float32 and int32, as JAX's with jax_enable_x64=False.")
-    return False
+    core.set_x64(bool(value))
+    clear_caches()        # programs traced in the other mode typed their Python scalars so
+    return bool(value)
 
 
 def _apply_cache_max_size(value):

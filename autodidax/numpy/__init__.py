@@ -25,10 +25,31 @@ from autodidax.core import (SUPPORTED_DTYPES, Array, EvalTrace, LiteralArray,
 
 
 _BOOL, _INT32, _FLOAT32, _COMPLEX64 = map(np.dtype, ("bool", "int32", "float32", "complex64"))
+_INT64, _UINT64, _FLOAT64, _COMPLEX128 = map(np.dtype, ("int64", "uint64", "float64", "complex128"))
 _HALF = frozenset(map(np.dtype, ("float16", "bfloat16")))   # reduced in float32 (JAX's)
 _PYTHON_SCALARS = (bool, int, float, complex)
 _WEAK = {"b": _BOOL, "i": "i*", "u": "i*", "f": "f*", "c": "c*"}   # weak types; no weak bool
-_DEFAULT = {"i*": _INT32, "f*": _FLOAT32, "c*": _COMPLEX64}    # its dtype, 64-bit off
+_WIDEST = {"i*": _INT64, "i": _INT64, "u": _UINT64, "f*": _FLOAT64, "f": _FLOAT64,
+           "c*": _COMPLEX128, "c": _COMPLEX128}
+
+
+def _x64() -> bool:
+    """Whether 64-bit mode is on (chapter 7's `jax_enable_x64`): `float64` is then kept."""
+    return _FLOAT64 in SUPPORTED_DTYPES
+
+
+def _default(t) -> np.dtype:
+    """The dtype of a weak type (`i*`, `f*`, `c*`), or the default one of a kind (`"i"`, `"u"`,
+    `"f"`, `"c"`): 64 bits in 64-bit mode, 32 otherwise (JAX's `default_types`)."""
+    return canonicalize_dtype(_WIDEST[t])
+
+
+def _to_inexact(dtype) -> np.dtype:
+    """JAX's `to_inexact_dtype`: `float64` for the 64-bit integers, `float32` for the other
+    integers and `bool`, the dtype itself for floats and complexes, whatever the mode."""
+    if dtype_kind(dtype) in "fc":
+        return dtype
+    return _FLOAT64 if dtype.itemsize == 8 else _FLOAT32
 
 
 def _lattice(x64: bool) -> dict:
@@ -37,8 +58,8 @@ def _lattice(x64: bool) -> dict:
     b1, u8, u16, u32, u64, i8, i16, i32, i64, bf16, f16, f32, f64, c64, c128 = map(np.dtype, (
         "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
         "bfloat16", "float16", "float32", "float64", "complex64", "complex128"))
-    small = sorted(SUPPORTED_DTYPES - {b1, u8, u16, u32, i8, i16, i32, bf16, f16, f32, c64},
-                   key=str)
+    small = sorted(SUPPORTED_DTYPES - {b1, u8, u16, u32, u64, i8, i16, i32, i64, bf16, f16, f32,
+                                       f64, c64, c128}, key=str)
     return {b1: ["i*"], "i*": [u8, i8, *(d for d in small if dtype_kind(d) in "iu")],
             u8: [i16, u16], u16: [i32, u32], u32: [i64, u64] if x64 else [i32, u64], u64: ["f*"],
             i8: [i16], i16: [i32], i32: [i64], i64: ["f*"],
@@ -60,19 +81,20 @@ def _upper_bounds(lattice: dict) -> dict:
     return bounds
 
 
-_UPPER = _upper_bounds(_lattice(x64=False))
+_UPPER = {x64: _upper_bounds(_lattice(x64)) for x64 in (False, True)}   # by mode
 
 
 class TypePromotionError(ValueError):
     """Types with no common type on the lattice: `float8_e4m3fn` with `float32` (JAX's)."""
 
 
-def _join(*types):
+def _join(*types, x64=False):
     """The least upper bound of `types`: the common upper bound every other one is above."""
-    if bad := [t for t in types if t not in _UPPER]:
+    upper = _UPPER[x64]
+    if bad := [t for t in types if t not in upper]:
         raise ValueError(f"dtype={bad[0]!r} is not a valid dtype for JAX type promotion.")
-    common = set.intersection(*(_UPPER[t] for t in types))
-    least = [c for c in common if common <= _UPPER[c]]
+    common = set.intersection(*(upper[t] for t in types))
+    least = [c for c in common if common <= upper[c]]
     if not least:
         names = tuple(t if isinstance(t, str) else t.name for t in types)
         raise TypePromotionError(f"Input dtypes {names} have no available implicit dtype "
@@ -85,18 +107,18 @@ def promote_avals(*avals) -> tuple[np.dtype, bool]:
     """The dtype of an elementwise result, and whether it is weakly typed (a `bool` result never
     is: the lattice has no weak bool, so a comparison's weak `bool` promotes to a strong one, as
     JAX's `lattice_result_type` says)."""
-    return _promote(tuple((a.dtype, a.weak_type) for a in avals))
+    return _promote(tuple((a.dtype, a.weak_type) for a in avals), _x64())
 
 
 @functools.lru_cache(1024)     # every jnp operation asks: answered once per combination (JAX's)
-def _promote(types) -> tuple[np.dtype, bool]:
+def _promote(types, x64: bool) -> tuple[np.dtype, bool]:
     if builtins.all(weak for _, weak in types):    # join the dtypes; the result stays weak
-        return (d := _join(*{d for d, _ in types})), d != _BOOL
-    t = _join(*{_WEAK[dtype_kind(d)] if weak else d for d, weak in types})
-    return (_DEFAULT[t], True) if isinstance(t, str) else (t, False)
+        return (d := _join(*{d for d, _ in types}, x64=x64)), d != _BOOL
+    t = _join(*{_WEAK[dtype_kind(d)] if weak else d for d, weak in types}, x64=x64)
+    return (_default(t), True) if isinstance(t, str) else (t, False)
 
 
-_PYTHON_SCALAR_DTYPES = {bool: _BOOL, int: _INT32, float: _FLOAT32, complex: _COMPLEX64}
+_PYTHON_SCALAR_TYPES = {bool: _BOOL, int: "i*", float: "f*", complex: "c*"}
 
 
 def result_type(*args) -> np.dtype:
@@ -106,8 +128,9 @@ def result_type(*args) -> np.dtype:
         raise ValueError("at least one array or dtype is required")
     avals = []
     for a in args:
-        if isinstance(a, type) and a in _PYTHON_SCALAR_DTYPES:
-            avals.append(ShapedArray((), _PYTHON_SCALAR_DTYPES[a], weak_type=a is not bool))
+        if isinstance(a, type) and a in _PYTHON_SCALAR_TYPES:
+            avals.append(ShapedArray((), _default(t) if isinstance(t := _PYTHON_SCALAR_TYPES[a], str)
+                                     else t, weak_type=a is not bool))
         elif _is_array(a) or isinstance(a, (np.ndarray, np.generic, *_PYTHON_SCALARS)):
             avals.append(get_aval(a))
         else:
@@ -149,7 +172,7 @@ def asarray(a, dtype=None):
                                             for e in a):
         leaves = _list_leaves(a)
         if dtype is None:
-            dtype = promote_avals(*map(get_aval, leaves))[0] if leaves else _FLOAT32
+            dtype = promote_avals(*map(get_aval, leaves))[0] if leaves else _default("f")
         return _array_of_list(a, canonicalize_dtype(dtype))
     value = np.asarray(a)
     if dtype_kind(value.dtype) in "OSUV":
@@ -215,8 +238,8 @@ def promote_dtypes(*args, inexact=False):
     args = [_as_operand(a) for a in args]
     avals = [get_aval(a) for a in args]
     dtype, weak = promote_avals(*avals)
-    if inexact and dtype_kind(dtype) not in "fc":
-        dtype = _FLOAT32
+    if inexact:
+        dtype = _to_inexact(dtype)
     return [a if (v.dtype, v.weak_type) == (dtype, weak) else _convert(a, s, dtype, weak)
             for a, s, v in zip(args, scalars, avals)]
 
@@ -253,12 +276,12 @@ def _broadcast_ranks(name, args, shapes):
 
 
 def _to_float(x):
-    if type(x) is np.ndarray and dtype_kind(x.dtype) == "f" and x.dtype.itemsize <= 4:
+    if type(x) is np.ndarray and dtype_kind(x.dtype) == "f" and x.dtype in SUPPORTED_DTYPES:
         return x                # the primitive takes it as it is: no copy
     if not _is_array(x):
         x = asarray(x)
     if dtype_kind(x.dtype) in "biu":
-        return lax.convert_element_type(x, _FLOAT32, weak_type=x.aval.weak_type)
+        return lax.convert_element_type(x, _to_inexact(x.dtype), weak_type=x.aval.weak_type)
     return x
 
 
@@ -451,7 +474,7 @@ def nonzero(a, *, size=None, fill_value=None):
     if value is None:
         a._concrete("jnp.nonzero (and one-argument jnp.where), whose output shape depends on "
                     "the values,")
-    return tuple(Array(i.astype(np.int32)) for i in np.nonzero(value))
+    return tuple(Array(i.astype(_default("i"))) for i in np.nonzero(value))
 
 
 def clip(arr, min=None, max=None, *, a_min=None, a_max=None):
@@ -911,8 +934,8 @@ def full(shape, fill_value, dtype=None):
     return broadcast_to(asarray(fill_value, dtype), _canonical_shape(shape))
 
 
-def zeros(shape, dtype=None): return full(shape, 0, dtype or _FLOAT32)
-def ones(shape, dtype=None): return full(shape, 1, dtype or _FLOAT32)
+def zeros(shape, dtype=None): return full(shape, 0, dtype or _default("f"))
+def ones(shape, dtype=None): return full(shape, 1, dtype or _default("f"))
 def full_like(a, fill_value, dtype=None):
     """An array of `a`'s shape filled with `fill_value`; of `a`'s dtype, and weak type, unless
     `dtype` is given."""
@@ -967,8 +990,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dtype = canonicalize_dtype(dtype or _FLOAT32)
-    compute = np.dtype(dtype if dtype_kind(dtype) == "f" else _FLOAT32)
+    dtype = canonicalize_dtype(dtype or _default("f"))
+    compute = np.dtype(dtype if dtype_kind(dtype) == "f" else _to_inexact(dtype))
     start, stop = np.asarray(start, compute), np.asarray(stop, compute)
     div = num - 1 if endpoint else num
     if num > 1:
@@ -983,7 +1006,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 
 
 def eye(N, M=None, k=0, dtype=None):
-    return Array(np.eye(N, M, k, dtype=canonicalize_dtype(dtype or _FLOAT32)))
+    return Array(np.eye(N, M, k, dtype=canonicalize_dtype(dtype or _default("f"))))
 def identity(n, dtype=None):
     """The `n` by `n` identity matrix."""
     return eye(n, dtype=dtype)
@@ -998,15 +1021,11 @@ def empty_like(prototype, dtype=None):
     return zeros_like(prototype, dtype)
 
 
-def _inexact(dtype):
-    return dtype if dtype_kind(dtype) in "fc" else _FLOAT32
-
-
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """`base ** linspace(start, stop, num)`: `num` values evenly spaced on a log scale."""
     if axis != 0:
         raise NotImplementedError("jnp.logspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _to_inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if dtype_kind(out_dtype) == "f" else _FLOAT32
     lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute)
@@ -1017,7 +1036,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """`num` values from `start` to `stop`, each a constant factor from the one before."""
     if axis != 0:
         raise NotImplementedError("jnp.geomspace with axis != 0 is not built in autodidax")
-    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _inexact(promote_avals(
+    out_dtype = canonicalize_dtype(dtype) if dtype is not None else _to_inexact(promote_avals(
         *(asarray(v).aval for v in (start, stop)))[0])
     compute = out_dtype if dtype_kind(out_dtype) == "f" else _FLOAT32
     start, stop = asarray(start, compute), asarray(stop, compute)
@@ -1090,15 +1109,17 @@ def _reduce(reducer, a, axis, keepdims):
 
 def _accumulate(name, reducer, combine, identity, a, axis, dtype, out, keepdims, initial,
                 where):
-    """A sum or a product, as NumPy's and JAX's: small integers and booleans accumulate in
-    (u)int32, float16 in float32; `where=` masks elements with the identity."""
+    """A sum or a product, as NumPy's and JAX's: integers narrower than the default (u)int and
+    booleans accumulate in it, float16 in float32; `where=` masks elements with the identity
+    (JAX's `_promote_integer_dtype`)."""
     _check_out(name, out, a)
     a = asarray(a)
     if dtype is None:
-        if dtype_kind(a.dtype) == "b" or dtype_kind(a.dtype) in "iu" and a.dtype.itemsize < 4:
-            dtype = np.dtype("uint32") if dtype_kind(a.dtype) == "u" else _INT32
-        else:
-            dtype = a.dtype
+        dtype = a.dtype
+        if dtype_kind(dtype) in "biu":
+            wide = _default("u" if dtype_kind(dtype) == "u" else "i")
+            if dtype_kind(dtype) == "b" or dtype.itemsize < wide.itemsize:
+                dtype = wide
     dtype = canonicalize_dtype(dtype)
     compute = _FLOAT32 if dtype in _HALF else dtype     # half precision adds in single
     a = _strong(a, compute)
@@ -1118,7 +1139,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     _check_out("mean", out, a)
     a = asarray(a)
-    dtype = canonicalize_dtype(dtype or (a.dtype if dtype_kind(a.dtype) in "fc" else _FLOAT32))
+    dtype = canonicalize_dtype(dtype or _to_inexact(a.dtype))
     compute = _FLOAT32 if dtype in _HALF else dtype
     axes = _reduction_axes(axis, a.ndim)
     if where is None:
@@ -1151,7 +1172,7 @@ def _var(a, axis, dtype, correction, keepdims):
     if dtype is not None:
         dtype = compute = canonicalize_dtype(dtype)
     else:                            # of complex numbers: a real variance, computed in complex
-        dtype = compute = a.dtype if dtype_kind(a.dtype) in "fc" else _FLOAT32
+        dtype = compute = _to_inexact(a.dtype)
         dtype = lax.real_dtype(dtype)
     compute = _FLOAT32 if compute in _HALF else compute
     a = astype(a, compute)
@@ -1203,12 +1224,12 @@ def _arg_extremum(name, primitive_fun, a, axis, out, keepdims):
     if axis is None:
         if a.size == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        result = primitive_fun(ravel(a), 0, _INT32)
+        result = primitive_fun(ravel(a), 0, _default("i"))
         return lax.expand_dims(result, range(a.ndim)) if keepdims else result
     axis = canonical_axis(axis, a.ndim)
     if a.shape[axis] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
-    result = primitive_fun(a, axis, _INT32)
+    result = primitive_fun(a, axis, _default("i"))
     return lax.expand_dims(result, (axis,)) if keepdims else result
 
 
@@ -1255,7 +1276,7 @@ def _cumulative(reducer, a, axis, dtype):
         a, axis = lax.reshape(a, (a.size,)), 0
     axis = canonical_axis(axis, a.ndim)
     dtype = canonicalize_dtype(dtype) if dtype is not None else (
-        _INT32 if a.dtype == _BOOL else a.dtype)
+        _default("i") if a.dtype == _BOOL else a.dtype)
     if a.dtype != dtype or get_aval(a).weak_type:    # a weak input: a strong result
         a = lax.convert_element_type(a, dtype)
     return reducer(a, axis)
@@ -2052,7 +2073,8 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 @jit_in_jaxprs("count_nonzero", static_argnums=(1, 2))
 def _count_nonzero(a, axis, keepdims):
-    return sum(lax.ne(a, _constant_like(a, 0)), axis=axis, dtype=_INT32, keepdims=keepdims)
+    return sum(lax.ne(a, _constant_like(a, 0)), axis=axis, dtype=_default("i"),
+               keepdims=keepdims)
 
 
 def _nan_reduction(name, reduction, init, nan_if_all_nan, a, axis, keepdims, **kwargs):
@@ -2791,7 +2813,7 @@ def _argsort(a, axis, stable, descending):
     if axis is None:
         a, axis = ravel(a), 0
     axis = _axis(axis, a.ndim)
-    iota = lax.broadcasted_iota(np.int32, a.shape, axis)
+    iota = lax.broadcasted_iota(_default("i"), a.shape, axis)
     if descending and stable:        # reversed, so that equal keys keep their order at the end
         a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
     _, perm = indexing_ops["sort"]((a, iota), dimension=axis, is_stable=stable, num_keys=1)
@@ -3055,7 +3077,7 @@ def isdtype(dtype, kind):
     d = _as_dtype(dtype)
     for k in kind if isinstance(kind, tuple) else (kind,):
         if isinstance(k, str) and k in _DTYPE_KINDS:
-            if dtype_kind(d) in _DTYPE_KINDS[k] and d in _UPPER:
+            if dtype_kind(d) in _DTYPE_KINDS[k] and d in _UPPER[False]:
                 return True
             continue
         try:
@@ -3081,5 +3103,6 @@ def promote_types(a, b):
     """The dtype that values of dtypes `a` and `b` are promoted to, on JAX's lattice; Python's
     `int`, `float` and `complex` are the weak types, which promote to their 64-bit dtypes."""
     weak = {"i*": int, "f*": float, "c*": complex}
-    t = _join(*(next((k for k, w in weak.items() if x is w), None) or _as_dtype(x) for x in (a, b)))
+    t = _join(*(next((k for k, w in weak.items() if x is w), None) or _as_dtype(x) for x in (a, b)),
+              x64=_x64())
     return np.dtype(weak.get(t, t))

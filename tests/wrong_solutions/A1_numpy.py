@@ -28,7 +28,7 @@ _PROMOTE = """
 arrays, standard = [jnp.asarray(a) for a in args], _lattice(x64=False)
 types = [_WEAK[dtype_kind(a.dtype)] if get_aval(a).weak_type else a.dtype for a in arrays]
 top = functools.reduce(lambda a, b: join(a, b, standard), types)
-weak, dtype = isinstance(top, str), _DEFAULT.get(top, top)
+weak, dtype = isinstance(top, str), _default(top) if isinstance(top, str) else top
 dtype = dtype if dtype_kind(dtype) in "fc" else np.dtype("float32")
 return [lax.convert_element_type(a, dtype, weak_type=weak) for a in arrays]
 """
