@@ -23,7 +23,7 @@ from autodidax.jaxpr import trace_to_jaxpr
 from autodidax.jit import jit
 from autodidax.lowering import ir_constant, jaxpr_subcomp, lowering_rules
 from autodidax.nn import softmax                       # appendix A2's
-from autodidax.prng import (KEY_SHAPE, PRNGKeyArray, _normal, broadcast_to_rank,
+from autodidax.prng import (KEY_SHAPE, PRNGKeyArray, broadcast_to_rank,
                               canonical_shape, check_prng_key, check_shape, float_dtype, normal,
                               random_bits, random_split_p, random_unwrap_p, random_wrap_p,
                               threefry_prng_impl, uniform)
@@ -339,7 +339,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
 def _wald(key, mean, shape, dtype):
     k1, k2 = _split2(key)
     mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
-    v = _normal(k1, shape, dtype)
+    v = normal(k1, shape, dtype)
     z = uniform(k2, shape, dtype)
     y = lax.integer_pow(v, 2)
     y_sq = lax.integer_pow(y, 2)
@@ -383,7 +383,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 @partial(jit, static_argnums=(2, 3))
 def _lognormal(key, sigma, shape, dtype):
     sigma = lax.convert_element_type(sigma, dtype)
-    return lax.exp(_normal(key, shape, dtype) * sigma)
+    return lax.exp(normal(key, shape, dtype) * sigma)
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
@@ -400,7 +400,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _maxwell(key, shape, dtype):
-    x = _normal(key, (*shape, 3), dtype)
+    x = normal(key, (*shape, 3), dtype)
     return jnp.sqrt(jnp.sum(jnp.multiply(x, x), axis=-1))   # jnp.linalg.norm, which is A3's
 
 
@@ -777,7 +777,7 @@ def _t(key, df, shape, dtype):
         check_shape("t", shape, np.shape(df))
     df = lax.convert_element_type(df, dtype)
     key_n, key_g = _split2(key)
-    n = _normal(key_n, shape, dtype)
+    n = normal(key_n, shape, dtype)
     half_df = lax.div(df, _const(n, 2))
     g = gamma(key_g, half_df, shape, dtype)
     return n * jnp.sqrt(half_df / g)

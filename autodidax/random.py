@@ -17,5 +17,6 @@ from autodidax.distributions import (
     ball, bernoulli, beta, binomial, categorical, cauchy, chisquare, choice, clone, dirichlet,
     double_sided_maxwell, exponential, f, gamma, generalized_normal, geometric, gumbel, laplace,
     loggamma, logistic, lognormal, maxwell, multinomial, pareto, permutation, poisson,
-    rademacher, randint, rayleigh, t, triangular, truncated_normal, wald, weibull_min,
+    rademacher, randint, random_gamma_p, rayleigh, t, triangular, truncated_normal, wald,
+    weibull_min,
 )
