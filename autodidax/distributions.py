@@ -70,7 +70,7 @@ def exponential(key, shape=(), dtype=None):
 def _gumbel(key, shape, dtype, mode):
     if mode == "high":
         return _gumbel_high(key, shape, dtype)
-    tiny = np.asarray(np.finfo(dtype).tiny, dtype)
+    tiny = np.asarray(jnp.finfo(dtype).tiny, dtype)
     u = uniform(key, shape, dtype, tiny, np.asarray(1.0, dtype))
     return jnp.negative(jnp.log(jnp.negative(jnp.log(u))))
 
@@ -270,7 +270,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
-    u = uniform(key, shape, dtype, minval=np.finfo(dtype).eps, maxval=1.0)
+    u = uniform(key, shape, dtype, minval=jnp.finfo(dtype).eps, maxval=1.0)
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
@@ -282,7 +282,7 @@ def cauchy(key, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
-    u = uniform(key, shape, dtype, minval=-1.0 + np.finfo(dtype).epsneg, maxval=1.0)
+    u = uniform(key, shape, dtype, minval=-1.0 + jnp.finfo(dtype).epsneg, maxval=1.0)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
@@ -294,7 +294,7 @@ def laplace(key, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
-    x = uniform(key, shape, dtype, minval=np.finfo(dtype).tiny, maxval=1.0)
+    x = uniform(key, shape, dtype, minval=jnp.finfo(dtype).tiny, maxval=1.0)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
@@ -570,7 +570,7 @@ def _any(predicates):
 def _igamma_series_sample_derivative(ax, x, a, enabled, dtype):
     """The series for the regularized incomplete gamma function P(a, x), carrying its
     derivative in `a` (JAX's `_igamma_series` in mode SAMPLE_DERIVATIVE)."""
-    eps = np.finfo(dtype).eps
+    eps = jnp.finfo(dtype).eps
 
     def body_fn(vals):
         enabled, r, c, ans, x, dc_da, dans_da = vals
@@ -594,7 +594,7 @@ def _igamma_series_sample_derivative(ax, x, a, enabled, dtype):
 def _igammac_continued_fraction_sample_derivative(ax, x, a, enabled, dtype):
     """The continued fraction for Q(a, x) = 1 - P(a, x), carrying its derivative in `a`
     (JAX's `_igammac_continued_fraction` in mode SAMPLE_DERIVATIVE)."""
-    eps = np.finfo(dtype).eps
+    eps = jnp.finfo(dtype).eps
 
     def cond_fn(vals):
         return lax.bitwise_and(vals[5] < _const(vals[5], 2000), _any(vals[0]))
@@ -651,7 +651,7 @@ def _random_gamma_grad_impl(a, x, *, dtype):
     domain_error = lax.bitwise_or(lax.lt(x, lax.full_like(x, 0)), lax.le(a, lax.full_like(a, 0)))
     use_igammac = lax.bitwise_and(lax.gt(x, lax.full_like(x, 1)), lax.gt(x, a))
     ax = a * lax.log(x) - x - lgamma(a)
-    underflow = lax.lt(ax, lax.neg(lax.log(np.asarray(np.finfo(dtype).max, get_aval(a).dtype))))
+    underflow = lax.lt(ax, lax.neg(lax.log(np.asarray(jnp.finfo(dtype).max, get_aval(a).dtype))))
     ax = lax.exp(ax)
     enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(
         x_is_zero, domain_error), underflow), is_nan))
@@ -684,7 +684,7 @@ def _gamma_grad(sample, a, *, log_space):
     samples, alphas = jnp.reshape(sample, -1), jnp.reshape(a, -1)
     if log_space:          # d log(sample) = d sample / sample, sample at least the tiny float
         samples = lax.exp(samples)
-        tiny = lax.full_like(samples, np.finfo(get_aval(samples).dtype).tiny)
+        tiny = lax.full_like(samples, jnp.finfo(get_aval(samples).dtype).tiny)
         samples = lax.select(lax.eq(samples, lax.full_like(samples, 0)), tiny, samples)
         grad = lambda alpha, s: random_gamma_grad(alpha, s) / s     # noqa: E731
     else:
@@ -1037,7 +1037,7 @@ def _binomial(key, count, prob, shape, dtype):
     count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
     count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
-    max_iters = dtype.type(np.finfo(dtype).max)
+    max_iters = dtype.type(jnp.finfo(dtype).max)
     samples = lax.select(use_inversion,
                          _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
                          _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))
@@ -1119,13 +1119,13 @@ def _bernoulli_high(key, p, shape):
     """Bernoulli's mode "high": a second uniform refines the first below its resolution."""
     dtype = get_aval(p).dtype
     u1, u2 = _pair(uniform(key, (2, *shape), dtype))
-    u2 = jnp.multiply(u2, 2.0 ** -np.finfo(dtype).nmant)
+    u2 = jnp.multiply(u2, 2.0 ** -jnp.finfo(dtype).nmant)
     return jnp.less(u2, jnp.subtract(p, u1))
 
 
 def _gumbel_high(key, shape, dtype):
     """Gumbel's mode "high": more bits near 0, where -log(-log u) has its long tail."""
-    info = np.finfo(dtype)
+    info = jnp.finfo(dtype)
     high, low = _pair(uniform(key, (2,) + shape, dtype))
     x = jnp.where(jnp.greater_equal(high, 0.5), high,
                   jnp.add(jnp.add(high, jnp.multiply(2.0 ** -info.nmant, low)), info.tiny))

@@ -51,6 +51,9 @@ RANDOM_REST = {
     "rademacher float32": B(lambda jax, jnp: jax.random.rademacher(_k(jax), (4,), np.float32)),
     "geometric": B(lambda jax, jnp: jax.random.geometric(_k(jax), P4)),
     "geometric int8": B(lambda jax, jnp: jax.random.geometric(_k(jax), 0.3, (4,), np.int8)),
+    "uniform bfloat16": B(lambda jax, jnp: jax.random.uniform(_k(jax), (6,), jnp.bfloat16)),
+    "laplace bfloat16": B(lambda jax, jnp: jax.random.laplace(_k(jax), (6,), jnp.bfloat16)),
+    "shape of one int": B(lambda jax, jnp: jax.random.logistic(_k(jax), 3)),
     "typed key": B(lambda jax, jnp: jax.random.laplace(jax.random.key(1), (3,))),
     "jit": B(lambda jax, jnp: jax.jit(lambda k: jax.random.wald(k, 2.0, (3,)))(_k(jax))),
     "vmap": B(lambda jax, jnp: jax.vmap(lambda k: jax.random.cauchy(k, (2,)))(
@@ -87,6 +90,8 @@ RANDOM_REST = {
     "lognormal int dtype": E(lambda jax, jnp: jax.random.lognormal(_k(jax), 1.0, (2,), int)),
     "ball float d": E(lambda jax, jnp: jax.random.ball(_k(jax), 2.5)),
     "gamma batched key": E(lambda jax, jnp: jax.random.gamma(jax.random.split(_k(jax)), 1.0)),
+    "float in shape": E(lambda jax, jnp: jax.random.laplace(_k(jax), (2.0,))),
+    "float in shape of uniform": E(lambda jax, jnp: jax.random.uniform(_k(jax), [2, 1.5])),
     "wald bad shape": E(lambda jax, jnp: jax.random.wald(_k(jax), A4, (3,))),
 }
 
