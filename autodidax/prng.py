@@ -470,15 +470,21 @@ def check_shape(name, shape, *param_shapes):
 
 
 def broadcast_to_rank(x, rank):
-    ndim = get_aval(x).ndim
-    return x if ndim >= rank else lax.reshape(x, (1,) * (rank - ndim) + get_aval(x).shape)
+    """`x` with leading axes of size 1 up to rank `rank` (JAX's `lax.broadcast_to_rank`)."""
+    aval = get_aval(x)
+    if aval.ndim >= rank:
+        return x
+    lead = rank - aval.ndim
+    return lax.broadcast_in_dim(x, (1,) * lead + aval.shape, tuple(range(lead, rank)))
 
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
     check_shape("uniform", shape)
-    minval = broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = broadcast_to_rank(minval, len(shape))
+    maxval = broadcast_to_rank(maxval, len(shape))
     finfo = jnp.finfo(dtype)          # ml_dtypes.finfo: bfloat16 too
     nbits, nmant = finfo.bits, finfo.nmant
     uint = np.dtype(f"uint{nbits}")

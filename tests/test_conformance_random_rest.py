@@ -70,6 +70,18 @@ RANDOM_REST = {
         lambda k: jax.random.gamma(k, 2.0, (3,)))(_k(jax))),
     "jaxpr loggamma": J(lambda jax, jnp: jax.make_jaxpr(
         lambda k, a: jax.random.loggamma(k, a))(jax.random.key(0), A4)),
+    "jaxpr cauchy": J(lambda jax, jnp: jax.make_jaxpr(lambda k: jax.random.cauchy(k, (3,)))(
+        _k(jax))),
+    "jaxpr pareto": J(lambda jax, jnp: jax.make_jaxpr(lambda k, b: jax.random.pareto(k, b))(
+        _k(jax), A4)),
+    "jaxpr rayleigh": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda k: jax.random.rayleigh(k, 2.0, (3,)))(_k(jax))),
+    "jaxpr weibull_min": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda k: jax.random.weibull_min(k, 1.0, 2.0, (3,)))(_k(jax))),
+    "jaxpr rademacher": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda k: jax.random.rademacher(k, (3,)))(_k(jax))),
+    "jaxpr chisquare": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda k: jax.random.chisquare(k, 3.0, (3,)))(_k(jax))),
     "jaxpr clone": J(lambda jax, jnp: jax.make_jaxpr(jax.random.clone)(jax.random.key(0))),
     "jaxpr clone raw": J(lambda jax, jnp: jax.make_jaxpr(jax.random.clone)(_k(jax))),
     # errors
