@@ -675,12 +675,34 @@ def bad_keys():
     assert ours[1][1].endswith("for impl=threefry2x32") and theirs[1][1] != ours[1][1]
 
 
-@claim(A14, "JAX 0.10.2 also has `gamma`, `beta`, `dirichlet`, `poisson`, `binomial`, `laplace`, "
-            "`logistic`, `rademacher`, `multivariate_normal` and more")
-def fewer_draws():
-    for name in ["gamma", "beta", "dirichlet", "poisson", "binomial", "laplace", "logistic",
-                 "rademacher", "multivariate_normal"]:
+@claim(A14, "`multivariate_normal` (a Cholesky, eigh or SVD\n  factor of the covariance) and "
+            "`orthogonal` (a QR factorization) need `jnp.linalg`")
+def two_draws_need_linalg():
+    mvn = inspect.getsource(jax._src.random.core._multivariate_normal)
+    assert all(f in mvn for f in ("cholesky", "eigh", "svd"))
+    assert "qr(" in inspect.getsource(jax._src.random.core._orthogonal)
+    for name in ["multivariate_normal", "orthogonal"]:
         assert hasattr(jax.random, name) and not hasattr(autodidax.random, name), name
+
+
+@claim(A14, "At\nversion 0.10.2 it is not a primitive but a composition")
+def random_gamma_grad_is_a_composition():
+    from jax._src.lax import special
+    assert not hasattr(special, "random_gamma_grad_p") and "random_gamma_grad_p" not in dir(lax)
+    a, x = np.array([0.5, 3.0], np.float32), np.array([0.2, 4.0], np.float32)
+    assert "while" in str(jax.make_jaxpr(lax.random_gamma_grad)(a, x))
+    assert same(alax.random_gamma_grad(a, x), lax.random_gamma_grad(a, x))
+
+
+@claim(A14, "Eagerly the primitive runs the same lowering\ncompiled, where JAX's `_gamma_impl` "
+            "uses `lax.map`: the same numbers.")
+def gamma_eager_rule():
+    assert "lax_control_flow.map(" in inspect.getsource(jax._src.random.core._gamma_impl)
+    from autodidax.distributions import random_gamma_p
+    a = np.array([0.5, 2.0], np.float32)
+    keys = prng.check_prng_key("gamma", autodidax.random.PRNGKey(1))[0]
+    eager = random_gamma_p.bind(keys, a, log_space=False)
+    assert same(eager, jax.random.gamma(jax.random.PRNGKey(1), a))
 
 
 @claim(A14, "**No `gumbel(mode=\"highest\")`.** It raises `NotImplementedError`: it needs "
