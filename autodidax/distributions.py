@@ -33,7 +33,7 @@ from autodidax.scipy.special import digamma_p, erf_inv, erf_p, lgamma   # append
 @partial(jit, static_argnums=(3, 4))
 def _truncated_normal(key, lower, upper, shape, dtype):
     if shape is None:
-        shape = tuple(np.broadcast_shapes(np.shape(lower), np.shape(upper)))
+        shape = tuple(jnp.broadcast_shapes(np.shape(lower), np.shape(upper)))
     else:
         check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
     sqrt2 = np.array(np.sqrt(2), dtype)
@@ -412,7 +412,7 @@ def maxwell(key, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _double_sided_maxwell(key, loc, scale, shape, dtype):
-    params_shape = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    params_shape = tuple(jnp.broadcast_shapes(np.shape(loc), np.shape(scale)))
     shape = (shape or params_shape) + params_shape        # JAX's: the parameters' shape twice
     maxwell_key, rademacher_key = _split2(key)
     maxwell_rvs = _maxwell(maxwell_key, shape, dtype)
@@ -670,7 +670,7 @@ def random_gamma_grad(a, x):
     """d sample / d a for a sample `x` of Gamma(a, 1): the derivative of the inverse of the
     regularized incomplete gamma function P(a, .) at fixed probability, -(dP/da) / (dP/dx)."""
     a, x = jnp.asarray(a), jnp.asarray(x)
-    shape = tuple(np.broadcast_shapes(a.shape, x.shape))
+    shape = tuple(jnp.broadcast_shapes(a.shape, x.shape))
     a, x = [lax.broadcast_in_dim(v, shape, tuple(range(v.ndim))) for v in (a, x)]
     dtype = a.dtype
     if dtype.name in ("float16", "bfloat16"):    # computed in float32
@@ -725,7 +725,7 @@ def loggamma(key, a, shape=None, dtype=None):
 @partial(jit, static_argnums=(3, 4))
 def _beta(key, a, b, shape, dtype):
     if shape is None:
-        shape = tuple(np.broadcast_shapes(np.shape(a), np.shape(b)))
+        shape = tuple(jnp.broadcast_shapes(np.shape(a), np.shape(b)))
     else:
         check_shape("beta", shape, np.shape(a), np.shape(b))
     a, b = lax.convert_element_type(a, dtype), lax.convert_element_type(b, dtype)
@@ -1019,7 +1019,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
 @partial(jit, static_argnums=(3, 4))
 def _binomial(key, count, prob, shape, dtype):
     if shape is None:
-        shape = tuple(np.broadcast_shapes(np.shape(count), np.shape(prob)))
+        shape = tuple(jnp.broadcast_shapes(np.shape(count), np.shape(prob)))
     else:
         check_shape("binomial", shape, np.shape(count), np.shape(prob))
     prob, = _promote_inexact(prob)
@@ -1151,7 +1151,7 @@ def _check_broadcast_shapes(name, shape, *args):
     """The shape of a draw: `shape`, checked against the parameters, or theirs broadcast."""
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
-        return tuple(np.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
+        return tuple(jnp.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
     shape = canonical_shape(shape)
     check_shape(name, shape, *arg_shapes)
     return shape

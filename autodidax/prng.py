@@ -343,7 +343,7 @@ def canonical_shape(shape):
         return tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {tuple(shape)}.") from None
+                        f"got {shape}.") from None
 
 
 def bits(key, shape=(), dtype=None):
@@ -462,7 +462,7 @@ def float_dtype(name, dtype):
 def check_shape(name, shape, *param_shapes):
     """JAX's error unless the parameters' shapes broadcast to `shape`."""
     if param_shapes:
-        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
+        shape_ = tuple(jnp.broadcast_shapes(shape, *param_shapes))
         if shape != shape_:
             raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
                              "argument, and the result of broadcasting the shapes must equal the "
