@@ -685,6 +685,18 @@ def two_draws_need_linalg():
         assert hasattr(jax.random, name) and not hasattr(autodidax.random, name), name
 
 
+@claim(A14, "a `float32` parameter for a\n`float16` draw is JAX's `TypePromotionError`, an "
+            "integer or a Python float is not")
+def safe_casts_of_parameters():
+    b32 = np.array([1.5, 2.0], np.float32)
+    for lib, _, _ in LIBS:
+        key = lib.random.PRNGKey(0)
+        assert error(lambda: lib.random.pareto(key, b32, None, np.float16))[0] == \
+            "TypePromotionError"
+        lib.random.pareto(key, np.array([1, 2], np.int32), None, np.float16)
+        lib.random.pareto(key, 2.5, (2,), np.float16)
+
+
 @claim(A14, "At\nversion 0.10.2 it is not a primitive but a composition")
 def random_gamma_grad_is_a_composition():
     from jax._src.lax import special
