@@ -94,3 +94,8 @@ from autodidax.sharding import (
 from autodidax.collectives_on_devices import (
     all_to_all, all_to_all_p, pcast, ppermute, ppermute_p,
 )
+
+# Appendix A14: the derivative of a Gamma draw in its parameter (a composition, as in JAX).
+from autodidax.distributions import (
+    random_gamma_grad,
+)

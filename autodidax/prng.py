@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from functools import partial
 
 import numpy as np
@@ -337,9 +338,15 @@ def fold_in(key, data):
 
 
 def canonical_shape(shape):
+    """`shape` as a tuple of ints; an int is a shape of one axis, a float is refused, as JAX's
+    `core.canonicalize_shape` does."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(d) for d in shape)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
 
 
 def bits(key, shape=(), dtype=None):
@@ -458,7 +465,7 @@ def float_dtype(name, dtype):
 def check_shape(name, shape, *param_shapes):
     """JAX's error unless the parameters' shapes broadcast to `shape`."""
     if param_shapes:
-        shape_ = tuple(np.broadcast_shapes(shape, *param_shapes))
+        shape_ = tuple(jnp.broadcast_shapes(shape, *param_shapes))
         if shape != shape_:
             raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
                              "argument, and the result of broadcasting the shapes must equal the "
@@ -466,21 +473,30 @@ def check_shape(name, shape, *param_shapes):
 
 
 def broadcast_to_rank(x, rank):
-    ndim = get_aval(x).ndim
-    return x if ndim >= rank else lax.reshape(x, (1,) * (rank - ndim) + get_aval(x).shape)
+    """`x` with leading axes of size 1 up to rank `rank` (JAX's `lax.broadcast_to_rank`)."""
+    aval = get_aval(x)
+    if aval.ndim >= rank:
+        return x
+    lead = rank - aval.ndim
+    return lax.broadcast_in_dim(x, (1,) * lead + aval.shape, tuple(range(lead, rank)))
 
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
     check_shape("uniform", shape)
-    minval = broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
-    finfo = np.finfo(dtype)
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = broadcast_to_rank(minval, len(shape))
+    maxval = broadcast_to_rank(maxval, len(shape))
+    finfo = jnp.finfo(dtype)          # ml_dtypes.finfo: bfloat16 too
     nbits, nmant = finfo.bits, finfo.nmant
     uint = np.dtype(f"uint{nbits}")
-    raw = random_bits(key, nbits, shape)
+    rng_bits = 8 if nmant < 8 else nbits     # bfloat16 and the float8s: 8 random bits, as JAX
+    raw = random_bits(key, rng_bits, shape)
+    if rng_bits != nbits:
+        raw = lax.convert_element_type(raw, uint)
     # Keep `nmant` random bits as the mantissa of a float in [1, 2), then subtract 1.
-    mantissa = lax.shift_right_logical(raw, LiteralArray(np.asarray(nbits - nmant, uint)))
+    mantissa = lax.shift_right_logical(raw, LiteralArray(np.asarray(rng_bits - nmant, uint)))
     one_bits = LiteralArray(np.asarray(1.0, dtype).view(uint))
     floats = lax.sub(lax.bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
                      LiteralArray(np.asarray(1.0, dtype)))

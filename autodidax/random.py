@@ -14,5 +14,9 @@ from autodidax.prng import (
 
 # Appendix A14: the distributions built on them.
 from autodidax.distributions import (
-    bernoulli, categorical, choice, exponential, gumbel, permutation, randint, truncated_normal,
+    ball, bernoulli, beta, binomial, categorical, cauchy, chisquare, choice, clone, dirichlet,
+    double_sided_maxwell, exponential, f, gamma, generalized_normal, geometric, gumbel, laplace,
+    loggamma, logistic, lognormal, maxwell, multinomial, pareto, permutation, poisson,
+    rademacher, randint, random_gamma_p, rayleigh, t, triangular, truncated_normal, wald,
+    weibull_min,
 )

@@ -675,12 +675,46 @@ def bad_keys():
     assert ours[1][1].endswith("for impl=threefry2x32") and theirs[1][1] != ours[1][1]
 
 
-@claim(A14, "JAX 0.10.2 also has `gamma`, `beta`, `dirichlet`, `poisson`, `binomial`, `laplace`, "
-            "`logistic`, `rademacher`, `multivariate_normal` and more")
-def fewer_draws():
-    for name in ["gamma", "beta", "dirichlet", "poisson", "binomial", "laplace", "logistic",
-                 "rademacher", "multivariate_normal"]:
+@claim(A14, "`multivariate_normal` (a Cholesky, eigh or SVD\n  factor of the covariance) and "
+            "`orthogonal` (a QR factorization) need `jnp.linalg`")
+def two_draws_need_linalg():
+    mvn = inspect.getsource(jax._src.random.core._multivariate_normal)
+    assert all(f in mvn for f in ("cholesky", "eigh", "svd"))
+    assert "qr(" in inspect.getsource(jax._src.random.core._orthogonal)
+    for name in ["multivariate_normal", "orthogonal"]:
         assert hasattr(jax.random, name) and not hasattr(autodidax.random, name), name
+
+
+@claim(A14, "a `float32` parameter for a\n`float16` draw is JAX's `TypePromotionError`, an "
+            "integer or a Python float is not")
+def safe_casts_of_parameters():
+    b32 = np.array([1.5, 2.0], np.float32)
+    for lib, _, _ in LIBS:
+        key = lib.random.PRNGKey(0)
+        assert error(lambda: lib.random.pareto(key, b32, None, np.float16))[0] == \
+            "TypePromotionError"
+        lib.random.pareto(key, np.array([1, 2], np.int32), None, np.float16)
+        lib.random.pareto(key, 2.5, (2,), np.float16)
+
+
+@claim(A14, "At\nversion 0.10.2 it is not a primitive but a composition")
+def random_gamma_grad_is_a_composition():
+    from jax._src.lax import special
+    assert not hasattr(special, "random_gamma_grad_p") and "random_gamma_grad_p" not in dir(lax)
+    a, x = np.array([0.5, 3.0], np.float32), np.array([0.2, 4.0], np.float32)
+    assert "while" in str(jax.make_jaxpr(lax.random_gamma_grad)(a, x))
+    assert same(alax.random_gamma_grad(a, x), lax.random_gamma_grad(a, x))
+
+
+@claim(A14, "Eagerly the primitive runs the same lowering\ncompiled, where JAX's `_gamma_impl` "
+            "uses `lax.map`: the same numbers.")
+def gamma_eager_rule():
+    assert "lax_control_flow.map(" in inspect.getsource(jax._src.random.core._gamma_impl)
+    from autodidax.distributions import random_gamma_p
+    a = np.array([0.5, 2.0], np.float32)
+    keys = prng.check_prng_key("gamma", autodidax.random.PRNGKey(1))[0]
+    eager = random_gamma_p.bind(keys, a, log_space=False)
+    assert same(eager, jax.random.gamma(jax.random.PRNGKey(1), a))
 
 
 @claim(A14, "**No `gumbel(mode=\"highest\")`.** It raises `NotImplementedError`: it needs "
