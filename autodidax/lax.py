@@ -94,3 +94,6 @@ from autodidax.sharding import (
 from autodidax.collectives_on_devices import (
     all_to_all, all_to_all_p, pcast, ppermute, ppermute_p,
 )
+
+# Appendix A3: jax.lax.linalg, the linear-algebra primitives and their functions.
+from autodidax import lax_linalg as linalg

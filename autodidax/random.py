@@ -16,3 +16,6 @@ from autodidax.prng import (
 from autodidax.distributions import (
     bernoulli, categorical, choice, exponential, gumbel, permutation, randint, truncated_normal,
 )
+
+# Appendix A3: the two samplers that need a factorization (Cholesky, SVD, eigh, QR).
+from autodidax.numpy.linalg import multivariate_normal, orthogonal

@@ -1,0 +1,16 @@
+# Generated from chapters/A3_linalg.md by `make export`: edit the chapter, not this file.
+
+
+"""`jax.lax.linalg`: appendix A3's linear-algebra primitives and their functions, under JAX's
+names."""
+# ruff: noqa: F401
+from autodidax.numpy.linalg import (
+    EigImplementation, EighImplementation, SvdAlgorithm, cholesky_p, eig_p, eigh_p, householder_product,
+    householder_product_p, lu, lu_p, lu_pivots_to_permutation, qr_p, svd_p, triangular_solve,
+    triangular_solve_p,
+)
+from autodidax.numpy.linalg import _lax_cholesky as cholesky
+from autodidax.numpy.linalg import _lax_eig as eig
+from autodidax.numpy.linalg import _lax_eigh as eigh
+from autodidax.numpy.linalg import _lax_qr as qr
+from autodidax.numpy.linalg import _lax_svd as svd
