@@ -5,12 +5,12 @@
 names."""
 # ruff: noqa: F401
 from autodidax.numpy.linalg import (
-    EigImplementation, EighImplementation, SvdAlgorithm, cholesky_p, eig_p, eigh_p, householder_product,
-    householder_product_p, lu, lu_p, lu_pivots_to_permutation, qr_p, svd_p, triangular_solve,
-    triangular_solve_p,
+    EigImplementation, EighImplementation, SvdAlgorithm, cholesky_p, eig_p, eigh_p,
+    householder_product, householder_product_p, lu, lu_p, lu_pivots_to_permutation, qr_p, svd_p,
+    triangular_solve, triangular_solve_p,
 )
-from autodidax.numpy.linalg import _lax_cholesky as cholesky
-from autodidax.numpy.linalg import _lax_eig as eig
-from autodidax.numpy.linalg import _lax_eigh as eigh
-from autodidax.numpy.linalg import _lax_qr as qr
-from autodidax.numpy.linalg import _lax_svd as svd
+from autodidax.numpy.linalg import lax_cholesky as cholesky
+from autodidax.numpy.linalg import lax_eig as eig
+from autodidax.numpy.linalg import lax_eigh as eigh
+from autodidax.numpy.linalg import lax_qr as qr
+from autodidax.numpy.linalg import lax_svd as svd

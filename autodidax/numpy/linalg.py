@@ -96,7 +96,7 @@ def _H(x):
     return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
-def _lax_cholesky(x, symmetrize_input=True):
+def lax_cholesky(x, symmetrize_input=True):
     """The lower Cholesky factor of `x` (JAX's `lax.linalg.cholesky`)."""
     if symmetrize_input:
         x = (x + _H(x)) / 2
@@ -422,7 +422,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 @jnp.jit_in_jaxprs("cholesky", static_argnums=(1, 2))
 def _cholesky(a, upper, symmetrize_input):
     a, = _inexact("jnp.linalg.cholesky", a)
-    L = _lax_cholesky(a, symmetrize_input)
+    L = lax_cholesky(a, symmetrize_input)
     return jnp.swapaxes(L, -1, -2) if upper else L
 
 
@@ -676,7 +676,7 @@ batching_rules[eigh_p] = batch_at_front(eigh_p)
 mlir.lowering_rules[eigh_p] = _eigh_lowering
 
 
-def _lax_eigh(x, lower=True, symmetrize_input=True):
+def lax_eigh(x, lower=True, symmetrize_input=True):
     """`(v, w)`: the eigenvectors (as columns) and ascending eigenvalues of a symmetric `x`
     (JAX's `lax.linalg.eigh`)."""
     return eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=lower,
@@ -698,7 +698,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
 @jnp.jit_in_jaxprs("eigh", static_argnums=(1, 2))
 def _eigh(a, lower, symmetrize_input):
     a, = _inexact("jnp.linalg.eigh", a)
-    v, w = _lax_eigh(a, lower, symmetrize_input)
+    v, w = lax_eigh(a, lower, symmetrize_input)
     return w, v
 
 
@@ -858,7 +858,7 @@ mlir.lowering_rules[qr_p] = lambda ctx, a, *, full_matrices, **_: _lower_fun(
     ctx, lambda x: _qr_from_reflectors(x, full_matrices=full_matrices), a)
 
 
-def _lax_qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+def lax_qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
     """`(q, r)` with x = q @ r (JAX's `lax.linalg.qr`)."""
     return tuple(qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
                            use_magma=use_magma))
@@ -1019,7 +1019,7 @@ batching_rules[svd_p] = batch_at_front(svd_p)
 mlir.lowering_rules[svd_p] = _svd_lowering
 
 
-def _lax_svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+def lax_svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """`(u, s, vh)` with x = u @ diag(s) @ vh, or `s` alone (JAX's `lax.linalg.svd`)."""
     outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv,
                       subset_by_index=subset_by_index, algorithm=algorithm)
@@ -1138,7 +1138,7 @@ batching_rules[eig_p] = batch_at_front(eig_p)
 mlir.lowering_rules[eig_p] = _eig_lowering
 
 
-def _lax_eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+def lax_eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
              enable_eigvec_derivs=False, implementation=None, use_magma=None):
     """`[w, vl, vr]`, the eigenvalues and the requested eigenvectors of a general square
     matrix (JAX's `lax.linalg.eig`); `use_magma` only chooses a GPU library."""
@@ -1177,7 +1177,7 @@ def _qr(a, mode):
         return QRResult(jnp.swapaxes(a, -1, -2), taus)
     if mode not in ("reduced", "r", "full", "complete"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = _lax_qr(a, pivoting=False, full_matrices=mode == "complete")
+    q, r = lax_qr(a, pivoting=False, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -1195,7 +1195,7 @@ def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
         if subset_by_index is not None:
             raise NotImplementedError("eigh computes all the eigenvalues here: subset_by_index "
                                       "must be None")
-        vectors, values = _lax_eigh(a)
+        vectors, values = lax_eigh(a)
         s = jnp.abs(values)
         if not compute_uv:
             return lax.rev(indexing.sort(s, dimension=-1), [s.ndim - 1])
@@ -1205,7 +1205,7 @@ def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
         s, idxs, sign = (lax.rev(x, [s.ndim - 1]) for x in (s, idxs, sign))
         u = jnp.take_along_axis(vectors, idxs[..., None, :], axis=-1)
         return u, s, _H(u * sign[..., None, :].astype(u.dtype))
-    return _lax_svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+    return lax_svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
                     subset_by_index=subset_by_index)
 
 
@@ -1225,7 +1225,7 @@ def eig(a):
     """The eigenvalues and right eigenvectors (as columns) of a (batched) general square
     matrix, complex: `EigResult(eigenvalues, eigenvectors)`."""
     a, = _inexact("jnp.linalg.eig", a)
-    w, v = _lax_eig(a, compute_left_eigenvectors=False)
+    w, v = lax_eig(a, compute_left_eigenvectors=False)
     return EigResult(w, v)
 
 
@@ -1233,7 +1233,7 @@ def eig(a):
 def eigvals(a):
     """The eigenvalues (complex) of a (batched) general square matrix."""
     a, = _inexact("jnp.linalg.eigvals", a)
-    return _lax_eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+    return lax_eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
@@ -1439,8 +1439,8 @@ def _matrix_power(a, n):
 def multi_dot(arrays, *, precision=None):
     """The product of a chain of matrices (the first and last may be vectors), in the order
     that costs the fewest multiplications."""
+    jnp.check_arraylike("jnp.linalg.multi_dot", *arrays)
     arrs = [jnp.asarray(a) for a in arrays]
-    jnp.check_arraylike("jnp.linalg.multi_dot", *arrs)
     if len(arrs) < 2:
         raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
     if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2)
