@@ -43,7 +43,6 @@ LINALG_REST = {
     "lax qr full": C(lambda jax, jnp: _lax(jax).qr(TALL), **EXACT),
     "householder_product": C(lambda jax, jnp: (lambda r, t: _lax(jax).householder_product(
         r.T, t))(*jnp.linalg.qr(TALL, mode="raw")), **EXACT),
-    "vmap qr": C(lambda jax, jnp: tuple(jax.vmap(jnp.linalg.qr)(BATCH)), **EXACT),
     "jvp qr tall": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (TALL,),
                                               (TALL[::-1].copy(),)), **TOL),
     "jvp qr wide": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (WIDE,),
@@ -51,7 +50,7 @@ LINALG_REST = {
     "jvp qr complete": C(lambda jax, jnp: jax.jvp(
         lambda a: tuple(jnp.linalg.qr(a, mode="complete")), (TALL,), (TALL[::-1].copy(),)),
         **TOL),
-    "grad qr": C(lambda jax, jnp: jax.grad(lambda a: jnp.sum(jnp.sin(jnp.linalg.qr(a)[0])))(SQ),
+    "grad qr": C(lambda jax, jnp: jax.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[0] ** 3))(SQ),
                  **TOL),
     # svd
     "svd": C(lambda jax, jnp: tuple(jnp.linalg.svd(TALL)), **EXACT),
@@ -74,8 +73,7 @@ LINALG_REST = {
         lambda a: jnp.sum(jnp.linalg.svdvals(a) ** 3))(WIDE), **TOL),
     # eig
     "eig": C(lambda jax, jnp: tuple(jnp.linalg.eig(SQ)), **EXACT),
-    "eig batched complex": C(lambda jax, jnp: [tuple(jnp.linalg.eig(SQ[None].repeat(2, 0))),
-                                               tuple(jnp.linalg.eig(CPLX))], **EXACT),
+    "eig complex": C(lambda jax, jnp: tuple(jnp.linalg.eig(CPLX)), **EXACT),
     "eigvals": C(lambda jax, jnp: jnp.linalg.eigvals(DIST), **EXACT),
     "lax eig left": C(lambda jax, jnp: _lax(jax).eig(SQ), **EXACT),
     "vmap eigvals": C(lambda jax, jnp: jax.vmap(jnp.linalg.eigvals)(
@@ -91,32 +89,23 @@ LINALG_REST = {
     "pinv": C(lambda jax, jnp: [jnp.linalg.pinv(TALL), jnp.linalg.pinv(RANK2),
                                 jnp.linalg.pinv(BATCH, rtol=0.1)], **EXACT),
     "pinv hermitian": C(lambda jax, jnp: jnp.linalg.pinv(SPD, hermitian=True), **EXACT),
-    "grad pinv": C(lambda jax, jnp: jax.grad(lambda a: jnp.sum(jnp.linalg.pinv(a) ** 2))(WIDE),
-                   **TOL),
-    "jvp pinv tall": C(lambda jax, jnp: jax.jvp(jnp.linalg.pinv, (TALL,), (TALL[::-1].copy(),)),
+    "jvp pinv wide": C(lambda jax, jnp: jax.jvp(jnp.linalg.pinv, (WIDE,), (WIDE[::-1].copy(),)),
                        **TOL),
     "lstsq": C(lambda jax, jnp: [jnp.linalg.lstsq(TALL, VEC[:4].repeat(2)[:5]),
-                                 jnp.linalg.lstsq(RANK2, TALL)], **EXACT),
-    "lstsq numpy_resid": C(lambda jax, jnp: jnp.linalg.lstsq(RANK2, TALL, numpy_resid=True),
-                           **EXACT),
+                                 jnp.linalg.lstsq(RANK2, TALL, numpy_resid=True)], **EXACT),
     "matrix_rank": C(lambda jax, jnp: [jnp.linalg.matrix_rank(RANK2), jnp.linalg.matrix_rank(
-        BATCH), jnp.linalg.matrix_rank(VEC), jnp.linalg.matrix_rank(TALL, rtol=0.5),
-        jnp.linalg.matrix_rank(SPD, hermitian=True)], **EXACT),
+        VEC), jnp.linalg.matrix_rank(SPD, 0.5, hermitian=True)], **EXACT),
     "cond": C(lambda jax, jnp: [jnp.linalg.cond(SQ, p) for p in (None, 2, -2)], **EXACT),
-    "cond through inv": C(lambda jax, jnp: [jnp.linalg.cond(SQ, p) for p in
-                                            (1, -1, np.inf, "fro")], **TOL),
+    "cond through inv": C(lambda jax, jnp: [jnp.linalg.cond(SQ, p) for p in (1, "fro")],
+                          **TOL),
     "cond singular": C(lambda jax, jnp: jnp.linalg.cond(np.ones((3, 3), np.float32), 1),
                        **EXACT),
-    "norm svd ords": C(lambda jax, jnp: [jnp.linalg.norm(TALL, o) for o in (2, -2, "nuc")] +
-                       [jnp.linalg.norm(T3, 2, axis=(2, 0), keepdims=True)], **EXACT),
-    "matrix_norm": C(lambda jax, jnp: [jnp.linalg.matrix_norm(T3, ord=o) for o in
-                                       ("fro", 1, 2, "nuc")] +
-                     [jnp.linalg.matrix_norm(T3, keepdims=True)], **EXACT),
-    "vector_norm": C(lambda jax, jnp: [jnp.linalg.vector_norm(T3), jnp.linalg.vector_norm(
+    "norm svd ords": C(lambda jax, jnp: [jnp.linalg.norm(TALL, -2), jnp.linalg.norm(
+        T3, 2, axis=(2, 0), keepdims=True), jnp.linalg.matrix_norm(T3, ord="nuc"),
+        jnp.linalg.matrix_norm(T3, keepdims=True)], **EXACT),
+    "vector_norm": C(lambda jax, jnp: [jnp.linalg.vector_norm(
         T3, axis=1, ord=1), jnp.linalg.vector_norm(T3, axis=(0, 2), keepdims=True),
-        jnp.linalg.vector_norm(CPLX), jnp.linalg.vector_norm(VEC, ord=np.inf)], **EXACT),
-    "norm complex": C(lambda jax, jnp: [jnp.linalg.norm(CPLX), jnp.linalg.norm(CPLX, axis=0)],
-                      **EXACT),
+        jnp.linalg.vector_norm(CPLX), jnp.linalg.norm(CPLX, axis=0)], **EXACT),
     "matrix_power": C(lambda jax, jnp: [jnp.linalg.matrix_power(SQ, n) for n in
                                         (0, 1, 2, 3, 5, 11)] +
                       [jnp.linalg.matrix_power(I3, 4)], **EXACT),
@@ -140,19 +129,13 @@ LINALG_REST = {
         jnp.linalg.pinv(a), jnp.linalg.cond(a), jnp.linalg.matrix_rank(a),
         jnp.linalg.norm(a, "nuc")))(TALL), **EXACT),
     # jax.random
-    "multivariate_normal svd eigh": C(lambda jax, jnp: [
-        jax.random.multivariate_normal(jax.random.key(3), VEC[:3], SPD, method="eigh"),
-        jax.random.multivariate_normal(jax.random.key(1), VEC[:3], SPD, (2, 4), method="svd"),
+    "multivariate_normal": C(lambda jax, jnp: [
+        jax.random.multivariate_normal(jax.random.key(1), VEC[:3], SPD, (2, 4)),
         jax.random.multivariate_normal(jax.random.key(2), np.zeros((2, 3), np.float32), SPD,
                                        method="svd")], **EXACT),
-    "multivariate_normal cholesky": C(lambda jax, jnp: [
-        jax.random.multivariate_normal(jax.random.key(0), VEC[:3], SPD),
-        jax.random.multivariate_normal(jax.random.key(1), VEC[:3], SPD, (2, 4))], **EXACT),
-    "orthogonal": C(lambda jax, jnp: [
-        jax.random.orthogonal(jax.random.key(0), 4),
-        jax.random.orthogonal(jax.random.key(1), 3, (2,)),
-        jax.random.orthogonal(jax.random.key(2), 2, m=4),
-        jax.random.orthogonal(jax.random.key(3), 5, m=2)], **EXACT),
+    "orthogonal": C(lambda jax, jnp: [jax.random.orthogonal(jax.random.key(1), 3, (2,)),
+                                      jax.random.orthogonal(jax.random.key(2), 2, m=4)],
+                    **EXACT),
     # errors
     "qr bad mode": E(lambda jax, jnp: jnp.linalg.qr(SQ, mode="x")),
     "qr of vector": E(lambda jax, jnp: jnp.linalg.qr(VEC)),
