@@ -43,6 +43,18 @@ LINALG_REST = {
     "lax qr full": C(lambda jax, jnp: _lax(jax).qr(TALL), **EXACT),
     "householder_product": C(lambda jax, jnp: (lambda r, t: _lax(jax).householder_product(
         r.T, t))(*jnp.linalg.qr(TALL, mode="raw")), **EXACT),
+    "ormqr": C(lambda jax, jnp: (lambda h, t: [
+        _lax(jax).ormqr(h.T, t, TALL[:, :2].copy()),
+        _lax(jax).ormqr(h.T, t, TALL[:, :2].T.copy(), left=False, transpose=True)])(
+        *jnp.linalg.qr(TALL, mode="raw")), **EXACT),
+    "symmetric_product": C(lambda jax, jnp: [_lax(jax).symmetric_product(
+        TALL, np.eye(5, dtype=np.float32), alpha=2.0, beta=0.5, symmetrize_output=True),
+        jax.make_jaxpr(lambda a, c: _lax(jax).symmetric_product(a, c, beta=2.0))(
+            BATCH, np.ones((2, 4, 4), np.float32)).out_avals[0].shape], **EXACT),
+    "jaxpr symmetric_product ormqr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda a, t, c: (_lax(jax).symmetric_product(a, c, alpha=2.0),
+                         _lax(jax).ormqr(a, t, c, transpose=True)))(
+        TALL, VEC[:3], np.eye(5, dtype=np.float32))),
     "jvp qr tall": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (TALL,),
                                               (TALL[::-1].copy(),)), **TOL),
     "jvp qr wide": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (WIDE,),

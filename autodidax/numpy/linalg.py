@@ -1635,4 +1635,88 @@ def _orthogonal(key, n, _m, shape, dtype):
     return matrix_transpose(x) if n < _m else x
 
 
+ormqr_p = Primitive("ormqr")
+symmetric_product_p = Primitive("symmetric_product")
+
+
+def _ormqr_impl(a, taus, c, *, left, transpose):
+    k = taus.shape[-1]
+    c = c.copy()
+    order = range(k) if left == transpose else reversed(range(k))  # Q = H_1 H_2 ... H_k
+    for i in order:
+        v = a[..., :, i].copy()
+        v[..., :i], v[..., i] = 0, 1
+        tau = np.conj(taus[..., i]) if transpose else taus[..., i]
+        if left:                                   # c - tau v (v^H c)
+            c -= tau[..., None, None] * v[..., :, None] * np.einsum(
+                "...i,...ij->...j", v.conj(), c)[..., None, :]
+        else:                                      # c - tau (c v) v^H
+            c -= tau[..., None, None] * np.einsum("...ij,...j->...i", c, v)[..., :, None] * \
+                v.conj()[..., None, :]
+    return c
+
+
+def _ormqr_abstract(a, taus, c, *, left, transpose):
+    _check_float("ormqr", a, taus, c)
+    _check_rank("ormqr", a)
+    m = a.shape[-2]
+    if left and c.shape[-2] != m:
+        raise ValueError("ormqr with left=True expects c to have the same number of rows as the "
+                         f"Householder matrix a. Got a shape {a.shape} and c shape {c.shape}.")
+    if not left and c.shape[-1] != m:
+        raise ValueError("ormqr with left=False expects c to have the same number of columns as "
+                         f"the Householder matrix a has rows. Got a shape {a.shape} and c shape "
+                         f"{c.shape}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
+    a_aval = ctx.avals_in[0]
+    base = "unmqr" if dtype_kind(a_aval.dtype) == "c" else "ormqr"
+    return lapack_call(_lapack_name(base, a_aval.dtype), [a, taus, c], list(ctx.avals_in),
+                       list(ctx.avals_out), (True,), left=ir.BoolAttr.get(left),
+                       transpose=ir.BoolAttr.get(transpose))
+
+
+def _symmetric_product_abstract(a, c, *, alpha, beta):
+    _check_float("symmetric_product", a, c)
+    _check_rank("symmetric_product", a)
+    if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+        raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                         f"square matrix of shape (n, n). Got shapes {a.shape[-2:]} and "
+                         f"{c.shape[-2:]}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+def _symmetric_product_composed(a, c, *, alpha, beta):
+    return [alpha * jnp.matmul(a, jnp.swapaxes(a, -1, -2)) + beta * c]
+
+
+impl_rules[ormqr_p] = _ormqr_impl
+abstract_eval_rules[ormqr_p] = _ormqr_abstract
+batching_rules[ormqr_p] = batch_at_front(ormqr_p)
+mlir.lowering_rules[ormqr_p] = _ormqr_lowering
+impl_rules[symmetric_product_p] = lambda a, c, *, alpha, beta: (
+    alpha * np.matmul(a, np.swapaxes(a, -1, -2)) + beta * c).astype(c.dtype)
+abstract_eval_rules[symmetric_product_p] = _symmetric_product_abstract
+batching_rules[symmetric_product_p] = batch_at_front(symmetric_product_p)
+mlir.lowering_rules[symmetric_product_p] = lambda ctx, a, c, **params: _lower_fun(
+    ctx, lambda x, y: _symmetric_product_composed(x, y, **params), a, c)
+
+
+def ormqr(a, taus, c, *, left=True, transpose=False):
+    """Q @ c (or Q^H @ c, c @ Q, c @ Q^H) for the Q of `geqrf`'s reflectors `a` and `taus`,
+    without building Q (JAX's `lax.linalg.ormqr`)."""
+    return ormqr_p.bind(a, taus, c, left=left, transpose=transpose)
+
+
+def symmetric_product(a_matrix, c_matrix, alpha=1.0, beta=0.0, symmetrize_output=False):
+    """alpha a a^T + beta c; only its lower triangle is promised unless `symmetrize_output`
+    (JAX's `lax.linalg.symmetric_product`)."""
+    out = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
+    if symmetrize_output:
+        out = jnp.tril(out) + jnp.swapaxes(jnp.tril(out, -1), -1, -2)
+    return out
+
+
 wrap_public_functions(globals(), __name__)
