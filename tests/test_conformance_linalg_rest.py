@@ -55,6 +55,13 @@ LINALG_REST = {
         lambda a, t, c: (_lax(jax).symmetric_product(a, c, alpha=2.0),
                          _lax(jax).ormqr(a, t, c, transpose=True)))(
         TALL, VEC[:3], np.eye(5, dtype=np.float32))),
+    "hessenberg tridiagonal schur": C(lambda jax, jnp: [
+        _lax(jax).hessenberg(SQ), _lax(jax).tridiagonal(SPD, lower=False),
+        _lax(jax).schur(SQ), _lax(jax).schur(CPLX, compute_schur_vectors=False)], **EXACT),
+    "vmap schur": C(lambda jax, jnp: jax.vmap(_lax(jax).schur)(np.stack([SQ, DIST])), **EXACT),
+    "jaxpr schur tridiagonal": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda a: (_lax(jax).schur(a), _lax(jax).tridiagonal(a)))(SQ)),
+    "schur of vector": E(lambda jax, jnp: _lax(jax).schur(VEC)),
     "jvp qr tall": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (TALL,),
                                               (TALL[::-1].copy(),)), **TOL),
     "jvp qr wide": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (WIDE,),

@@ -1719,4 +1719,109 @@ def symmetric_product(a_matrix, c_matrix, alpha=1.0, beta=0.0, symmetrize_output
     return out
 
 
+hessenberg_p = Primitive("hessenberg")
+tridiagonal_p = Primitive("tridiagonal")
+schur_p = Primitive("schur")
+for _p in (hessenberg_p, tridiagonal_p, schur_p):
+    _p.multiple_results = True
+
+
+def _compiled_only(name):
+    def impl(*args, **params):
+        raise NotImplementedError(f"{name} runs through XLA's CPU compiler (LAPACK) only; it "
+                                  "has no NumPy evaluation rule")
+    return impl
+
+
+def _square_abstract(name, a):
+    _check_float(name, a)
+    _check_rank(name, a)
+    _check_matrix(name, a)
+
+
+def _hessenberg_abstract(a):
+    _square_abstract("hessenberg", a)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1][:-1] + (a.shape[-1] - 1,),
+                                                       a.dtype)]
+
+
+def _tridiagonal_abstract(a, *, lower):
+    _square_abstract("tridiagonal", a)
+    real, n = lax.real_dtype(a.dtype), a.shape[-1]
+    batch = a.shape[:-2]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(batch + (n,), real),
+            ShapedArray(batch + (n - 1,), real), ShapedArray(batch + (n - 1,), a.dtype)]
+
+
+def _schur_abstract(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _square_abstract("schur", a)
+    return [ShapedArray(a.shape, a.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _lapack_reduction(ctx, name, a, avals_out, matrix_out, **attributes):
+    """A LAPACK call whose last result is `info`; its other results, with NaNs where it
+    failed, for the primitive's results (the first len(ctx.avals_out))."""
+    aval, = ctx.avals_in
+    info_aval = ShapedArray(aval.shape[:-2], np.int32)
+    *outs, info = lapack_call(_lapack_name(name, aval.dtype), [a], [aval],
+                              [*avals_out, info_aval], (*matrix_out, False), **attributes)
+    return [_nan_where_failed(info, info_aval, x, x_aval)
+            for x, x_aval in zip(outs, ctx.avals_out)]
+
+
+def _hessenberg_lowering(ctx, a):
+    i32 = ir.IntegerType.get_signless(32)
+    return _lapack_reduction(ctx, "gehrd", a, ctx.avals_out, (True, False),
+                             low=ir.IntegerAttr.get(i32, 1),
+                             high=ir.IntegerAttr.get(i32, ctx.avals_in[0].shape[-1]))
+
+
+def _tridiagonal_lowering(ctx, a, *, lower):
+    name = "hetrd" if dtype_kind(ctx.avals_in[0].dtype) == "c" else "sytrd"
+    return _lapack_reduction(ctx, name, a, ctx.avals_out, (True, False, False, False),
+                             uplo=_byte("L" if lower else "U"))
+
+
+def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    aval, = ctx.avals_in
+    w = ShapedArray(aval.shape[:-1], aval.dtype)
+    sdim = ShapedArray(aval.shape[:-2], np.int32)
+    real = dtype_kind(aval.dtype) != "c"
+    avals = [aval, aval, *([w, w] if real else [w]), sdim]
+    return _lapack_reduction(ctx, "gees", a, avals, (True, True) + (False,) * (len(avals) - 2),
+                             mode=_byte("V" if compute_schur_vectors else "N"),
+                             sort=_byte("N"))
+
+
+for _p, _abstract, _lowering in [(hessenberg_p, _hessenberg_abstract, _hessenberg_lowering),
+                                 (tridiagonal_p, _tridiagonal_abstract, _tridiagonal_lowering),
+                                 (schur_p, _schur_abstract, _schur_lowering)]:
+    impl_rules[_p] = _compiled_only(_p.name)
+    abstract_eval_rules[_p] = _abstract
+    batching_rules[_p] = batch_at_front(_p)
+    mlir.lowering_rules[_p] = _lowering
+
+
+def hessenberg(a):
+    """`[a, taus]`: the upper Hessenberg form of `a` on and above its first subdiagonal, the
+    Householder reflectors below it and in `taus` (JAX's `lax.linalg.hessenberg`)."""
+    return hessenberg_p.bind(a)
+
+
+def tridiagonal(a, *, lower=True):
+    """`[a, d, e, taus]`: the tridiagonal form of a symmetric `a`, with its diagonal `d` and
+    off-diagonal `e`, and the reflectors (JAX's `lax.linalg.tridiagonal`)."""
+    return tridiagonal_p.bind(jnp.asarray(a), lower=lower)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """`[u, q]` (or `[u]`): the Schur form u of `x` and its Schur vectors, x = q u q^H (JAX's
+    `lax.linalg.schur`)."""
+    return schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                        sort_eig_vals=sort_eig_vals, select_callable=select_callable)
+
+
 wrap_public_functions(globals(), __name__)
