@@ -9,6 +9,7 @@ from autodidax.numpy.linalg import (
     hessenberg, hessenberg_p, householder_product, householder_product_p, lu, lu_p,
     lu_pivots_to_permutation, ormqr, ormqr_p, qr_p, schur, schur_p, svd_p, symmetric_product,
     symmetric_product_p, triangular_solve, triangular_solve_p, tridiagonal, tridiagonal_p,
+    tridiagonal_solve, tridiagonal_solve_p,
 )
 from autodidax.numpy.linalg import lax_cholesky as cholesky
 from autodidax.numpy.linalg import lax_eig as eig

@@ -62,6 +62,11 @@ LINALG_REST = {
     "jaxpr schur tridiagonal": J(lambda jax, jnp: jax.make_jaxpr(
         lambda a: (_lax(jax).schur(a), _lax(jax).tridiagonal(a)))(SQ)),
     "schur of vector": E(lambda jax, jnp: _lax(jax).schur(VEC)),
+    "tridiagonal_solve": C(lambda jax, jnp: [
+        _lax(jax).tridiagonal_solve(VEC, VEC + 4, VEC[::-1].copy(), SQ),
+        _lax(jax).tridiagonal_solve(VEC, VEC, VEC, SQ, perturb_singular=True),
+        jax.grad(lambda d, b: jnp.sum(_lax(jax).tridiagonal_solve(VEC, d, VEC, b) ** 2),
+                 argnums=(0, 1))(VEC + 4, SQ)], **EXACT),
     "jvp qr tall": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (TALL,),
                                               (TALL[::-1].copy(),)), **TOL),
     "jvp qr wide": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (WIDE,),

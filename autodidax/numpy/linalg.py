@@ -1824,4 +1824,88 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
                         sort_eig_vals=sort_eig_vals, select_callable=select_callable)
 
 
+tridiagonal_solve_p = Primitive("tridiagonal_solve")
+
+
+def _tridiagonal_matrix(dl, d, du):
+    """The dense matrices of (batches of) three diagonals."""
+    n = d.shape[-1]
+    return (d[..., :, None] * np.eye(n, dtype=d.dtype) + dl[..., :, None] * np.eye(n, k=-1)
+            + du[..., :, None] * np.eye(n, k=1))
+
+
+def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
+    return np.linalg.solve(_tridiagonal_matrix(dl, d, du), b).astype(b.dtype)
+
+
+def _tridiagonal_solve_abstract(dl, d, du, b, *, perturb_singular):
+    _check_float("tridiagonal_solve", dl, d, du, b)
+    if not dl.shape == d.shape == du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                        "shape.")
+    if dl.shape != b.shape[:-1]:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b "
+                        "equal the dimensions of the diagonal arguments.")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
+    b_aval = ctx.avals_in[-1]
+    if perturb_singular:
+        return lapack_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b],
+                           list(ctx.avals_in), [b_aval], (True,))
+    info_aval = ShapedArray(b_aval.shape[:-2], np.int32)
+    *_, x, info = lapack_call(_lapack_name("gtsv", b_aval.dtype), [dl, d, du, b],
+                              list(ctx.avals_in), [*ctx.avals_in, info_aval],
+                              (False, False, False, True, False))
+    return [_nan_where_failed(info, info_aval, x, b_aval)]
+
+
+def _tridiagonal_product(dl, d, du, x):
+    """A @ x for the tridiagonal A of (dl, d, du)."""
+    zero = jnp.zeros_like(x[..., :1, :])
+    y = d[..., :, None] * x
+    y = y + jnp.concatenate([zero, dl[..., 1:, None] * x[..., :-1, :]], axis=-2)
+    return y + jnp.concatenate([du[..., :-1, None] * x[..., 1:, :], zero], axis=-2)
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+    *diags, _ = primals
+    *diags_dot, b_dot = tangents
+    x = tridiagonal_solve_p.bind(*primals, perturb_singular=perturb_singular)
+    if all(type(t) is Zero for t in diags_dot):
+        rhs = b_dot
+    else:
+        a_dot_x = _tridiagonal_product(*map(instantiate_zeros, diags_dot), x)
+        rhs = -a_dot_x if type(b_dot) is Zero else b_dot - a_dot_x
+    if type(rhs) is Zero:
+        return x, rhs
+    return x, tridiagonal_solve_p.bind(*diags, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+    assert is_linear(b) and not any(map(is_linear, (dl, d, du))), \
+        "tridiagonal_solve is linear in b only"
+    if type(ct) is Zero:
+        return [None, None, None, Zero(b.aval)]
+    dl_t = jnp.concatenate([jnp.zeros_like(du[..., -1:]), du[..., :-1]], axis=-1)
+    du_t = jnp.concatenate([dl[..., 1:], jnp.zeros_like(dl[..., :1])], axis=-1)
+    return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct,
+                                                       perturb_singular=perturb_singular)]
+
+
+impl_rules[tridiagonal_solve_p] = _tridiagonal_solve_impl
+abstract_eval_rules[tridiagonal_solve_p] = _tridiagonal_solve_abstract
+jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
+batching_rules[tridiagonal_solve_p] = batch_at_front(tridiagonal_solve_p)
+mlir.lowering_rules[tridiagonal_solve_p] = _tridiagonal_solve_lowering
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
+    """x with A @ x = b, A tridiagonal with sub-, main and super-diagonals dl, d, du (JAX's
+    `lax.linalg.tridiagonal_solve`)."""
+    return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=perturb_singular)
+
+
 wrap_public_functions(globals(), __name__)
