@@ -5,7 +5,8 @@
 names."""
 # ruff: noqa: F401
 from autodidax.numpy.linalg import (
-    EigImplementation, EighImplementation, SvdAlgorithm, cholesky_p, eig_p, eigh_p,
+    EigImplementation, EighImplementation, SvdAlgorithm, cholesky_p, cholesky_update,
+    cholesky_update_p, eig_p, eigh_p,
     hessenberg, hessenberg_p, householder_product, householder_product_p, lu, lu_p,
     lu_pivots_to_permutation, ormqr, ormqr_p, qr_p, schur, schur_p, svd_p, symmetric_product,
     symmetric_product_p, triangular_solve, triangular_solve_p, tridiagonal, tridiagonal_p,

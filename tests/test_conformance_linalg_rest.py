@@ -20,6 +20,7 @@ SPD = (_M @ _M.T + 3 * np.eye(3)).astype(np.float32)
 RANK2 = (TALL[:, :2] @ WIDE[:2, :3]).astype(np.float32)          # 5x3 of rank 2
 T3 = rng.standard_normal((2, 3, 4)).astype(np.float32)
 DIST = np.diag(np.array([1.0, 2.0, 3.5, -1.5], np.float32)) + 0.1 * SQ   # distinct eigenvalues
+SPD4U = np.linalg.cholesky(SQ @ SQ.T + 4 * np.eye(4)).T.astype(np.float32)   # A = U^T U
 I3 = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]], np.int32)
 
 EXACT = dict(rtol=0, atol=0)
@@ -67,6 +68,11 @@ LINALG_REST = {
         _lax(jax).tridiagonal_solve(VEC, VEC, VEC, SQ, perturb_singular=True),
         jax.grad(lambda d, b: jnp.sum(_lax(jax).tridiagonal_solve(VEC, d, VEC, b) ** 2),
                  argnums=(0, 1))(VEC + 4, SQ)], **EXACT),
+    "cholesky_update": C(lambda jax, jnp: [_lax(jax).cholesky_update(
+        SPD4U, w) for w in (VEC, VEC * np.array([1, 0, 1, 1], np.float32))], **EXACT),
+    "cholesky_update errors": E(lambda jax, jnp: _lax(jax).cholesky_update(SPD4U, VEC[:3])),
+    "cholesky_update no batching": E(lambda jax, jnp: jax.vmap(_lax(jax).cholesky_update)(
+        SPD4U[None], VEC[None])),
     "jvp qr tall": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (TALL,),
                                               (TALL[::-1].copy(),)), **TOL),
     "jvp qr wide": C(lambda jax, jnp: jax.jvp(lambda a: tuple(jnp.linalg.qr(a)), (WIDE,),

@@ -20,7 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from autodidax import indexing, prng
+from autodidax import control_flow, indexing, prng
 from autodidax import lax_core as lax
 from autodidax import lowering as mlir
 from autodidax import numpy as jnp
@@ -1906,6 +1906,52 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     """x with A @ x = b, A tridiagonal with sub-, main and super-diagonals dl, d, du (JAX's
     `lax.linalg.tridiagonal_solve`)."""
     return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=perturb_singular)
+
+
+cholesky_update_p = Primitive("cholesky_update")
+
+
+def _givens(x, y, xp, cond):
+    """(c, s) with c x - s y = r, c y + s x = 0: LINPACK's drotg, scaled against overflow;
+    `xp` is NumPy (and `cond` Python's `if`) to evaluate, `jnp` and `lax.cond` to lower."""
+    def nonzero(x, y):
+        scale = xp.where(xp.abs(x) > xp.abs(y), xp.abs(x), xp.abs(y))
+        x, y = x / scale, y / scale
+        rh = 1 / xp.sqrt(x ** 2 + y ** 2)
+        return x * rh, -y * rh
+    return cond(y == 0, lambda x, y: (np.ones((), x.dtype), np.zeros((), x.dtype)), nonzero,
+                x, y)
+
+
+def _cholesky_update_rows(r, w, xp=np, cond=lambda p, t, f, *xs: t(*xs) if p else f(*xs)):
+    """The rows of R rotated with w, one Givens rotation each (JAX's
+    `_cholesky_update_jax_fn`)."""
+    for k in range(w.shape[0]):
+        c, s = _givens(r[k, k], w[k], xp, cond)
+        row, w = c * r[k, :] - s * w, c * w + s * r[k, :]
+        r = r.at[k, :].set(row) if xp is jnp else np.concatenate([r[:k], row[None], r[k + 1:]])
+    return r
+
+
+def _cholesky_update_abstract(r, w):
+    _check_float("cholesky_update", r, w)
+    if r.ndim != 2 or w.ndim != 1 or r.shape[0] != r.shape[1] or w.shape[0] != r.shape[1]:
+        raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a "
+                         f"vector of the same size as input. Got shapes {r.shape} and "
+                         f"{w.shape} instead")
+    return ShapedArray(r.shape, r.dtype)
+
+
+impl_rules[cholesky_update_p] = lambda r, w: _cholesky_update_rows(r, w).astype(r.dtype)
+abstract_eval_rules[cholesky_update_p] = _cholesky_update_abstract
+mlir.lowering_rules[cholesky_update_p] = lambda ctx, r, w: _lower_fun(
+    ctx, lambda r, w: [_cholesky_update_rows(r, w, jnp, control_flow.cond)], r, w)
+
+
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of A + w w^T, given that of A (JAX's
+    `lax.linalg.cholesky_update`)."""
+    return cholesky_update_p.bind(r_matrix, w_vector)
 
 
 wrap_public_functions(globals(), __name__)
