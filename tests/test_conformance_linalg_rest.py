@@ -1,8 +1,9 @@
-"""Conformance cases for the rest of `jnp.linalg` (appendix A3): the `qr`, `svd` and `eig`
-primitives, lowered to the LAPACK kernels JAX calls, and the compositions on them; also
-`jax.random.multivariate_normal` and `orthogonal`. LAPACK on the CPU is deterministic, so the
-values of eager and jitted calls are compared exactly (EXACT); derivatives, which compose many
-operations, within float32 rounding."""
+"""Conformance cases for the rest of `jnp.linalg` and for `jax.lax.linalg` (appendix A3): the
+`qr`, `svd`, `eig` primitives and the others lowered to the LAPACK kernels JAX calls, the
+compositions on them, and `jax.random.multivariate_normal` and `orthogonal`. LAPACK on the CPU is
+deterministic, so values are compared exactly (EXACT); derivatives, which compose many operations
+(and solve with `triangular_solve`, which JAX lowers to LAPACK's `trsm` and we do not), within
+float32 rounding."""
 import numpy as np
 import pytest
 

@@ -923,7 +923,7 @@ def _svd_shapes(shape, full_matrices, compute_uv):
 
 
 def _svd_impl(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
-    real = np.dtype(a.dtype.char.lower()) if dtype_kind(a.dtype) == "c" else a.dtype
+    real = lax.real_dtype(a.dtype)
     if not compute_uv:
         return [np.linalg.svd(a, compute_uv=False).astype(real)]
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
