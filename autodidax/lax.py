@@ -99,3 +99,6 @@ from autodidax.collectives_on_devices import (
 from autodidax.distributions import (
     random_gamma_grad,
 )
+
+# Appendix A3: jax.lax.linalg, the linear-algebra primitives and their functions.
+from autodidax import lax_linalg as linalg

@@ -20,3 +20,6 @@ from autodidax.distributions import (
     rademacher, randint, random_gamma_p, rayleigh, t, triangular, truncated_normal, wald,
     weibull_min,
 )
+
+# Appendix A3: the two samplers that need a factorization (Cholesky, SVD, eigh, QR).
+from autodidax.numpy.linalg import multivariate_normal, orthogonal

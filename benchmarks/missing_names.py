@@ -26,6 +26,7 @@ NAMESPACES = [
     ("jax.numpy", "autodidax.numpy"),
     ("jax.numpy.linalg", "autodidax.numpy.linalg"),
     ("jax.lax", "autodidax.lax"),
+    ("jax.lax.linalg", "autodidax.lax_linalg"),
     ("jax.random", "autodidax.random"),
     ("jax.nn", "autodidax.nn"),
     ("jax.scipy.special", "autodidax.scipy.special"),

@@ -113,6 +113,14 @@ _GROUPS = [
     ((A, (2, 2)), "broadcast_to"), ((2, V), "full"), ((V > 1, V, V), "where"), ((V, V), "meshgrid"),
     ((A, V), "clip"), ((V, I), "take"), ((1.0, 2.0), "arange"),
     (([V, V],), "concatenate stack hstack vstack"),
+    ((A,), "linalg.cond linalg.diagonal linalg.eig linalg.eigvals linalg.matrix_norm "
+           "linalg.matrix_rank linalg.matrix_transpose linalg.pinv linalg.qr linalg.svd "
+           "linalg.svdvals linalg.trace linalg.vector_norm"),
+    ((A, 2), "linalg.matrix_power"), ((A, 1), "linalg.tensorinv"),
+    ((V, V), "linalg.outer linalg.vecdot"), ((A, V), "linalg.tensorsolve"),
+    ((A, A), "linalg.matmul linalg.tensordot linalg.lstsq"),
+    ((np.ones(3, np.float32), np.ones(3, np.float32)), "linalg.cross"),
+    (([A, A],), "linalg.multi_dot"),
 ]
 LIST_CASES = [(name, args, i) for args, names in _GROUPS for name in names.split()
               for i, a in enumerate(args) if isinstance(a, np.ndarray) or isinstance(a, list)]
