@@ -74,6 +74,7 @@ if not _RUNNER:
                                     eval_shape, host_count, host_id, host_ids, named_call,
                                     named_scope, process_indices, typeof)  # (appendix A25)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
+    from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

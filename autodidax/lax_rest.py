@@ -1,0 +1,723 @@
+# Generated from chapters/A27_convolutions_and_windows.md by `make export`: edit the chapter, not this file.
+
+
+"""Convolutions, windows and the rest of lax (appendix A27): `conv_general_dilated` and its
+wrappers, `reduce_window` and the cumulative reductions, and the small names of `jax.lax`,
+each written as JAX 0.10.2 writes it."""
+from __future__ import annotations
+
+import enum
+import itertools
+import operator
+from typing import NamedTuple, Sequence, Union
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from autodidax import lax_core as lax
+from autodidax import numpy as jnp
+from autodidax.autodiff import is_linear, transpose_rules
+from autodidax.batching import batching_rules
+from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonicalize_dtype,
+                            get_aval, impl_rules)
+from autodidax.bit_primitives import reduce_precision_p
+from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, xla_impl
+from autodidax.jvp import defjvp2
+from autodidax.numpy import jitted
+from autodidax.lowering import aval_to_ir_type, dense_int_array, lowering_rules
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where the batch, feature and spatial dimensions of a convolution's operands sit:
+    `lhs_spec` and `out_spec` are (batch, feature, spatial...), `rhs_spec` is (out feature,
+    in feature, spatial...), each a tuple of dimension numbers."""
+    lhs_spec: Sequence[int]
+    rhs_spec: Sequence[int]
+    out_spec: Sequence[int]
+
+
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
+
+
+class Precision(enum.Enum):
+    """How precisely an accelerator multiplies float32s (no effect on the CPU)."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_NAMES.get(value)
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_NAMES = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+                    "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
+                    "tensorfloat32": Precision.HIGH, "default": Precision.DEFAULT,
+                    "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+                    None: Precision.DEFAULT}
+
+
+def canonicalize_precision(precision):
+    """None, or a pair of `Precision`s (one per operand), from what a user may pass."""
+    if precision is None:
+        return None
+    if isinstance(precision, (Precision, str)):
+        return (Precision(precision),) * 2
+    if (isinstance(precision, (list, tuple)) and len(precision) == 2
+            and all(isinstance(p, (Precision, str)) for p in precision)):
+        return tuple(map(Precision, precision))
+    raise ValueError(f"Precision argument must be one of:\n- None,\n- a string, \n- a "
+                     f"lax.Precision value,\n- a tuple of two lax.Precision values or "
+                     f"strings; got {precision}.")
+
+
+def conv_general_permutations(dimension_numbers):
+    """The permutations that bring each operand of a convolution into (batch or out feature,
+    feature, spatial...) order, from the three strings (`'NCHW', 'OIHW', 'NCHW'`)."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    pairs = ("N", "C"), ("O", "I"), ("N", "C")
+    for i, (a, b) in enumerate(pairs):
+        if not dimension_numbers[i].count(a) == dimension_numbers[i].count(b) == 1:
+            raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
+                            f"'{a}' and '{b}' exactly once, got {dimension_numbers[i]}.")
+        if len(dimension_numbers[i]) != len(set(dimension_numbers[i])):
+            raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate "
+                            f"characters, got {dimension_numbers[i]}.")
+    if not (set(lhs_spec) - set(pairs[0]) == set(rhs_spec) - set(pairs[1])
+            == set(out_spec) - set(pairs[2])):
+        raise TypeError("convolution dimension_numbers elements must each have the same set "
+                        f"of spatial characters, got {dimension_numbers}.")
+
+    def perm(spec, pair):      # spatial dimensions in the order the kernel's string names them
+        spatial = [i for i, c in enumerate(spec) if c not in pair]
+        if spec is not rhs_spec:
+            spatial.sort(key=lambda i: rhs_spec.index(spec[i]))
+        return (spec.index(pair[0]), spec.index(pair[1])) + tuple(spatial)
+    return tuple(map(perm, dimension_numbers, pairs))
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """`dimension_numbers` (None, three strings, or already `ConvDimensionNumbers`) made a
+    `ConvDimensionNumbers`; None means (batch, feature, spatial...) for all three."""
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(lhs_shape) != len(rhs_shape):
+        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
+                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+    if dimension_numbers is None:
+        iota = tuple(range(len(lhs_shape)))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if not isinstance(dimension_numbers, (list, tuple)):
+        raise TypeError("convolution dimension_numbers must be tuple/list or None, got "
+                        f"{type(dimension_numbers)}.")
+    if len(dimension_numbers) != 3:
+        raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
+                        f"{len(dimension_numbers)}.")
+    if not all(isinstance(s, str) for s in dimension_numbers):
+        raise TypeError("convolution dimension_numbers elements must be strings, got "
+                        f"{tuple(map(type, dimension_numbers))}.")
+    for i, s in enumerate(dimension_numbers):
+        if len(s) != len(lhs_shape):
+            raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the "
+                            f"ndim of lhs and rhs, got {len(s)} for lhs and rhs shapes "
+                            f"{lhs_shape} and {rhs_shape}.")
+    return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """(low, high) pads per spatial dimension for `'VALID'`, `'SAME'` (the odd one at the
+    end) or `'SAME_LOWER'` (at the start): `'SAME'` keeps ceil(size / stride) outputs."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Unknown padding type: {padding}.")
+    kind = padding.upper()
+    if kind not in ("VALID", "SAME", "SAME_LOWER"):
+        raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
+                           f"'SAME_LOWER', got {padding}.")
+    if kind == "VALID":
+        return [(0, 0)] * len(in_shape)
+    pads = []
+    for n, k, s in zip(in_shape, window_shape, window_strides):
+        total = max((-(-int(n) // int(s)) - 1) * int(s) + int(k) - int(n), 0)
+        small, big = total // 2, total - total // 2
+        pads.append((small, big) if kind == "SAME" else (big, small))
+    return pads
+
+
+def _dilate(sizes, dilation):
+    if not all(r > 0 for r in dilation):
+        raise TypeError(f"All dilations must be positive, got {dilation}.")
+    return tuple(0 if d == 0 else 1 + r * (d - 1) for d, r in zip(sizes, dilation))
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
+    """The output shape of a convolution of operands in canonical order (N, C, spatial...) and
+    (O, I, spatial...)."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError("Wrong number of explicit pads for convolution: expected "
+                        f"{len(lhs_shape) - 2}, got {len(pads)}.")
+    padded = np.add(lhs_shape[2:], np.sum(np.array(pads).reshape(-1, 2), axis=1))
+    if np.any(padded < 0):
+        raise ValueError("Negative padding is larger than the size of the corresponding "
+                         f"dimension: got padding={pads} for lhs_shape[2:]={lhs_shape[2:]}")
+    space = tuple(0 if p < k else (p - k) // s + 1
+                  for p, k, s in zip(padded, rhs_shape[2:], strides))
+    batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
+    return (batch, rhs_shape[0]) + space
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                             dimension_numbers):
+    """The output shape of a convolution whose operands' layouts the three strings give."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    out = conv_shape_tuple(np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm),
+                           window_strides, padding)
+    return tuple(np.take(out, np.argsort(out_perm)))
+
+
+def _conv_transpose_padding(k, s, padding):
+    """(before, after) padding of the dilated input of a transposed convolution."""
+    if padding == "SAME":
+        total = k + s - 2
+        before = k - 1 if s > k - 1 else int(np.ceil(total / 2))
+    elif padding == "VALID":
+        total = k + s - 2 + max(k - s, 0)
+        before = k - 1
+    elif isinstance(padding, tuple):
+        pads = tuple(k - p - 1 for p in padding)
+        before, total = pads[0], sum(pads)
+    else:
+        raise ValueError(f"Invalid padding mode: {padding}")
+    return before, total - before
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+    """The output shape of `conv_transpose`."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    lhs_t, rhs_t = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(k, s, padding)
+                   for k, s in zip(rhs_t[2:], window_strides)]
+    space = [(i - 1) * s - k + 2 + int(np.sum(p))
+             for i, k, s, p in zip(lhs_t[2:], rhs_t[2:], window_strides, padding)]
+    out = (lhs_t[0], rhs_t[0]) + tuple(space)
+    return tuple(np.take(out, np.argsort(out_perm)))
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
+    """The general convolution: `padding` a string or (low, high) pairs, the dilations None or
+    one factor per spatial dimension, `dimension_numbers` None, three strings or
+    `ConvDimensionNumbers`. One `conv_general_dilated` equation."""
+    lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+    dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    if lhs_dilation is None:
+        lhs_dilation = (1,) * (len(lhs_shape) - 2)
+    elif isinstance(padding, str) and tuple(lhs_dilation) != (1,) * len(lhs_dilation):
+        raise ValueError("String padding is not implemented for transposed convolution using "
+                         "this op. Please either exactly specify the required padding or use "
+                         "conv_transpose.")
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (len(rhs_shape) - 2)
+    if isinstance(padding, str):
+        window = _dilate(np.take(rhs_shape, dnums.rhs_spec)[2:], rhs_dilation)
+        padding = padtype_to_pads(np.take(lhs_shape, dnums.lhs_spec)[2:], window,
+                                  window_strides, padding)
+    else:
+        try:
+            padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        except (ValueError, TypeError) as e:
+            raise ValueError("padding argument to conv_general_dilated should be a string or "
+                             f"a sequence of (low, high) pairs, got {padding}") from e
+    if preferred_element_type is not None:
+        preferred_element_type = canonicalize_dtype(preferred_element_type)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=tuple(window_strides), padding=tuple(map(tuple, padding)),
+        lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(rhs_dilation),
+        dimension_numbers=dnums, feature_group_count=feature_group_count,
+        batch_group_count=batch_group_count, precision=canonicalize_precision(precision),
+        preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+
+
+def _conv_shape(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count, batch_group_count):
+    """The output shape, after JAX's checks of the operands and group counts."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    name = "conv_general_dilated"
+    if lhs.ndim != rhs.ndim:
+        raise ValueError(f"{name} lhs and rhs must have the same number of dimensions, but "
+                         f"got {lhs.shape} and {rhs.shape}.")
+    if not feature_group_count > 0:
+        raise ValueError(f"{name} feature_group_count must be a positive integer, got "
+                         f"{feature_group_count}.")
+    features, in_features = lhs.shape[lhs_spec[1]], rhs.shape[rhs_spec[1]]
+    out_features = rhs.shape[rhs_spec[0]]
+    if features % feature_group_count:
+        raise ValueError(f"{name} feature_group_count must divide lhs feature dimension "
+                         f"size, but {feature_group_count} does not divide {features}.")
+    if features // feature_group_count != in_features:
+        raise ValueError(f"{name} lhs feature dimension size divided by feature_group_count "
+                         "must equal the rhs input feature dimension size, but "
+                         f"{features} // {feature_group_count} != {in_features}.")
+    if out_features % feature_group_count:
+        raise ValueError(f"{name} rhs output feature dimension size must be a multiple of "
+                         f"feature_group_count, but {out_features} is not a multiple of "
+                         f"{feature_group_count}.")
+    if not batch_group_count > 0:
+        raise ValueError(f"{name} batch_group_count must be a positive integer, got "
+                         f"{batch_group_count}.")
+    batch = lhs.shape[lhs_spec[0]]
+    if batch_group_count > 1 and batch % batch_group_count:
+        raise ValueError(f"{name} batch_group_count must divide lhs batch dimension size, "
+                         f"but {batch_group_count} does not divide {batch}.")
+    if out_features % batch_group_count:
+        raise ValueError(f"{name} rhs output feature dimension size must be a multiple of "
+                         f"batch_group_count, but {out_features} is not a multiple of "
+                         f"{batch_group_count}.")
+    if batch_group_count > 1 and feature_group_count > 1:
+        raise ValueError("At most one of batch_group_count and feature_group_count may be > "
+                         f"1, got batch_group_count={batch_group_count} and "
+                         f"feature_group_count={feature_group_count}")
+    if len(rhs_spec) - 2 != len(window_strides):
+        raise ValueError(f"{name} window and window_strides must have the same number of "
+                         f"dimensions, but got {len(rhs_spec) - 2} and {len(window_strides)}")
+    lhs_t = _dilate(np.take(lhs.shape, lhs_spec), (1, 1) + tuple(lhs_dilation))
+    rhs_t = _dilate(np.take(rhs.shape, rhs_spec), (1, 1) + tuple(rhs_dilation))
+    out_t = conv_shape_tuple(lhs_t, rhs_t, window_strides, padding, batch_group_count)
+    return tuple(np.take(out_t, np.argsort(out_spec)).tolist())
+
+
+def _conv_abstract(lhs, rhs, *, preferred_element_type, precision, out_sharding, **params):
+    if lhs.dtype != rhs.dtype:
+        raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
+                        f"got {lhs.dtype.name}, {rhs.dtype.name}.")
+    return ShapedArray(_conv_shape(lhs, rhs, **params), preferred_element_type or lhs.dtype,
+                       lhs.weak_type and rhs.weak_type)
+
+
+impl_rules[conv_general_dilated_p] = xla_impl(conv_general_dilated_p)
+abstract_eval_rules[conv_general_dilated_p] = _conv_abstract
+
+
+defjvp2(conv_general_dilated_p,
+        lambda t, ans, lhs, rhs, **params: conv_general_dilated_p.bind(t, rhs, **params),
+        lambda t, ans, lhs, rhs, **params: conv_general_dilated_p.bind(lhs, t, **params))
+
+
+def _reshape_axis_into(src, dst, x):
+    """Merge axis `src` of `x` into axis `dst` (of the array without `src`), as its major part."""
+    shape = get_aval(x).shape
+    perm = [i for i in range(len(shape)) if i != src]
+    perm.insert(dst, src)
+    new = [d for i, d in enumerate(shape) if i != src]
+    new[dst] *= shape[src]
+    if perm != sorted(perm):
+        x = lax.transpose(x, perm)
+    return lax.reshape(x, new)
+
+
+def _reshape_axis_out_of(src, size, x):
+    """Split axis `src` of `x` into two, the first of `size`."""
+    shape = list(get_aval(x).shape)
+    shape[src:src + 1] = [size, shape[src] // size]
+    return lax.reshape(x, shape)
+
+
+def _swap(spec):
+    return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type, out_sharding):
+    """The cotangent of `lhs`: a convolution of `ct` with the spatially reversed kernel, its
+    in and out features swapped, strides and input dilation exchanged."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape, rhs_shape = lhs.aval.shape, get_aval(rhs).shape
+    if feature_group_count > 1 or batch_group_count > 1:
+        groups = max(feature_group_count, batch_group_count)
+        rhs = _reshape_axis_out_of(rhs_spec[0], groups, rhs)
+        rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+        feature_group_count = groups
+    ct_shape = get_aval(ct).shape
+    lhs_d = _dilate(np.take(lhs_shape, lhs_spec[2:]), lhs_dilation)
+    rhs_d = _dilate(np.take(rhs_shape, rhs_spec[2:]), rhs_dilation)
+    out_d = _dilate(np.take(ct_shape, out_spec[2:]), window_strides)
+    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding)]
+    pads = [(int(b), int(n + k - 1 - o - b)) for b, n, k, o in zip(before, lhs_d, rhs_d, out_d)]
+    kernel = lax.rev(rhs, tuple(rhs_spec[2:]))
+    if get_aval(kernel).dtype != get_aval(ct).dtype:
+        kernel = lax.convert_element_type(kernel, get_aval(ct).dtype)
+    out = conv_general_dilated(
+        ct, kernel, window_strides=lhs_dilation, padding=pads, lhs_dilation=window_strides,
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=ConvDimensionNumbers(out_spec, _swap(rhs_spec), lhs_spec),
+        feature_group_count=feature_group_count, batch_group_count=1, precision=precision,
+        preferred_element_type=preferred_element_type)
+    if get_aval(out).dtype != lhs.aval.dtype:
+        out = lax.convert_element_type(out, lhs.aval.dtype)
+    if batch_group_count > 1:
+        out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
+        out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+    return out
+
+
+def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type, out_sharding):
+    """The cotangent of `rhs`: a convolution of `lhs` with `ct` as its kernel, batch and
+    feature dimensions swapped, strides and kernel dilation exchanged."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape, rhs_shape, ct_shape = get_aval(lhs).shape, rhs.aval.shape, get_aval(ct).shape
+    if batch_group_count > 1:
+        feature_group_count, batch_group_count = batch_group_count, 1
+    elif feature_group_count > 1:
+        feature_group_count, batch_group_count = 1, feature_group_count
+    lhs_d = _dilate(np.take(lhs_shape, lhs_spec[2:]), lhs_dilation)
+    rhs_d = _dilate(np.take(rhs_shape, rhs_spec[2:]), rhs_dilation)
+    out_d = _dilate(np.take(ct_shape, out_spec[2:]), window_strides)
+    pads = [(int(lo), int(o - n + k - lo - 1))
+            for (lo, _), n, k, o in zip(padding, lhs_d, rhs_d, out_d)]
+    if get_aval(lhs).dtype != get_aval(ct).dtype:
+        lhs = lax.convert_element_type(lhs, get_aval(ct).dtype)
+    out = conv_general_dilated(
+        lhs, ct, window_strides=rhs_dilation, padding=pads, lhs_dilation=lhs_dilation,
+        rhs_dilation=window_strides,
+        dimension_numbers=ConvDimensionNumbers(_swap(lhs_spec), _swap(out_spec),
+                                               _swap(rhs_spec)),
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+        precision=precision, preferred_element_type=preferred_element_type)
+    if get_aval(out).dtype != rhs.aval.dtype:
+        out = lax.convert_element_type(out, rhs.aval.dtype)
+    return out
+
+
+def _conv_transpose(ct, lhs, rhs, **params):
+    if is_linear(lhs) and is_linear(rhs):
+        raise ValueError("conv_general_dilated of two linear values is not linear")
+    if is_linear(lhs):
+        return [_conv_transpose_lhs(ct, lhs, rhs, **params), None]
+    return [None, _conv_transpose_rhs(ct, lhs, rhs, **params)]
+
+
+transpose_rules[conv_general_dilated_p] = _conv_transpose
+
+
+def _conv_batch(vals, dims, **params):
+    """vmap of a convolution: the batch axis folded into the batch dimension (of `lhs`), the
+    out features (of `rhs`), or, both batched, into groups of features."""
+    (lhs, rhs), (lb, rb) = vals, dims
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    conv = lambda x, y, **kw: conv_general_dilated_p.bind(x, y, **{**params, **kw})  # noqa: E731
+    if lb is not None and rb is not None:
+        n = get_aval(lhs).shape[lb]
+        if bgc > 1:
+            new_lhs, kw = _reshape_axis_into(lb, lhs_spec[0], lhs), {"batch_group_count": bgc * n}
+        else:
+            new_lhs = _reshape_axis_into(lb, lhs_spec[1], lhs)
+            kw = {"feature_group_count": fgc * n}
+        out = conv(new_lhs, _reshape_axis_into(rb, rhs_spec[0], rhs), **kw)
+        return _reshape_axis_out_of(out_spec[1], n, out), out_spec[1]
+    if lb is not None:
+        n = get_aval(lhs).shape[lb]
+        if bgc == 1:
+            out = conv(_reshape_axis_into(lb, lhs_spec[0], lhs), rhs)
+        else:
+            new = _reshape_axis_out_of(lhs_spec[0] + int(lb <= lhs_spec[0]), bgc, lhs)
+            new = _reshape_axis_into(lb + int(lhs_spec[0] < lb), lhs_spec[0] + 1, new)
+            out = conv(_reshape_axis_into(lhs_spec[0], lhs_spec[0], new), rhs)
+        return _reshape_axis_out_of(out_spec[0], n, out), out_spec[0]
+    n = get_aval(rhs).shape[rb]
+    if fgc == 1 and bgc == 1:
+        out = conv(lhs, _reshape_axis_into(rb, rhs_spec[0], rhs))
+        return _reshape_axis_out_of(out_spec[1], n, out), out_spec[1]
+    groups = max(fgc, bgc)
+    new = _reshape_axis_out_of(rhs_spec[0] + int(rb <= rhs_spec[0]), groups, rhs)
+    new = _reshape_axis_into(rb + int(rhs_spec[0] < rb), rhs_spec[0] + 1, new)
+    out = conv(lhs, _reshape_axis_into(rhs_spec[0], rhs_spec[0], new))
+    out = _reshape_axis_out_of(out_spec[1], groups, out)
+    out = _reshape_axis_out_of(out_spec[1] + 1, n, out)
+    return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
+
+
+batching_rules[conv_general_dilated_p] = _conv_batch
+
+
+def _complex_conv(lhs, rhs, **params):
+    """A complex convolution as three real ones (Gauss's trick), as JAX lowers it on the CPU."""
+    conv = lambda x, y: conv_general_dilated_p.bind(x, y, **params)    # noqa: E731
+    xr, xi, yr, yi = lax.real(lhs), lax.imag(lhs), lax.real(rhs), lax.imag(rhs)
+    k1 = conv(lax.add(xr, xi), yr)
+    k2 = conv(xr, lax.sub(yi, yr))
+    k3 = conv(xi, lax.add(yr, yi))
+    return lax.complex(lax.sub(k1, k3), lax.add(k1, k2))
+
+
+def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   preferred_element_type, out_sharding):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    dnums = hlo.ConvDimensionNumbers.get(
+        input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],
+        input_spatial_dimensions=list(lhs_spec[2:]),
+        kernel_output_feature_dimension=rhs_spec[0],
+        kernel_input_feature_dimension=rhs_spec[1],
+        kernel_spatial_dimensions=list(rhs_spec[2:]), output_batch_dimension=out_spec[0],
+        output_feature_dimension=out_spec[1], output_spatial_dimensions=list(out_spec[2:]))
+    if np.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
+        real = preferred_element_type and np.finfo(preferred_element_type).dtype
+        return lower_fun(_complex_conv, ctx, lhs, rhs, window_strides=window_strides,
+                         padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                         dimension_numbers=dimension_numbers,
+                         feature_group_count=feature_group_count,
+                         batch_group_count=batch_group_count, precision=precision,
+                         preferred_element_type=real, out_sharding=out_sharding)
+    i64 = ir.IntegerType.get_signless(64)
+    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
+    return [hlo.convolution(
+        aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, dimension_numbers=dnums,
+        feature_group_count=ir.IntegerAttr.get(i64, feature_group_count),
+        batch_group_count=ir.IntegerAttr.get(i64, batch_group_count),
+        window_strides=dense_int_array(window_strides),
+        padding=ir.DenseIntElementsAttr.get(pads, type=ir.RankedTensorType.get(pads.shape, i64)),
+        lhs_dilation=dense_int_array(lhs_dilation), rhs_dilation=dense_int_array(rhs_dilation),
+        window_reversal=ir.DenseBoolArrayAttr.get([False] * len(padding)))]
+
+
+lowering_rules[conv_general_dilated_p] = _conv_lowering
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """A convolution in the (N, C, spatial...) and (O, I, spatial...) layouts."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+    """`conv`, with explicit padding and dilations."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+_TRANSPOSE_LAYOUTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                      4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def _moveaxis(x, src, dst):
+    ndim = get_aval(x).ndim
+    src, dst = [s % ndim for s in src], [d % ndim for d in dst]
+    rest = [i for i in range(ndim) if i not in src]
+    perm = [None] * ndim
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(rest)
+    perm = [p if p is not None else next(it) for p in perm]
+    return x if perm == sorted(perm) else lax.transpose(x, perm)
+
+
+def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
+                   transpose_kernel=False, precision=None, preferred_element_type=None,
+                   use_consistent_padding=False):
+    """The transposed ("deconvolution") convolution of TensorFlow's `conv2d_transpose`: the
+    input dilated by the strides, so that the output grows (channels last by default)."""
+    ndim = len(np.shape(lhs))
+    if dimension_numbers is None:
+        if ndim not in _TRANSPOSE_LAYOUTS:
+            raise ValueError("No 4+ dimensional dimension_number defaults.")
+        dimension_numbers = _TRANSPOSE_LAYOUTS[ndim]
+    dn = conv_dimension_numbers(np.shape(lhs), np.shape(rhs), dimension_numbers)
+    kernel = np.take(np.shape(rhs), dn.rhs_spec)[2:]
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (ndim - 2)
+    if use_consistent_padding or padding in ("SAME", "VALID"):
+        per_dim = [padding] * len(strides) if isinstance(padding, str) else padding
+        pads = tuple(_conv_transpose_padding(k, s, p) for k, s, p in
+                     zip(_dilate(kernel, rhs_dilation), strides, per_dim))
+    else:
+        pads = padding
+    if transpose_kernel:
+        rhs = lax.rev(rhs, tuple(dn.rhs_spec[2:]))
+        perm = list(range(ndim))
+        perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = perm[dn.rhs_spec[1]], perm[dn.rhs_spec[0]]
+        rhs = lax.transpose(rhs, perm)
+    return conv_general_dilated(lhs, rhs, (1,) * (ndim - 2), pads, strides, rhs_dilation, dn,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                 lhs_dilation=None, rhs_dilation=None,
+                                 dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+    """The patches a convolution of window `filter_shape` would see, as features: one
+    grouped convolution with a kernel of 0s and 1s that copies each window's elements."""
+    filter_shape = tuple(filter_shape)
+    shape = np.shape(lhs)
+    dtype = get_aval(lhs).dtype
+    lhs_spec, rhs_spec, _ = dn = conv_dimension_numbers(shape, (1, 1) + filter_shape,
+                                                        dimension_numbers)
+    size, channels = int(np.prod(filter_shape)), shape[lhs_spec[1]]
+    eye = lax.convert_element_type(lax.eq(lax.broadcasted_iota(np.int32, (size, size), 0),
+                                          lax.broadcasted_iota(np.int32, (size, size), 1)),
+                                   dtype)
+    rhs = lax.broadcast_in_dim(eye, (channels, size, size), (1, 2))
+    rhs = lax.reshape(rhs, (channels * size, 1) + filter_shape)
+    rhs = _moveaxis(rhs, (0, 1), (rhs_spec[0], rhs_spec[1]))
+    return conv_general_dilated(
+        lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
+        feature_group_count=channels,
+        precision=None if precision is None else (precision, Precision.DEFAULT),
+        preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+    """A locally connected layer: a convolution whose kernel differs at each output position
+    (`rhs` has the output's spatial dimensions), as patches times weights, position by
+    position."""
+    patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                           lhs_dilation, rhs_dilation, dimension_numbers)
+    _, rhs_spec, out_spec = conv_dimension_numbers(np.shape(lhs), (1, 1) + tuple(filter_shape),
+                                                   dimension_numbers)
+    lhs_b = list(out_spec[2:])
+    rhs_b = [rhs_spec[2:][i] for i in sorted(range(len(lhs_b)), key=lambda k: lhs_b[k])]
+    out = lax.dot_general(patches, rhs, (([out_spec[1]], [rhs_spec[1]]), (sorted(lhs_b), rhs_b)))
+    return _moveaxis(out, (-2, -1), (out_spec[0], out_spec[1]))
+
+
+@jitted(name="_conv", staged=True, static_argnums=(2, 3, 4, 5))
+def _conv1d(x, y, mode, op, precision, preferred_element_type=None):
+    """`jnp.convolve` and `jnp.correlate`: one 1-D `conv_general_dilated` of the longer
+    array with the shorter, flipped for a convolution, conjugated for a correlation."""
+    if np.ndim(x) != 1 or np.ndim(y) != 1:
+        raise ValueError(f"{op}() only support 1-dimensional inputs.")
+    if preferred_element_type is None:
+        x, y = jnp.promote_dtypes(x, y, inexact=True)
+    else:
+        x, y = jnp.promote_dtypes(x, y)
+    if len(x) == 0 or len(y) == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse = False
+    if op == "correlate":
+        y = jnp.conj(y)
+        if len(x) < len(y):
+            x, y, reverse = y, x, True
+    else:
+        if len(x) < len(y):
+            x, y = y, x
+        y = jnp.flip(y)
+    k = y.shape[0]
+    pads = {"valid": [(0, 0)], "same": [(k // 2, k - k // 2 - 1)], "full": [(k - 1, k - 1)]}
+    if mode not in pads:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    out = conv_general_dilated(x[None, None, :], y[None, None, :], (1,), pads[mode],
+                               precision=precision,
+                               preferred_element_type=preferred_element_type)
+    return out[0, 0, ::-1] if reverse else out[0, 0, :]
+
+
+@jitted("mode", "precision", "preferred_element_type", staged=True, static_argnums=(2,))
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """The discrete convolution of two 1-D arrays (`'full'`, `'same'` or `'valid'`)."""
+    jnp.check_arraylike("convolve", a, v)
+    return _conv1d(a, v, mode, "convolve", precision, preferred_element_type)
+
+
+@jitted("mode", "precision", "preferred_element_type", staged=True, static_argnums=(2,))
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """The cross-correlation of two 1-D arrays (`'valid'` by default, as NumPy's)."""
+    jnp.check_arraylike("correlate", a, v)
+    return _conv1d(a, v, mode, "correlate", precision, preferred_element_type)
+
+
+jnp.more_functions.update(convolve=convolve, correlate=correlate)
+
+
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+
+
+class FftType(enum.IntEnum):
+    """The kind of an FFT: complex forward, complex inverse, real forward, real inverse."""
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """The bit generator of `rng_bit_generator`."""
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
+def dtype(x):
+    """The dtype JAX gives `x`: a Python scalar's default type, canonicalized (`float32`)."""
+    return canonicalize_dtype(get_aval(x).dtype)
+
+
+def broadcast_shapes(*shapes):
+    """The shape NumPy's broadcasting gives arrays of `shapes`."""
+    return jnp.broadcast_shapes(*shapes)
+
+
+def broadcast_like(arr, like_arr):
+    """`arr` broadcast to the shape of `like_arr`."""
+    return jnp.broadcast_to(arr, get_aval(like_arr).shape)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over leading batch dimensions: one `dot_general`."""
+    lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
+    if min(lhs.ndim, rhs.ndim) < 2:
+        raise ValueError("Arguments to batch_matmul must be at least 2D, got "
+                         f"{lhs.ndim}, {rhs.ndim}")
+    if lhs.ndim != rhs.ndim:
+        raise ValueError("Arguments to batch_matmul must have same ndim, got "
+                         f"{lhs.ndim}, {rhs.ndim}")
+    batch = tuple(range(lhs.ndim - 2))
+    return lax.dot_general(lhs, rhs, (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch)))
+
+
+def index_take(src, idxs, axes):
+    """`src` at the points whose coordinates along `axes` are the arrays `idxs` (negative
+    indices wrap): one `gather`."""
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    bounds = lax.expand_dims(np.array([src.shape[ax] for ax in axes]),
+                             tuple(range(indices.ndim - 1)))
+    indices = jnp.remainder(indices, bounds)
+    sizes = list(src.shape)
+    for ax in axes:
+        sizes[ax] = 1
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, src.ndim - indices.shape[1] + 1)),
+                                   collapsed_slice_dims=tuple(axes),
+                                   start_index_map=tuple(axes))
+    return gather(src, indices, dimension_numbers=dnums, slice_sizes=tuple(sizes))
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """`operand` rounded to a float format of `exponent_bits` and `mantissa_bits`, kept in its
+    dtype: appendix A20's primitive, under its public name."""
+    exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
+    return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
+                                   mantissa_bits=mantissa_bits)

@@ -1,0 +1,154 @@
+"""Conformance cases for appendix A27 (autodidax/lax_rest.py): `conv_general_dilated` and its
+rules (values bit for bit, gradients, vmap, jaxprs, errors), its wrappers, `jnp.convolve` and
+`jnp.correlate`, and the small names of `jax.lax`, against JAX. Same harness as
+tests/test_conformance.py."""
+import numpy as np
+import pytest
+
+from test_conformance import B, C, E, J, _params, check
+
+rng = np.random.default_rng(3)
+X = rng.standard_normal((2, 4, 6, 5)).astype(np.float32)       # N, C, H, W
+W = rng.standard_normal((6, 4, 3, 2)).astype(np.float32)       # O, I, H, W
+WG = rng.standard_normal((6, 2, 3, 2)).astype(np.float32)      # two feature groups
+WB = rng.standard_normal((6, 4, 2, 2)).astype(np.float32)      # two batch groups
+XS = np.stack([X, -2 * X])                                     # a batch of lhs
+WS = np.stack([W, 0.5 * W])                                    # a batch of rhs
+NHWC = X.transpose(0, 2, 3, 1)
+HWIO = W.transpose(2, 3, 1, 0)
+A = np.array([1.0, 2.0, -3.0, 4.0, 0.5], np.float32)
+V = np.array([0.5, 1.0, -1.0], np.float32)
+ZA = (A + 1j * A[::-1]).astype(np.complex64)
+ZV = np.array([1, 2 - 3j, 4 + 5j], np.complex64)
+I4 = np.arange(4, dtype=np.int32)
+
+GENERAL = dict(window_strides=(2, 1), padding=((1, 0), (2, 1)), lhs_dilation=(1, 2),
+               rhs_dilation=(2, 1))
+LAYOUT = dict(window_strides=(1, 2), padding="SAME", dimension_numbers=("NCHW", "OIHW", "NHWC"))
+
+
+def _conv(jax, w=W, **kw):
+    kw = {"window_strides": (1, 1), "padding": "SAME", **kw}
+    return lambda x, w=w: jax.lax.conv_general_dilated(x, w, **kw)
+
+
+def _grads(jax, w, **kw):
+    f = _conv(jax, w, **kw)
+    return jax.grad(lambda x, w: (f(x, w) ** 2).sum() + f(x, w)[0, 0, 0, 0], (0, 1))(X, w)
+
+
+CONV = {
+    "conv SAME": B(lambda jax, jnp: _conv(jax)(X)),
+    "conv general": B(lambda jax, jnp: _conv(jax, **GENERAL)(X)),
+    "conv layouts": B(lambda jax, jnp: _conv(jax, **LAYOUT)(X)),
+    "conv feature groups": B(lambda jax, jnp: _conv(jax, WG, feature_group_count=2)(X)),
+    "conv batch groups": B(lambda jax, jnp: _conv(jax, WB, padding="VALID",
+                                                  batch_group_count=2)(X)),
+    "conv SAME_LOWER and strides": B(lambda jax, jnp: _conv(jax, window_strides=(2, 2),
+                                                            padding="SAME_LOWER")(X)),
+    "conv jit": B(lambda jax, jnp: jax.jit(_conv(jax, **GENERAL))(X)),
+    "conv int32": B(lambda jax, jnp: _conv(jax, W.astype(np.int32))(X.astype(np.int32))),
+    "conv preferred f32 of f16": C(lambda jax, jnp: _conv(
+        jax, W.astype(np.float16), preferred_element_type=np.float32)(X.astype(np.float16)),
+        rtol=1e-3),
+    "conv weak type": C(lambda jax, jnp: jax.jit(lambda s: _conv(jax, jnp.ones((1, 1, 1, 1)))(
+        jnp.ones((1, 1, 2, 2)) * s))(2.0)),
+    "conv complex": C(lambda jax, jnp: _conv(jax, (W + 1j).astype(np.complex64))(
+        (X - 2j).astype(np.complex64)), rtol=1e-5),
+    "conv grad": C(lambda jax, jnp: _grads(jax, W, **GENERAL), rtol=1e-5, atol=1e-5),
+    "conv grad feature groups": C(lambda jax, jnp: _grads(jax, WG, feature_group_count=2,
+                                                          **LAYOUT), rtol=1e-5, atol=1e-5),
+    "conv grad batch groups": C(lambda jax, jnp: _grads(jax, WB, padding="VALID",
+                                                        batch_group_count=2),
+                                rtol=1e-5, atol=1e-5),
+    "conv jvp": C(lambda jax, jnp: jax.jvp(_conv(jax, **GENERAL), (X,), (X * 0.5,)),
+                  rtol=1e-5, atol=1e-5),
+    "conv vmap lhs": B(lambda jax, jnp: jax.vmap(_conv(jax, **GENERAL), in_axes=1)(
+        XS.transpose(1, 0, 2, 3, 4))),
+    "conv vmap rhs": B(lambda jax, jnp: jax.vmap(lambda w: _conv(jax, **LAYOUT)(X, w))(WS)),
+    "conv vmap both": B(lambda jax, jnp: jax.vmap(_conv(jax, **GENERAL))(XS, WS)),
+    "conv vmap both, groups": B(lambda jax, jnp: jax.vmap(_conv(
+        jax, feature_group_count=2))(XS, np.stack([WG, -WG]))),
+    "conv vmap rhs, groups": B(lambda jax, jnp: jax.vmap(lambda w: _conv(
+        jax, feature_group_count=2)(X, w), in_axes=3)(np.stack([WG, -WG], 3))),
+    "conv vmap lhs, batch groups": B(lambda jax, jnp: jax.vmap(_conv(
+        jax, WB, padding="VALID", batch_group_count=2))(XS)),
+    "conv jaxpr": J(lambda jax, jnp: jax.make_jaxpr(_conv(jax, **LAYOUT))(X)),
+    "conv grad jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda w: _conv(jax, **GENERAL)(X, w).sum()))(W)),
+    "conv precision jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.conv(
+        x, W, (1, 1), "VALID", precision=jax.lax.Precision.HIGHEST))(X)),
+    "conv dtype mismatch": E(lambda jax, jnp: _conv(jax, W.astype(np.int32))(X)),
+    "conv feature mismatch": E(lambda jax, jnp: _conv(jax, WG)(X)),
+    "conv bad group count": E(lambda jax, jnp: _conv(jax, WG, feature_group_count=3)(X)),
+    "conv both group counts": E(lambda jax, jnp: _conv(jax, WG, feature_group_count=2,
+                                                       batch_group_count=2)(X)),
+    "conv bad padding string": E(lambda jax, jnp: _conv(jax, padding="FULL")(X)),
+    "conv rank mismatch": E(lambda jax, jnp: jax.lax.conv(X, W[0], (1, 1), "SAME")),
+    "conv bad dimension numbers": E(lambda jax, jnp: _conv(
+        jax, dimension_numbers=("NCHW", "OIHW", "NCHX"))(X)),
+    "conv string padding with lhs dilation": E(lambda jax, jnp: _conv(jax, lhs_dilation=(2, 2))(X)),
+    "conv": B(lambda jax, jnp: jax.lax.conv(X, W, (2, 1), "VALID")),
+    "conv_with_general_padding": B(lambda jax, jnp: jax.lax.conv_with_general_padding(
+        X, W, (1, 2), ((2, 1), (0, 1)), (2, 1), (1, 2))),
+    "conv_transpose SAME": B(lambda jax, jnp: jax.lax.conv_transpose(NHWC, HWIO, (2, 2),
+                                                                     "SAME")),
+    "conv_transpose VALID kernel": B(lambda jax, jnp: jax.lax.conv_transpose(
+        X, W, (2, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        transpose_kernel=True)),
+    "conv_transpose explicit": B(lambda jax, jnp: jax.lax.conv_transpose(
+        NHWC, HWIO, (1, 2), ((1, 1), (0, 2)), rhs_dilation=(2, 1))),
+    "conv_general_dilated_patches": B(lambda jax, jnp: jax.lax.conv_general_dilated_patches(
+        X, (3, 2), (1, 2), "SAME")),
+    "conv_general_dilated_local": C(lambda jax, jnp: jax.lax.conv_general_dilated_local(
+        X, rng_local, (1, 1), "VALID", (3, 2)), rtol=1e-5, atol=1e-5),
+    "shape tuples": C(lambda jax, jnp: (
+        jax.lax.conv_shape_tuple((2, 4, 6, 5), (6, 4, 3, 2), (2, 1), "SAME"),
+        jax.lax.conv_general_shape_tuple((2, 6, 5, 4), (3, 2, 4, 6), (1, 2), "VALID",
+                                         ("NHWC", "HWIO", "NHWC")),
+        jax.lax.conv_transpose_shape_tuple((2, 6, 5, 4), (3, 2, 4, 6), (2, 2), "SAME",
+                                           ("NHWC", "HWIO", "NHWC")),
+        jax.lax.conv_general_permutations(("NHWC", "HWIO", "NCHW")),
+        jax.lax.conv_dimension_numbers((1, 2, 3), (4, 5, 6), None),
+        jax.lax.conv_dimension_numbers((1, 2, 3), (4, 5, 6), ("NWC", "WIO", "NCW")),
+        jax.lax.padtype_to_pads((5, 6), (3, 3), (2, 2), "SAME"),
+        jax.lax.padtype_to_pads((5, 6), (3, 4), (2, 3), "same_lower"),
+        jax.lax.padtype_to_pads((5, 6), (3, 4), (2, 3), "VALID"))),
+    "ConvDimensionNumbers": C(lambda jax, jnp: repr(jax.lax.ConvDimensionNumbers(
+        (0, 1, 2), (0, 1, 2), (0, 1, 2)))),
+    "convolve modes": B(lambda jax, jnp: [jnp.convolve(A, V, m) for m in ("full", "same",
+                                                                        "valid")]),
+    "correlate modes": B(lambda jax, jnp: [jnp.correlate(V, A, m) for m in ("full", "same")]),
+    "convolve ints": B(lambda jax, jnp: (jnp.convolve(I4, I4[:3]), jnp.convolve(
+        I4, I4[:3], preferred_element_type=jnp.int32))),
+    "correlate complex": B(lambda jax, jnp: jnp.correlate(ZA, ZV, "same")),
+    "convolve grad": C(lambda jax, jnp: jax.grad(lambda a, v: jnp.convolve(a, v).sum() ** 2,
+                                                 (0, 1))(A, V), rtol=1e-5),
+    "convolve jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.convolve)(A, V)),
+    "correlate jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.correlate)(V, A)),
+    "convolve 2-D": E(lambda jax, jnp: jnp.convolve(X[0, 0], V)),
+    "convolve empty": E(lambda jax, jnp: jnp.convolve(A[:0], V)),
+    "convolve bad mode": E(lambda jax, jnp: jnp.convolve(A, V, "wide")),
+    "batch_matmul": C(lambda jax, jnp: jax.lax.batch_matmul(X[:, :, :, :3], X[:, :, :3, :]),
+                      rtol=1e-5),
+    "batch_matmul ranks": E(lambda jax, jnp: jax.lax.batch_matmul(A, A)),
+    "index_take": C(lambda jax, jnp: jax.lax.index_take(
+        X, (np.array([1, -1, 0]), np.array([3, 2, -6])), (1, 2))),
+    "reduce_precision": B(lambda jax, jnp: jax.lax.reduce_precision(X[0, 0], 5, 10)),
+    "small names": C(lambda jax, jnp: (
+        jax.lax.broadcast_shapes((3, 1), (1, 4), (2, 1, 1)),
+        jax.lax.broadcast_like(V, X[:, 0, :3, :3]), str(jax.lax.dtype(1.0)),
+        str(jax.lax.dtype(np.int8(3))), str(jax.lax.dtype(True)))),
+    "enums": C(lambda jax, jnp: (
+        [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
+        jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
+        [(f.name, int(f)) for f in jax.lax.FftType],
+        [(r.name, int(r)) for r in jax.lax.RandomAlgorithm])),
+}
+
+rng_local = rng.standard_normal((3, 4 * 6, 4, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", _params(CONV))
+def test_lax_rest(name):
+    check(CONV[name])
