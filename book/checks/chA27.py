@@ -40,3 +40,23 @@ def check_box_blur(nb):
     g = np.asarray(jax.grad(lambda x: box_blur(x, 3)[0, 2, 2, 0])(one))
     assert np.allclose(g[0, 1:4, 1:4, 0], 1 / 9) and np.isclose(g.sum(), 1.0), \
         "the gradient of one output pixel is 1/9 on each of the 9 input pixels it averages"
+
+
+def check_convolve_same(nb):
+    """2. `convolve_same`: np.convolve(a, v, 'same'), kernels of odd and even length."""
+    convolve_same = nb["convolve_same"]
+    a = np.array([1.0, -2.0, 3.0, 0.5, 4.0, -1.0, 2.0], np.float32)
+    for v in (np.array([1.0, 2.0, -0.5], np.float32), np.array([3.0, 1.0], np.float32),
+              np.array([0.5, -1.0, 2.0, 1.0], np.float32)):
+        got = np.asarray(convolve_same(a, v))
+        want = np.convolve(a, v, "same")
+        assert got.shape == want.shape, \
+            f"convolve_same of lengths {len(a)} and {len(v)} should have length {len(a)}, " \
+            f"got shape {got.shape}"
+        assert np.allclose(got, want, atol=1e-5), \
+            f"convolve_same(a, {v.tolist()}) gave {got.round(3).tolist()}, NumPy " \
+            f"{want.round(3).tolist()}: flip the kernel (conv_general_dilated does not), and " \
+            "pad len(v) // 2 before and the rest after"
+    got = np.asarray(jax.jit(convolve_same)(a, v))
+    assert np.allclose(got, np.convolve(a, v, "same"), atol=1e-5), \
+        "under jit, convolve_same should give the same values"

@@ -30,3 +30,22 @@ WRONG = [
           return conv_general_dilated(images, kernel, (1, 1), "SAME", feature_group_count=c)
           """, reason="should keep the shape|differs|feature_group_count|cannot|must"),
 ]
+
+E2 = "2. NumPy's 'same' convolution, by hand"
+
+WRONG += [
+    Wrong(E2, "the kernel not flipped: a correlation", """
+          k = v.shape[0]
+          out = conv_general_dilated(a[None, None], v[None, None], (1,),
+                                     [(k // 2, k - k // 2 - 1)])
+          return out[0, 0]
+          """, reason="flip the kernel"),
+    Wrong(E2, "'SAME' padding: the odd element on the wrong side", """
+          out = conv_general_dilated(a[None, None], jnp.flip(v)[None, None], (1,), "SAME")
+          return out[0, 0]
+          """, reason="// 2 before and the rest after"),
+    Wrong(E2, "no padding: the 'valid' part", """
+          out = conv_general_dilated(a[None, None], jnp.flip(v)[None, None], (1,), "VALID")
+          return out[0, 0]
+          """, reason="should have length"),
+]
