@@ -18,14 +18,17 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
-from autodidax.batching import batching_rules
-from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, canonicalize_dtype,
-                            get_aval, impl_rules)
+from autodidax.batching import batching_rules, bdim_at_front
+from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules,
+                            canonicalize_dtype, dtype_kind, get_aval, impl_rules)
 from autodidax.bit_primitives import reduce_precision_p
 from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, xla_impl
-from autodidax.jvp import defjvp2
+from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
+from autodidax.jvp import Zero, deflinear, defjvp2, instantiate_zeros, jvp, jvp_rules
 from autodidax.numpy import jitted
-from autodidax.lowering import aval_to_ir_type, dense_int_array, lowering_rules
+from autodidax.tree_util import tree_flatten, tree_structure, tree_unflatten
+from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
+                                lowering_rules, reducer_region)
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -649,6 +652,440 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 
 jnp.more_functions.update(convolve=convolve, correlate=correlate)
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    """The output shape of a windowed reduction: the operand dilated and padded, the window
+    dilated, one output per stride."""
+    if base_dilation is not None:
+        operand_shape = _dilate(operand_shape, base_dilation)
+    if window_dilation is not None:
+        window_dimensions = _dilate(window_dimensions, window_dilation)
+    padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding)]
+    return tuple(0 if p < k else (p - k) // s + 1
+                 for p, k, s in zip(padded, window_dimensions, window_strides))
+
+
+def _window_shape(operand, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+    """The output shape, after JAX's checks that every parameter has one entry per axis."""
+    for name, value in (("window_dimensions", window_dimensions),
+                        ("window_strides", window_strides)):
+        if any(d <= 0 for d in value):
+            raise TypeError(f"reduce_window {name} must have positive entries, got {value}.")
+    if operand.ndim != len(window_dimensions):
+        raise TypeError("reduce_window got the wrong number of window_dimensions for operand: "
+                        f"got operand shape {operand.shape} with window_dimensions "
+                        f"{window_dimensions}.")
+    for name, value in (("window_strides", window_strides), ("base_dilation", base_dilation),
+                        ("window_dilation", window_dilation)):
+        if len(value) != len(window_dimensions):
+            raise TypeError(f"reduce_window got inconsistent {name} and window_dimensions: got "
+                            f"{name} {value} and window_dimensions {window_dimensions}.")
+    return reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides, padding,
+                                     base_dilation, window_dilation)
+
+
+def _window_primitive(name, dtypes):
+    prim = Primitive(name)
+
+    def abstract(x, **params):
+        if dtype_kind(x.dtype) not in dtypes:
+            raise TypeError(f"operand to {name} must have a number dtype, got {x.dtype.name}")
+        return ShapedArray(_window_shape(x, **params), x.dtype, x.weak_type)
+    impl_rules[prim] = xla_impl(prim)
+    abstract_eval_rules[prim] = abstract
+    return prim
+
+
+reduce_window_sum_p = _window_primitive("reduce_window_sum", "iufc")
+reduce_window_max_p = _window_primitive("reduce_window_max", "biuf")
+reduce_window_min_p = _window_primitive("reduce_window_min", "biuf")
+
+
+def _window_binder(prim):
+    def bind(operand, window_dimensions, window_strides, padding, base_dilation=None,
+             window_dilation=None):
+        ones = (1,) * len(window_dimensions)
+        return prim.bind(operand, window_dimensions=tuple(window_dimensions),
+                         window_strides=tuple(window_strides),
+                         padding=tuple(map(tuple, padding)),
+                         base_dilation=tuple(base_dilation or ones),
+                         window_dilation=tuple(window_dilation or ones))
+    return bind
+
+
+reduce_window_sum = _window_binder(reduce_window_sum_p)
+reduce_window_max = _window_binder(reduce_window_max_p)
+reduce_window_min = _window_binder(reduce_window_min_p)
+
+
+deflinear(reduce_window_sum_p)
+
+
+def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation):
+    """The cotangent spread back over each window: `ct` dilated by the strides and padded, then
+    summed over windows again, with the base dilation as the strides."""
+    shape = operand.aval.shape
+    in_d = _dilate(shape, base_dilation)
+    win_d = _dilate(window_dimensions, window_dilation)
+    out_d = _dilate(get_aval(ct).shape, window_strides)
+    before = [k - lo - 1 for k, (lo, _) in zip(win_d, padding)]
+    config = [(b, n + k - 1 - o - b, s - 1)
+              for b, n, k, o, s in zip(before, in_d, win_d, out_d, window_strides)]
+    padded = lax.pad(ct, lax.full((), 0, get_aval(ct).dtype), config)
+    return [reduce_window_sum(padded, window_dimensions, base_dilation, [(0, 0)] * len(shape),
+                              (1,) * len(shape), window_dilation)]
+
+
+transpose_rules[reduce_window_sum_p] = _reduce_window_sum_transpose
+
+
+def _window_batch(bind):
+    def rule(vals, dims, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+        (x,), (d,) = vals, dims
+        put = lambda t, v: t[:d] + (v,) + t[d:]       # noqa: E731
+        return bind(x, put(window_dimensions, 1), put(window_strides, 1),
+                    put(padding, (0, 0)), put(base_dilation, 1), put(window_dilation, 1)), d
+    return rule
+
+
+batching_rules[reduce_window_sum_p] = _window_batch(reduce_window_sum)
+batching_rules[reduce_window_max_p] = _window_batch(reduce_window_max)
+batching_rules[reduce_window_min_p] = _window_batch(reduce_window_min)
+
+
+def _windows(x, fill, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+    """Every window's elements, one strided slice per position in the window: a list of arrays
+    of the output's shape (pads, slices: linear, so their transposes exist)."""
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    padded = lax.pad(x, lax.full((), fill, get_aval(x).dtype), config)
+    out_shape = reduce_window_shape_tuple(get_aval(x).shape, window_dimensions, window_strides,
+                                          padding, base_dilation, window_dilation)
+    slices = []
+    for offset in itertools.product(*map(range, window_dimensions)):
+        start = [o * r for o, r in zip(offset, window_dilation)]
+        limit = [s + (n - 1) * st + 1 for s, n, st in zip(start, out_shape, window_strides)]
+        slices.append(lax.slice(padded, start, limit, window_strides))
+    return slices
+
+
+def _chooser_jvp(prim, identity):
+    """The tangent of a windowed max (or min): in each window, the tangent at the first element
+    equal to the result."""
+    def rule(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, **params)
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        xs = _windows(x, identity(get_aval(x).dtype), **params)
+        ts = _windows(t, 0, **params)
+        out = lax.full_like(ts[0], 0)
+        for xk, tk in reversed(list(zip(xs, ts))):        # the first match written last
+            out = lax.select(lax.eq(xk, ans), tk, out)
+        return ans, out
+    jvp_rules[prim] = rule
+
+
+_chooser_jvp(reduce_window_max_p, lax.lowest)
+_chooser_jvp(reduce_window_min_p, lax.highest)
+
+
+def _window_attrs(window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    i64 = ir.IntegerType.get_signless(64)
+    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
+    return dict(window_dimensions=dense_int_array(window_dimensions),
+                window_strides=dense_int_array(window_strides),
+                base_dilations=dense_int_array(base_dilation),
+                window_dilations=dense_int_array(window_dilation),
+                padding=ir.DenseIntElementsAttr.get(
+                    pads, type=ir.RankedTensorType.get(pads.shape, i64)))
+
+
+def _monoid_window_lowering(combine, identity):
+    def rule(ctx, x, **params):
+        dtype = ctx.avals_in[0].dtype
+        op = hlo.ReduceWindowOp([aval_to_ir_type(ctx.avals_out[0])], [x],
+                                [ir_constant(identity(dtype), dtype)], **_window_attrs(**params))
+        reducer_region(op, dtype, combine)
+        return [op.result]
+    return rule
+
+
+lowering_rules[reduce_window_sum_p] = _monoid_window_lowering(hlo.add, lambda d: 0)
+lowering_rules[reduce_window_max_p] = _monoid_window_lowering(hlo.maximum, lax.lowest)
+lowering_rules[reduce_window_min_p] = _monoid_window_lowering(hlo.minimum, lax.highest)
+
+
+reduce_window_p = Primitive("reduce_window")
+reduce_window_p.multiple_results = True
+
+
+def _reduce_window_abstract(*avals, jaxpr, consts, **params):
+    operands, inits = avals[:len(avals) // 2], avals[len(avals) // 2:]
+    if any(o.dtype != i.dtype for o, i in zip(operands, inits)):
+        raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: "
+                        f"got operand dtypes {[o.dtype for o in operands]} and init_value "
+                        f"dtypes {[i.dtype for i in inits]}.")
+    if any(i.shape for i in inits):
+        raise TypeError("reduce_window expected init_values to be scalars but init_values have "
+                        f"shapes {[i.shape for i in inits]}.")
+    shape = _window_shape(operands[0], **params)
+    return [ShapedArray(shape, o.dtype, o.weak_type) for o in operands]
+
+
+impl_rules[reduce_window_p] = xla_impl(reduce_window_p)
+abstract_eval_rules[reduce_window_p] = _reduce_window_abstract
+
+
+def _reduction_jaxpr(computation, init_avals, init_tree):
+    """`computation` of two pytrees of scalars, traced to a jaxpr on flat scalars."""
+    n = len(init_avals)
+
+    def flat(*xs):
+        out = computation(tree_unflatten(init_tree, xs[:n]), tree_unflatten(init_tree, xs[n:]))
+        leaves, tree = tree_flatten(out)
+        if tree != init_tree:
+            raise ValueError("reduce_window output must have the same tree structure as the "
+                             f"operands {init_tree} vs. {tree}")
+        return leaves
+    closed = trace_to_jaxpr(flat, list(init_avals) * 2)
+    return closed.jaxpr, tuple(closed.consts)
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding="VALID", base_dilation=None, window_dilation=None):
+    """Reduce each window of `operand` (a pytree of arrays) with `computation`, from
+    `init_value`. `lax.add`, `lax.max` and `lax.min` with their identities as initial values
+    give the primitives `reduce_window_sum`, `_max` and `_min`; any other computation is
+    traced into the generic `reduce_window`."""
+    operands, tree = tree_flatten(operand)
+    inits, init_tree = tree_flatten(init_value)
+    if tree != init_tree:
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{tree} vs. {init_tree}")
+    if not operands:
+        raise ValueError("reduce_window must have at least one operand.")
+    ndim = len(window_dimensions)
+    if isinstance(padding, str):
+        window = (window_dimensions if window_dilation is None
+                  else _dilate(window_dimensions, window_dilation))
+        padding = padtype_to_pads(np.shape(operands[0]), window, window_strides or [], padding)
+    padding = tuple((lo, hi) for lo, hi in padding)
+    window_strides = tuple(window_strides or (1,) * ndim)
+    base_dilation = tuple(base_dilation or (1,) * ndim)
+    window_dilation = tuple(window_dilation or (1,) * ndim)
+    args = (tuple(window_dimensions), window_strides, padding, base_dilation, window_dilation)
+    monoid = _monoid_reducer(computation, inits)
+    if monoid is not None:
+        return monoid(operands[0], *args)
+    avals = [get_aval(v).update(weak_type=False) for v in inits]
+    jaxpr, consts = _reduction_jaxpr(computation, avals, init_tree)
+    outs = reduce_window_p.bind(*operands, *inits, jaxpr=jaxpr, consts=consts,
+                                window_dimensions=args[0], window_strides=args[1],
+                                padding=args[2], base_dilation=args[3], window_dilation=args[4])
+    return tree_unflatten(tree, outs)
+
+
+def _monoid_reducer(computation, inits):
+    """The windowed primitive that `computation` from `inits` is, if it is one: a sum from 0, a
+    max from the lowest value, a min from the highest (JAX's `_get_monoid_window_reducer`)."""
+    if len(inits) != 1 or isinstance(inits[0], Tracer) or np.shape(inits[0]):
+        return None
+    value, dtype = np.asarray(inits[0]), get_aval(inits[0]).dtype
+    if computation is lax.add and value == 0:
+        return reduce_window_sum
+    if computation is lax.max and value == lax.lowest(dtype):
+        return reduce_window_max
+    if computation is lax.min and value == lax.highest(dtype):
+        return reduce_window_min
+    return None
+
+
+def _reduce_window_batch(vals, dims, *, jaxpr, consts, window_dimensions, window_strides,
+                         padding, base_dilation, window_dilation):
+    n = len(vals) // 2
+    if any(d is not None for d in dims[n:]):
+        raise NotImplementedError("reduce_window batching is not implemented for initial "
+                                  "values")
+    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    operands = [bdim_at_front(v, d, size) for v, d in zip(vals[:n], dims[:n])]
+    outs = reduce_window_p.bind(
+        *operands, *vals[n:], jaxpr=jaxpr, consts=consts,
+        window_dimensions=(1,) + window_dimensions, window_strides=(1,) + window_strides,
+        padding=((0, 0),) + padding, base_dilation=(1,) + base_dilation,
+        window_dilation=(1,) + window_dilation)
+    return outs, [0] * n
+
+
+batching_rules[reduce_window_p] = _reduce_window_batch
+
+
+def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
+    """A reduce_window of the pairs (primal, tangent), whose computation is the JVP of the
+    original computation."""
+    n = len(primals) // 2
+    if any(type(t) is not Zero for t in tangents[n:]):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    operand_tangents = [instantiate_zeros(t) for t in tangents[:n]]
+    init_tangents = [lax.full_like(v, 0) for v in primals[n:]]
+
+    def computation(left, right):
+        run = lambda *xs: eval_jaxpr(jaxpr, list(consts), *xs)    # noqa: E731
+        outs, out_tangents = jvp(run, (*left[:n], *right[:n]), (*left[n:], *right[n:]))
+        return [*outs, *out_tangents]
+    args = [params[k] for k in ("window_dimensions", "window_strides", "padding",
+                                "base_dilation", "window_dilation")]
+    outs = reduce_window([*primals[:n], *operand_tangents], [*primals[n:], *init_tangents],
+                         computation, *args)
+    return outs[:n], outs[n:]
+
+
+jvp_rules[reduce_window_p] = _reduce_window_jvp
+
+
+def _reduce_window_lowering(ctx, *args, jaxpr, consts, **params):
+    n = len(args) // 2
+    op = hlo.ReduceWindowOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args[:n]),
+                            list(args[n:]), **_window_attrs(**params))
+    scalars = [aval_to_ir_type(ShapedArray((), a.dtype)) for a in ctx.avals_in[n:]]
+    block = op.regions[0].blocks.append(*scalars, *scalars)
+    with ir.InsertionPoint(block):
+        consts_ir = [ir_constant(np.asarray(c)) for c in consts]
+        hlo.return_(jaxpr_subcomp(ctx.module_context, jaxpr, consts_ir,
+                                  list(block.arguments)))
+    return list(op.results)
+
+
+lowering_rules[reduce_window_p] = _reduce_window_lowering
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """The prefix "sums" of `elems` (a pytree of arrays) along `axis` under an associative `fn`,
+    in O(log n) depth: combine neighbours pairwise, scan the half-length result, and fill in the
+    elements between (the Blelloch-style recursion of JAX's `associative_scan`)."""
+    if not callable(fn):
+        raise TypeError("lax.associative_scan: fn argument should be callable.")
+    flat, tree = tree_flatten(elems)
+    if reverse:
+        flat = [lax.rev(e, [axis]) for e in flat]
+    axis = axis % get_aval(flat[0]).ndim
+    n = get_aval(flat[0]).shape[axis]
+    if any(get_aval(e).shape[axis] != n for e in flat[1:]):
+        raise ValueError("Array inputs to associative_scan must have the same first dimension. "
+                         f"(saw: {[get_aval(e).shape for e in flat]})")
+
+    def combine(a, b):
+        return tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))[0]
+
+    def part(e, start, stop=None, stride=1):
+        return lax.slice_in_dim(e, start, stop, stride, axis)
+
+    def scan(elems):
+        n = get_aval(elems[0]).shape[axis]
+        if n < 2:
+            return elems
+        odd = scan(combine([part(e, 0, -1, 2) for e in elems], [part(e, 1, None, 2)
+                                                                 for e in elems]))
+        if n % 2 == 0:
+            even = combine([part(e, 0, -1) for e in odd], [part(e, 2, None, 2) for e in elems])
+        else:
+            even = combine(odd, [part(e, 2, None, 2) for e in elems])
+        even = [lax.concatenate([part(e, 0, 1), r], axis) for e, r in zip(elems, even)]
+        return [_interleave(a, b, axis) for a, b in zip(even, odd)]
+
+    out = scan(flat)
+    if reverse:
+        out = [lax.rev(e, [axis]) for e in out]
+    return tree_unflatten(tree, out)
+
+
+def _interleave(a, b, axis):
+    """`a[0], b[0], a[1], b[1], ...` along `axis`: each padded with holes where the other goes,
+    then added (or-ed, for booleans)."""
+    na, nb = get_aval(a).shape[axis], get_aval(b).shape[axis]
+    a_pad = [(0, 0, 0)] * get_aval(a).ndim
+    b_pad = [(0, 0, 0)] * get_aval(b).ndim
+    a_pad[axis] = (0, 1 if na == nb else 0, 1)
+    b_pad[axis] = (1, 0 if na == nb else 1, 1)
+    op = lax.bitwise_or if get_aval(a).dtype == np.bool_ else lax.add
+    return op(lax.pad(a, lax.full((), 0, get_aval(a).dtype), a_pad),
+              lax.pad(b, lax.full((), 0, get_aval(b).dtype), b_pad))
+
+
+def _logaddexp(x, y):
+    return jnp.logaddexp(x, y)
+
+
+def _reduce_window_logaddexp(x, window_dimensions, window_strides, padding):
+    dtype = get_aval(x).dtype
+    init = np.array(-np.inf, dtype)
+    jaxpr, consts = _reduction_jaxpr(_logaddexp, [ShapedArray((), dtype)], tree_structure(0))
+    ones = (1,) * len(window_dimensions)
+    out, = reduce_window_p.bind(x, init, jaxpr=jaxpr, consts=consts,
+                                window_dimensions=tuple(window_dimensions),
+                                window_strides=tuple(window_strides), padding=tuple(padding),
+                                base_dilation=ones, window_dilation=ones)
+    return out
+
+
+def _cumulative_primitive(name, combine, window_reduce):
+    """A cumulative reduction along one axis: a reduce_window whose window covers the axis
+    (its lowering), with the JVP of `associative_scan` over `combine`."""
+    prim = Primitive(name)
+
+    def abstract(x, *, axis, reverse):
+        if axis < 0:
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= x.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        if dtype_kind(x.dtype) not in "iufc":
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes "
+                            "are subtypes of number.")
+        return x
+
+    def windowed(x, *, axis, reverse):
+        shape = get_aval(x).shape
+        n = shape[axis]
+        if n == 0:
+            return x
+        padding, window = [(0, 0)] * len(shape), [1] * len(shape)
+        padding[axis], window[axis] = (0, n - 1) if reverse else (n - 1, 0), n
+        return window_reduce(x, window, [1] * len(shape), padding)
+
+    impl_rules[prim] = xla_impl(prim)
+    abstract_eval_rules[prim] = abstract
+    lowering_rules[prim] = lambda ctx, x, **params: lower_fun(windowed, ctx, x, **params)
+    batching_rules[prim] = lambda vals, dims, *, axis, reverse: (
+        prim.bind(vals[0], axis=axis + (dims[0] <= axis), reverse=reverse), dims[0])
+    jvp_rules[prim] = lambda primals, tangents, *, axis, reverse: jvp(
+        lambda x: associative_scan(combine, x, reverse=reverse, axis=axis), primals,
+        [instantiate_zeros(t) for t in tangents])
+    return prim
+
+
+cummax_p = _cumulative_primitive("cummax", lax.max, reduce_window_max)
+cummin_p = _cumulative_primitive("cummin", lax.min, reduce_window_min)
+cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", _logaddexp, _reduce_window_logaddexp)
+
+
+def cummax(operand, axis=0, reverse=False):
+    """The running maximum along `axis` (from the end, if `reverse`)."""
+    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand, axis=0, reverse=False):
+    """The running minimum along `axis` (from the end, if `reverse`)."""
+    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    """The running `log(sum(exp(x)))` along `axis`, computed stably."""
+    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
 
 
 PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]

@@ -1,7 +1,8 @@
 """Conformance cases for appendix A27 (autodidax/lax_rest.py): `conv_general_dilated` and its
 rules (values bit for bit, gradients, vmap, jaxprs, errors), its wrappers, `jnp.convolve` and
-`jnp.correlate`, and the small names of `jax.lax`, against JAX. Same harness as
-tests/test_conformance.py."""
+`jnp.correlate`, the windowed reductions, `associative_scan` and the cumulative reductions, and
+the small names of `jax.lax`, against JAX. Same harness as tests/test_conformance.py.
+Gradients run under `jit`: eagerly, each of their many small operations is compiled alone."""
 import numpy as np
 import pytest
 
@@ -34,7 +35,8 @@ def _conv(jax, w=W, **kw):
 
 def _grads(jax, w, **kw):
     f = _conv(jax, w, **kw)
-    return jax.grad(lambda x, w: (f(x, w) ** 2).sum() + f(x, w)[0, 0, 0, 0], (0, 1))(X, w)
+    return jax.jit(jax.grad(lambda x, w: (f(x, w) ** 2).sum() + f(x, w)[0, 0, 0, 0], (0, 1)))(
+        X, w)
 
 
 CONV = {
@@ -146,9 +148,67 @@ CONV = {
         [(r.name, int(r)) for r in jax.lax.RandomAlgorithm])),
 }
 
+R = rng.standard_normal((4, 6)).astype(np.float32)
+POOL = ((2, 3), (1, 2), "SAME")
+DILATED = ((2, 2), (2, 1), ((1, 0), (0, 2)), (1, 2), (2, 1))
+
+
+def _window(jax, op, init, args=POOL):
+    return lambda x: jax.lax.reduce_window(x, init, getattr(jax.lax, op), *args)
+
+
+WINDOWS = {
+    "reduce_window sum": B(lambda jax, jnp: _window(jax, "add", 0.0)(R)),
+    "reduce_window max dilated": B(lambda jax, jnp: _window(jax, "max", -np.inf, DILATED)(R)),
+    "reduce_window min jit": B(lambda jax, jnp: jax.jit(_window(jax, "min", np.inf))(R)),
+    "reduce_window int max": B(lambda jax, jnp: _window(
+        jax, "max", np.iinfo(np.int32).min)(I4.reshape(2, 2) * 3)),
+    "reduce_window generic": B(lambda jax, jnp: (_window(jax, "mul", 1.0, DILATED)(R),
+                                                 jax.jit(_window(jax, "mul", 1.0))(R))),
+    "reduce_window pytree": B(lambda jax, jnp: jax.lax.reduce_window(
+        (R, -R), (0.0, -np.inf), lambda a, b: (a[0] + b[0], jax.lax.max(a[1], b[1])), *POOL)),
+    "reduce_window grads": C(lambda jax, jnp: jax.jit(lambda x: [jax.grad(lambda x: (_window(
+        jax, op, init, args)(x) ** 2).sum())(x) for op, init, args in [
+            ("add", 0.0, DILATED), ("max", -np.inf, POOL), ("min", np.inf, POOL)]])(R),
+        rtol=1e-5),
+    "reduce_window generic jvp": C(lambda jax, jnp: jax.jvp(_window(jax, "mul", 1.0), (R,),
+                                                            (R * 0.5,)), rtol=1e-5),
+    "reduce_window vmap": B(lambda jax, jnp: [jax.vmap(_window(jax, op, init), in_axes=1)(
+        np.stack([R, -R], 1)) for op, init in [("add", 0.0), ("max", -np.inf),
+                                               ("mul", 1.0)]]),
+    "reduce_window jaxprs": J(lambda jax, jnp: [jax.make_jaxpr(_window(jax, op, init))(R)
+                                                for op, init in [("add", 0.0), ("mul", 1.0)]]),
+    "reduce_window bad dims": E(lambda jax, jnp: jax.lax.reduce_window(R, 0.0, jax.lax.add,
+                                                                       (2,), (1,), "VALID")),
+    "reduce_window_shape_tuple": C(lambda jax, jnp: jax.lax.reduce_window_shape_tuple(
+        (4, 6), (2, 3), (1, 2), ((1, 1), (0, 2)), (2, 1), (1, 2))),
+    "cumulative": B(lambda jax, jnp: [f(R, axis, rev) for f in (
+        jax.lax.cummax, jax.lax.cummin, jax.lax.cumlogsumexp) for axis, rev in ((0, False),
+                                                                                 (1, True))]),
+    "cumulative jit and vmap": B(lambda jax, jnp: [
+        (jax.jit(lambda x: f(x, 1))(R), jax.vmap(lambda x: f(x, 0, True), in_axes=1)(R))
+        for f in (jax.lax.cummax, jax.lax.cumlogsumexp)]),
+    "cumulative grads": C(lambda jax, jnp: jax.jit(lambda x: [jax.grad(
+        lambda x: (f(x, 1, True) ** 2).sum())(x) for f in (
+            jax.lax.cummax, jax.lax.cumlogsumexp)])(R), rtol=1e-5),
+    "cumulative jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.cummin(x, 1, True))(
+        R)),
+    "cumulative bad axis": E(lambda jax, jnp: jax.lax.cummax(R, 2)),
+    "associative_scan": B(lambda jax, jnp: jax.jit(lambda R: (
+        jax.lax.associative_scan(jax.lax.add, R, axis=1),
+        jax.lax.associative_scan(lambda a, b: (a[0] * b[0], jax.lax.max(a[1], b[1])),
+                                 (R[:, :5], R[:, 1:]), reverse=True),
+        jax.lax.associative_scan(jnp.logical_or, R > 0)))(R)),
+}
+
 rng_local = rng.standard_normal((3, 4 * 6, 4, 4)).astype(np.float32)
 
 
 @pytest.mark.parametrize("name", _params(CONV))
 def test_lax_rest(name):
     check(CONV[name])
+
+
+@pytest.mark.parametrize("name", _params(WINDOWS))
+def test_windows(name):
+    check(WINDOWS[name])
