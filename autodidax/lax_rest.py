@@ -13,22 +13,24 @@ from typing import NamedTuple, Sequence, Union
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
-from autodidax.batching import batching_rules, bdim_at_front
+from autodidax.batching import batching_rules, bdim_at_front, reducer
 from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             canonicalize_dtype, dtype_kind, get_aval, impl_rules)
-from autodidax.bit_primitives import reduce_precision_p
+from autodidax.bit_primitives import elementwise_batching, reduce_precision_p
 from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, xla_impl
 from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
-from autodidax.jvp import Zero, deflinear, defjvp2, instantiate_zeros, jvp, jvp_rules
+from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_zeros, jvp,
+                           jvp_rules)
 from autodidax.numpy import jitted
 from autodidax.tree_util import tree_flatten, tree_structure, tree_unflatten
 from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
-                                lowering_rules, reducer_region)
+                                lowering_rules, nary_lowering, reduce_lowering, reducer_region)
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -1158,3 +1160,155 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
     return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
                                    mantissa_bits=mantissa_bits)
+
+
+tile_p = Primitive("tile")
+
+
+def _tile_abstract(x, *, reps):
+    if x.ndim != len(reps):
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={x.ndim}.")
+    return x.update(shape=tuple(d * r for d, r in zip(x.shape, reps)))
+
+
+def _tile_transpose(ct, operand, *, reps):
+    """Each copy's cotangent summed back: (r0, d0, r1, d1, ...) reduced over the r's."""
+    if type(ct) is Zero:
+        return [Zero(operand.aval)]
+    shape = operand.aval.shape
+    split = lax.reshape(ct, tuple(k for pair in zip(reps, shape) for k in pair))
+    return [lax.reduce_sum(split, tuple(2 * i for i in range(len(shape))))]
+
+
+def _tile_lowering(ctx, x, *, reps):
+    (aval,), (out,) = ctx.avals_in, ctx.avals_out
+    pairs = ShapedArray(tuple(j for d in aval.shape for j in (1, d)), aval.dtype)
+    spread = ShapedArray(tuple(k for pair in zip(reps, aval.shape) for k in pair), aval.dtype)
+    x = hlo.reshape(aval_to_ir_type(pairs), x)
+    x = hlo.broadcast_in_dim(aval_to_ir_type(spread), x, dense_int_array(range(2 * aval.ndim)))
+    return [hlo.reshape(aval_to_ir_type(out), x)]
+
+
+impl_rules[tile_p] = xla_impl(tile_p)
+abstract_eval_rules[tile_p] = _tile_abstract
+deflinear(tile_p)
+transpose_rules[tile_p] = _tile_transpose
+batching_rules[tile_p] = lambda vals, dims, *, reps: (
+    tile_p.bind(vals[0], reps=reps[:dims[0]] + (1,) + reps[dims[0]:]), dims[0])
+lowering_rules[tile_p] = _tile_lowering
+
+
+def tile(operand, reps):
+    """`operand` repeated `reps[i]` times along each axis `i`."""
+    return tile_p.bind(operand, reps=tuple(reps))
+
+
+mulhi_p = Primitive("mulhi")
+
+
+def _mulhi_abstract(x, y):
+    if x.dtype != y.dtype:
+        raise TypeError("lax.mulhi requires arguments to have the same dtypes, got "
+                        f"{x.dtype.name}, {y.dtype.name}.")
+    if dtype_kind(x.dtype) not in "iu":
+        raise TypeError(f"lax.mulhi does not accept dtype {x.dtype.name}. Accepted dtypes are "
+                        "subtypes of integer.")
+    return ShapedArray(jnp.broadcast_shapes(x.shape, y.shape), x.dtype,
+                       x.weak_type and y.weak_type)
+
+
+impl_rules[mulhi_p] = xla_impl(mulhi_p)
+abstract_eval_rules[mulhi_p] = _mulhi_abstract
+defjvp_zero(mulhi_p)
+batching_rules[mulhi_p] = elementwise_batching(mulhi_p)
+lowering_rules[mulhi_p] = nary_lowering(chlo.mulhi)
+
+
+def mulhi(x, y, /):
+    """The high half of the double-width product of two integers: `(x * y) >> bits`."""
+    return mulhi_p.bind(*jnp.promote_dtypes(x, y))
+
+
+reduce_xor_p = Primitive("reduce_xor")
+
+
+def _reduce_xor_abstract(x, *, axes):
+    if dtype_kind(x.dtype) not in "biu":
+        raise TypeError(f"reduce_xor does not accept dtype {x.dtype.name}. Accepted dtypes are "
+                        "subtypes of integer, bool.")
+    if any(not 0 <= a < x.ndim for a in axes):
+        raise ValueError(f"reduce_xor axes {axes} are out of bounds for shape {x.shape}")
+    return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+
+impl_rules[reduce_xor_p] = xla_impl(reduce_xor_p)
+abstract_eval_rules[reduce_xor_p] = _reduce_xor_abstract
+defjvp_zero(reduce_xor_p)
+batching_rules[reduce_xor_p] = reducer(reduce_xor_p)
+lowering_rules[reduce_xor_p] = reduce_lowering(hlo.xor, lambda dtype: 0)
+
+
+def reduce_xor(operand, axes):
+    """The bitwise XOR of the elements over `axes`."""
+    return reduce_xor_p.bind(operand, axes=tuple(axes))
+
+
+optimization_barrier_p = Primitive("optimization_barrier")
+optimization_barrier_p.multiple_results = True
+impl_rules[optimization_barrier_p] = lambda *xs: list(xs)
+abstract_eval_rules[optimization_barrier_p] = lambda *avals: list(avals)
+jvp_rules[optimization_barrier_p] = lambda primals, tangents: (
+    optimization_barrier_p.bind(*primals),
+    optimization_barrier_p.bind(*map(instantiate_zeros, tangents)))
+transpose_rules[optimization_barrier_p] = lambda cts, *xs: optimization_barrier_p.bind(
+    *map(instantiate_zeros, cts))
+batching_rules[optimization_barrier_p] = lambda vals, dims: (
+    optimization_barrier_p.bind(*vals), list(dims))
+lowering_rules[optimization_barrier_p] = lambda ctx, *xs: list(
+    hlo.OptimizationBarrierOp(list(xs)).results)
+
+
+def optimization_barrier(operand, /):
+    """`operand` (a pytree) unchanged, with a fence that XLA does not move computations across:
+    nothing is computed earlier, merged or recomputed through it."""
+    leaves, tree = tree_flatten(operand)
+    return tree_unflatten(tree, optimization_barrier_p.bind(*leaves))
+
+
+def reduce(operands, init_values, computation, dimensions):
+    """Reduce `operands` (a pytree) over `dimensions` with `computation`, from `init_values`:
+    a sum, product, max, min, and, or or xor from its identity is that reduction primitive;
+    any other computation is the generic `reduce` (not built here)."""
+    flat, tree = tree_flatten(operands)
+    inits, init_tree = tree_flatten(init_values)
+    if tree != init_tree:
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{tree} vs. {init_tree}")
+    monoid = _reduce_monoid(computation, inits, flat)
+    if monoid is None:
+        raise NotImplementedError("lax.reduce with a computation other than add, mul, max, "
+                                  "min, bitwise_and, bitwise_or or bitwise_xor from its "
+                                  "identity is not supported by autodidax")
+    weak = get_aval(flat[0]).weak_type and get_aval(inits[0]).weak_type
+    out = monoid(flat[0], tuple(dimensions))
+    if get_aval(out).weak_type != weak:
+        out = lax.convert_element_type(out, get_aval(out).dtype, weak)
+    return tree_unflatten(tree, [out])
+
+
+def _reduce_monoid(computation, inits, operands):
+    if len(inits) != 1 or isinstance(inits[0], Tracer) or np.shape(inits[0]):
+        return None
+    value, dtype = np.asarray(inits[0]), get_aval(operands[0]).dtype
+    intlike = dtype_kind(dtype) in "biu"
+    table = [(lax.add, 0, lax.reduce_sum), (lax.mul, 1, lax.reduce_prod),
+             (lax.max, lax.lowest(dtype), lax.reduce_max),
+             (lax.min, lax.highest(dtype), lax.reduce_min)]
+    if intlike:
+        table += [(lax.bitwise_or, 0, lax.reduce_or), (lax.bitwise_xor, 0, reduce_xor),
+                  (lax.bitwise_and, np.array(-1).astype(dtype), lax.reduce_and)]
+    for op, identity, reduction in table:
+        if computation is op:
+            return reduction if np.equal(value, identity) else None
+    return None

@@ -22,6 +22,9 @@ V = np.array([0.5, 1.0, -1.0], np.float32)
 ZA = (A + 1j * A[::-1]).astype(np.complex64)
 ZV = np.array([1, 2 - 3j, 4 + 5j], np.complex64)
 I4 = np.arange(4, dtype=np.int32)
+I32 = np.array([-7, -1, 0, 5, 9], np.int32)
+U32 = np.array([0, 1, 7, 0x80000001, 0xFFFFFFFF], np.uint32)
+U8 = np.array([0, 1, 7, 200, 255], np.uint8)
 
 GENERAL = dict(window_strides=(2, 1), padding=((1, 0), (2, 1)), lhs_dilation=(1, 2),
                rhs_dilation=(2, 1))
@@ -141,6 +144,36 @@ CONV = {
         jax.lax.broadcast_shapes((3, 1), (1, 4), (2, 1, 1)),
         jax.lax.broadcast_like(V, X[:, 0, :3, :3]), str(jax.lax.dtype(1.0)),
         str(jax.lax.dtype(np.int8(3))), str(jax.lax.dtype(True)))),
+    "tile": B(lambda jax, jnp: (jax.lax.tile(R, (2, 1)), jax.jit(lambda x: jax.lax.tile(
+        x, (1, 3)))(R[:2]), jax.vmap(lambda x: jax.lax.tile(x, (2,)), in_axes=1)(R))),
+    "tile grad and jaxpr": C(lambda jax, jnp: (jax.jit(jax.grad(lambda x: (jax.lax.tile(
+        x, (2, 3)) ** 2 * R[:4, :6]).sum()))(R[:2, :2]), str(jax.make_jaxpr(
+            lambda x: jax.lax.tile(x, (2, 1)))(R)))),
+    "tile bad reps": E(lambda jax, jnp: jax.lax.tile(R, (2,))),
+    "mulhi": B(lambda jax, jnp: (
+        jax.lax.mulhi(I32 * 100003, I32 * -300007), jax.jit(jax.lax.mulhi)(
+            U32, U32[::-1]), jax.vmap(jax.lax.mulhi)(U32, U32 + 1),
+        jax.lax.mulhi(U8, U8[::-1]))),
+    "mulhi float": E(lambda jax, jnp: jax.lax.mulhi(A, A)),
+    "reduce_xor": B(lambda jax, jnp: (jax.lax.reduce_xor(I32.reshape(5, 1) * U32.astype(
+        np.int32), (0,)), jax.jit(lambda x: jax.lax.reduce_xor(x, (0, 1)))(U32.reshape(1, 5)),
+        jax.vmap(lambda x: jax.lax.reduce_xor(x, (0,)), in_axes=1)(
+            np.array([[True, False], [True, True]])))),
+    "reduce_xor float": E(lambda jax, jnp: jax.lax.reduce_xor(A, (0,))),
+    "optimization_barrier": C(lambda jax, jnp: (
+        jax.lax.optimization_barrier((A, {"v": V})), jax.jit(jax.grad(
+            lambda x: (jax.lax.optimization_barrier(x) ** 2).sum()))(A),
+        jax.vmap(jax.lax.optimization_barrier)(R))),
+    "optimization_barrier jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x: jax.lax.optimization_barrier(x).sum()))(A)),
+    "reduce monoids": B(lambda jax, jnp: [jax.lax.reduce(x, init, op, (1,)) for x, init, op in [
+        (R, 0.0, jax.lax.add), (R, 1.0, jax.lax.mul), (R, -np.inf, jax.lax.max),
+        (R, np.inf, jax.lax.min), (U32.reshape(1, 5), np.uint32(0), jax.lax.bitwise_xor),
+        (U32.reshape(5, 1), np.uint32(0), jax.lax.bitwise_or)]]),
+    "reduce weak": C(lambda jax, jnp: jax.jit(lambda s: jax.lax.reduce(
+        jnp.ones((2, 2)) * s, 0.0, jax.lax.add, (0,)))(2.0)),
+    "reduce jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.reduce(
+        x, -np.inf, jax.lax.max, (0,)))(R)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
