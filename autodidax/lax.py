@@ -98,13 +98,14 @@ from autodidax.collectives_on_devices import (
 # Appendix A27: convolutions, windows and the rest of lax.
 from autodidax.lax_rest import (
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, DotDimensionNumbers, FftType,
-    Precision, PrecisionLike, RandomAlgorithm, associative_scan, batch_matmul, broadcast_like,
-    broadcast_shapes, conv, conv_dimension_numbers, conv_general_dilated,
-    conv_general_dilated_local, conv_general_dilated_p, conv_general_dilated_patches,
-    conv_general_permutations, conv_general_shape_tuple, conv_shape_tuple, conv_transpose,
-    conv_transpose_shape_tuple, conv_with_general_padding, cumlogsumexp, cumlogsumexp_p, cummax,
-    cummax_p, cummin, cummin_p, dtype, index_take, mulhi, mulhi_p, optimization_barrier,
-    optimization_barrier_p, padtype_to_pads, reduce, reduce_precision, reduce_window,
-    reduce_window_max_p, reduce_window_min_p, reduce_window_p, reduce_window_shape_tuple,
-    reduce_window_sum_p, reduce_xor, reduce_xor_p, tile, tile_p,
+    Precision, PrecisionLike, RandomAlgorithm, approx_max_k, approx_min_k, associative_scan,
+    batch_matmul, broadcast_like, broadcast_shapes, conv, conv_dimension_numbers,
+    conv_general_dilated, conv_general_dilated_local, conv_general_dilated_p,
+    conv_general_dilated_patches, conv_general_permutations, conv_general_shape_tuple,
+    conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple, conv_with_general_padding,
+    cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, dtype, empty, index_take,
+    mulhi, mulhi_p, optimization_barrier, optimization_barrier_p, padtype_to_pads, pshuffle,
+    pswapaxes, reduce, reduce_precision, reduce_window, reduce_window_max_p,
+    reduce_window_min_p, reduce_window_p, reduce_window_shape_tuple, reduce_window_sum_p,
+    reduce_xor, reduce_xor_p, shape_as_value, stage, tile, tile_p,
 )

@@ -23,7 +23,9 @@ from autodidax.batching import batching_rules, bdim_at_front, reducer
 from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             canonicalize_dtype, dtype_kind, get_aval, impl_rules)
 from autodidax.bit_primitives import elementwise_batching, reduce_precision_p
-from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, xla_impl
+from autodidax.collectives_on_devices import all_to_all, ppermute
+from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, sort, xla_impl
+from autodidax.indexing_rest import top_k
 from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
 from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_zeros, jvp,
                            jvp_rules)
@@ -1160,6 +1162,80 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
     return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
                                    mantissa_bits=mantissa_bits)
+
+
+def shape_as_value(shape):
+    """A shape as an int32 array (JAX's also takes symbolic dimensions, which the book lacks)."""
+    if len(shape) == 0:
+        return lax.full((0,), 0, np.int32)
+    return np.asarray(shape, np.int32)
+
+
+def stage(x, /):
+    """`x` lifted into the current trace: a tracer stays itself, and a Python or NumPy value
+    becomes a JAX array of its canonical dtype, weak if it was a Python scalar."""
+    if isinstance(x, Tracer):
+        return x
+    aval = get_aval(x)
+    return lax.convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+empty_p = Primitive("empty")
+impl_rules[empty_p] = lambda *, shape, dtype, out_sharding: np.zeros(shape, dtype)
+abstract_eval_rules[empty_p] = lambda *, shape, dtype, out_sharding: ShapedArray(
+    shape, canonicalize_dtype(dtype))
+lowering_rules[empty_p] = lambda ctx, *, shape, dtype, out_sharding: [
+    hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]),
+                         ir_constant(0, ctx.avals_out[0].dtype), dense_int_array([]))]
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array whose values are not to be read: XLA may leave them uninitialized (the CPU
+    gives zeros)."""
+    return empty_p.bind(shape=tuple(shape), dtype=dtype, out_sharding=out_sharding)
+
+
+def pshuffle(x, axis_name, perm):
+    """`ppermute` with the permutation as a list: position `i` receives from `perm[i]`."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """The named axis swapped with the array axis `axis`: an `all_to_all` that splits and
+    concatenates along `axis`."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def _approx_k(name, operand, k, reduction_dimension, largest):
+    operand = jnp.asarray(operand)
+    if dtype_kind(operand.dtype) != "f":
+        raise ValueError("operand must be a floating type")
+    dim = reduction_dimension % operand.ndim
+    if not 0 <= k <= operand.shape[dim]:
+        raise ValueError(f"k must be in [0, {operand.shape[dim]}], got {k} in {name}")
+    x = jnp.moveaxis(operand, dim, -1)
+    if largest:
+        values, indices = top_k(x, k)
+    else:
+        iota = lax.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
+        values, indices = (lax.slice_in_dim(a, 0, k, axis=x.ndim - 1)
+                           for a in sort((x, iota), dimension=x.ndim - 1, num_keys=1))
+    return [jnp.moveaxis(values, -1, dim), jnp.moveaxis(indices, -1, dim)]   # a list, as JAX's
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """`[values, indices]` of the `k` largest along `reduction_dimension`. On a TPU, XLA
+    finds them approximately; on the CPU, exactly, as here."""
+    return _approx_k("approx_max_k", operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The `k` smallest values along `reduction_dimension` and their indices (NaNs last)."""
+    return _approx_k("approx_min_k", operand, k, reduction_dimension, False)
 
 
 tile_p = Primitive("tile")

@@ -22,6 +22,7 @@ V = np.array([0.5, 1.0, -1.0], np.float32)
 ZA = (A + 1j * A[::-1]).astype(np.complex64)
 ZV = np.array([1, 2 - 3j, 4 + 5j], np.complex64)
 I4 = np.arange(4, dtype=np.int32)
+SCORES = np.array([[3.0, 1.0, 3.0, -0.0, 0.0, np.nan, 2.0], [1, 2, 3, 4, 5, 6, 7]], np.float32)
 I32 = np.array([-7, -1, 0, 5, 9], np.int32)
 U32 = np.array([0, 1, 7, 0x80000001, 0xFFFFFFFF], np.uint32)
 U8 = np.array([0, 1, 7, 200, 255], np.uint8)
@@ -174,6 +175,24 @@ CONV = {
         jnp.ones((2, 2)) * s, 0.0, jax.lax.add, (0,)))(2.0)),
     "reduce jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.reduce(
         x, -np.inf, jax.lax.max, (0,)))(R)),
+    "approx_max_k and approx_min_k": B(lambda jax, jnp: (
+        jax.lax.approx_max_k(SCORES, 3), jax.lax.approx_min_k(SCORES, 3),
+        jax.lax.approx_max_k(SCORES.T, 2, reduction_dimension=0),
+        jax.jit(lambda x: jax.lax.approx_min_k(x, 2))(R))),
+    "approx_max_k of ints": E(lambda jax, jnp: jax.lax.approx_max_k(I32, 2)),
+    "pshuffle and pswapaxes": B(lambda jax, jnp: (
+        jax.vmap(lambda v: jax.lax.pshuffle(v, "i", [1, 2, 0]), axis_name="i")(
+            jnp.asarray(A[:3])),
+        jax.vmap(lambda v: jax.lax.pswapaxes(v, "i", 0), axis_name="i")(jnp.asarray(R[:, :4])))),
+    "pshuffle not a permutation": E(lambda jax, jnp: jax.vmap(
+        lambda v: jax.lax.pshuffle(v, "i", [1, 1, 0]), axis_name="i")(A[:3])),
+    "empty, stage, shape_as_value": C(lambda jax, jnp: (
+        jax.lax.empty((2, 3), np.float32), jax.jit(lambda: jax.lax.empty((2,), np.int8))(),
+        jax.lax.stage(3), jax.lax.stage(np.float64(2.5)), jax.lax.stage(V),
+        jax.lax.shape_as_value((2, 3)), jax.lax.shape_as_value(()))),
+    "empty and stage jaxprs": J(lambda jax, jnp: [jax.make_jaxpr(f)(A) for f in (
+        lambda x: jax.lax.empty((2, 3), np.float32), lambda x: jax.lax.stage(2.0) + x,
+        lambda x: jax.lax.stage(x))]),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
