@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import math
 import operator
 from typing import NamedTuple, Sequence, Union
 
@@ -1162,6 +1163,107 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
     return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
                                    mantissa_bits=mantissa_bits)
+
+
+_FFT_NAMES = {"fft": FftType.FFT, "ifft": FftType.IFFT, "rfft": FftType.RFFT,
+              "irfft": FftType.IRFFT}
+
+
+@jitted(name="fft", staged=True, static_argnums=(1, 2))
+def fft(x, fft_type, fft_lengths):
+    """The discrete Fourier transform over the last `len(fft_lengths)` axes: complex forward
+    or inverse (`FFT`, `IFFT`), real to half-spectrum (`RFFT`) or back (`IRFFT`)."""
+    if isinstance(fft_type, str):
+        if fft_type.lower() not in _FFT_NAMES or fft_type not in (fft_type.lower(),
+                                                                  fft_type.upper()):
+            raise ValueError(f"Unknown FFT type '{fft_type}'")
+        fft_type = _FFT_NAMES[fft_type.lower()]
+    elif not isinstance(fft_type, FftType):
+        raise TypeError(f"Unknown FFT type value '{fft_type}'")
+    dtype = get_aval(x).dtype
+    if fft_type == FftType.RFFT:
+        if dtype_kind(dtype) == "c":
+            raise ValueError("only real valued inputs supported for rfft")
+        x = lax.convert_element_type(x, jnp.promote_types(dtype, np.float32)
+                                     if dtype_kind(dtype) != "f" else dtype)
+    else:
+        x = lax.convert_element_type(x, jnp.promote_types(dtype, np.complex64))
+    if len(fft_lengths) == 0:
+        return x
+    return fft_p.bind(x, fft_type=fft_type, fft_lengths=tuple(fft_lengths))
+
+
+fft_p = Primitive("fft")
+
+
+def _fft_abstract(x, *, fft_type, fft_lengths):
+    n = len(fft_lengths)
+    if n > x.ndim:
+        raise ValueError(f"FFT input shape {x.shape} must have at least as many input "
+                         f"dimensions as fft_lengths {fft_lengths}.")
+    if fft_type == FftType.RFFT:
+        if x.dtype not in (np.float32, np.float64):
+            raise ValueError(f"RFFT input must be float32 or float64, got {x.dtype}")
+        if x.shape[-n:] != fft_lengths:
+            raise ValueError(f"RFFT input shape {x.shape} minor dimensions must be equal to "
+                             f"fft_lengths {fft_lengths}")
+        shape = x.shape[:-n] + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,)
+        dtype = np.result_type(x.dtype, np.complex64)
+    elif fft_type == FftType.IRFFT:
+        if dtype_kind(x.dtype) != "c":
+            raise ValueError(f"IRFFT input must be complex64 or complex128, got {x.dtype}")
+        if x.shape[-n:-1] != fft_lengths[:-1]:
+            raise ValueError(f"IRFFT input shape {x.shape} minor dimensions must be equal to "
+                             f"all except the last fft_length, got fft_lengths={fft_lengths}")
+        shape, dtype = x.shape[:-n] + fft_lengths, np.finfo(x.dtype).dtype
+    else:
+        if dtype_kind(x.dtype) != "c":
+            raise ValueError(f"FFT input must be complex64 or complex128, got {x.dtype}")
+        if x.shape[-n:] != fft_lengths:
+            raise ValueError(f"FFT input shape {x.shape} minor dimensions must be equal to "
+                             f"fft_lengths {fft_lengths}")
+        shape, dtype = x.shape, x.dtype
+    return ShapedArray(shape, dtype, x.weak_type)
+
+
+def _half_spectrum_weights(n, shape, dtype, scale=1.0):
+    """2 for the bins of a real FFT's half spectrum that stand for two bins of the full one;
+    1 for the zero bin, and for the last when `n` is even: along the last axis of `shape`."""
+    weights = np.full(shape[-1], 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    return np.broadcast_to((weights * scale).astype(dtype), shape)
+
+
+def _fft_transpose(ct, x, *, fft_type, fft_lengths):
+    """A complex FFT is its own transpose (its matrix is symmetric); a real FFT's transpose is
+    an inverse real FFT of the conjugate, with the half spectrum's bins weighted, and back."""
+    total = math.prod(fft_lengths)
+    if fft_type == FftType.RFFT:
+        weights = _half_spectrum_weights(fft_lengths[-1], get_aval(ct).shape,
+                                         get_aval(ct).dtype)
+        out = fft(lax.div(lax.conj(ct), weights), FftType.IRFFT, fft_lengths)
+        return [lax.mul(out, np.array(total, get_aval(out).dtype))]
+    if fft_type == FftType.IRFFT:
+        out = fft(ct, FftType.RFFT, fft_lengths)
+        weights = _half_spectrum_weights(fft_lengths[-1], get_aval(out).shape,
+                                         get_aval(out).dtype, 1 / total)
+        return [lax.conj(lax.mul(weights, out))]
+    return [fft(ct, fft_type, fft_lengths)]
+
+
+def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
+    return [hlo.fft(x, hlo.FftTypeAttr.get(fft_type.name), dense_int_array(fft_lengths))]
+
+
+impl_rules[fft_p] = xla_impl(fft_p)
+abstract_eval_rules[fft_p] = _fft_abstract
+deflinear(fft_p)
+transpose_rules[fft_p] = _fft_transpose
+batching_rules[fft_p] = lambda vals, dims, **params: (
+    fft_p.bind(bdim_at_front(vals[0], dims[0], None), **params), 0)
+lowering_rules[fft_p] = _fft_lowering
 
 
 def shape_as_value(shape):

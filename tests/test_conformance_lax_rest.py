@@ -22,6 +22,13 @@ V = np.array([0.5, 1.0, -1.0], np.float32)
 ZA = (A + 1j * A[::-1]).astype(np.complex64)
 ZV = np.array([1, 2 - 3j, 4 + 5j], np.complex64)
 I4 = np.arange(4, dtype=np.int32)
+FZ = (X[0] + 1j * X[1]).astype(np.complex64)                  # (4, 6, 5) complex
+
+
+def FFTS(jax):
+    t = jax.lax.FftType
+    return [(FZ, t.FFT, (6, 5)), (FZ, t.IFFT, (5,)), (X[0], t.RFFT, (6, 5)),
+            (FZ[..., :3], t.IRFFT, (6, 5)), (X[0, :, :, :4], t.RFFT, (4,))]
 SCORES = np.array([[3.0, 1.0, 3.0, -0.0, 0.0, np.nan, 2.0], [1, 2, 3, 4, 5, 6, 7]], np.float32)
 I32 = np.array([-7, -1, 0, 5, 9], np.int32)
 U32 = np.array([0, 1, 7, 0x80000001, 0xFFFFFFFF], np.uint32)
@@ -193,6 +200,18 @@ CONV = {
     "empty and stage jaxprs": J(lambda jax, jnp: [jax.make_jaxpr(f)(A) for f in (
         lambda x: jax.lax.empty((2, 3), np.float32), lambda x: jax.lax.stage(2.0) + x,
         lambda x: jax.lax.stage(x))]),
+    "fft kinds": B(lambda jax, jnp: [jax.lax.fft(x, t, n) for x, t, n in FFTS(jax)]),
+    "fft strings and ints": B(lambda jax, jnp: (jax.lax.fft(R, "fft", (6,)), jax.lax.fft(
+        I4, "rfft", (4,)), jax.lax.fft(R, "RFFT", ()))),
+    "fft grads": C(lambda jax, jnp: jax.jit(lambda *xs: [jax.grad(lambda v, t=t, n=n: (abs(
+        jax.lax.fft(v, t, n)) ** 2 * 0.5).sum())(x) for x, (_, t, n) in zip(xs, FFTS(jax))])(
+            *(x for x, _, _ in FFTS(jax))), rtol=1e-5, atol=1e-4),
+    "fft vmap": B(lambda jax, jnp: jax.vmap(lambda v: jax.lax.fft(v, "irfft", (4, 6)))(
+        FZ[..., :4])),
+    "fft jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda v: jax.lax.fft(
+        v, jax.lax.FftType.RFFT, (4, 6)))(X[0])),
+    "fft bad type": E(lambda jax, jnp: jax.lax.fft(R, "dct", (6,))),
+    "fft bad lengths": E(lambda jax, jnp: jax.lax.fft(FZ, "fft", (4,))),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
