@@ -108,5 +108,5 @@ from autodidax.lax_rest import (
     mulhi, mulhi_p, optimization_barrier, optimization_barrier_p, padtype_to_pads, pshuffle,
     pswapaxes, reduce, reduce_precision, reduce_window, reduce_window_max_p,
     reduce_window_min_p, reduce_window_p, reduce_window_shape_tuple, reduce_window_sum_p,
-    reduce_xor, reduce_xor_p, shape_as_value, stage, tile, tile_p,
+    reduce_xor, reduce_xor_p, rng_bit_generator, shape_as_value, stage, tile, tile_p,
 )

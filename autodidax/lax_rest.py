@@ -1112,6 +1112,9 @@ class RandomAlgorithm(enum.IntEnum):
     RNG_THREE_FRY = 1
     RNG_PHILOX = 2
 
+    def __str__(self):
+        return self.name
+
 
 def dtype(x):
     """The dtype JAX gives `x`: a Python scalar's default type, canonicalized (`float32`)."""
@@ -1264,6 +1267,54 @@ transpose_rules[fft_p] = _fft_transpose
 batching_rules[fft_p] = lambda vals, dims, **params: (
     fft_p.bind(bdim_at_front(vals[0], dims[0], None), **params), 0)
 lowering_rules[fft_p] = _fft_lowering
+
+
+rng_bit_generator_p = Primitive("rng_bit_generator")
+rng_bit_generator_p.multiple_results = True
+_RBG_DTYPES = tuple(map(np.dtype, ("uint8", "uint16", "uint32", "uint64")))
+
+
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *,
+                      out_sharding=None):
+    """`(new_key, bits)`: random bits of `shape` from XLA's own generator (the platform's
+    default, Threefry or Philox), and the key to use next. `key` is `uint32[4]` or
+    `uint64[2]`."""
+    shape = tuple(map(operator.index, shape))
+    dtype = canonicalize_dtype(dtype)              # uint64 is uint32, unless 64-bit mode is on
+    if dtype not in _RBG_DTYPES:
+        raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    return tuple(rng_bit_generator_p.bind(key, shape=shape, dtype=dtype, algorithm=algorithm,
+                                          out_sharding=out_sharding))
+
+
+def _rbg_abstract(key, *, shape, dtype, algorithm, out_sharding):
+    if (key.shape, key.dtype) not in (((4,), np.dtype(np.uint32)), ((2,), np.dtype(np.uint64))):
+        raise TypeError(f"rng_bit_generator: the key must be uint32[4] or uint64[2], got {key}")
+    return [ShapedArray(key.shape, key.dtype, key.weak_type), ShapedArray(shape, dtype)]
+
+
+def _rbg_lowering(ctx, key, *, shape, dtype, algorithm, out_sharding):
+    """As JAX's: a uint32[4] key goes to XLA as uint64[2], and comes back."""
+    key_aval = ctx.avals_in[0]
+    u64 = aval_to_ir_type(ShapedArray((2,), np.uint64))
+    if key_aval.dtype == np.uint32:
+        key = hlo.bitcast_convert(u64, hlo.reshape(
+            aval_to_ir_type(ShapedArray((2, 2), np.uint32)), key))
+    name = {0: "DEFAULT", 1: "THREE_FRY", 2: "PHILOX"}[int(algorithm)]
+    new_key, bits = hlo.RngBitGeneratorOp(u64, aval_to_ir_type(ctx.avals_out[1]),
+                                          hlo.RngAlgorithmAttr.get(name), key).results
+    if key_aval.dtype == np.uint32:
+        new_key = hlo.reshape(aval_to_ir_type(key_aval), hlo.bitcast_convert(
+            aval_to_ir_type(ShapedArray((2, 2), np.uint32)), new_key))
+    return [new_key, bits]
+
+
+impl_rules[rng_bit_generator_p] = xla_impl(rng_bit_generator_p)
+abstract_eval_rules[rng_bit_generator_p] = _rbg_abstract
+jvp_rules[rng_bit_generator_p] = lambda primals, tangents, **params: (
+    outs := rng_bit_generator_p.bind(*primals, **params),
+    [Zero.from_primal_value(o) for o in outs])
+lowering_rules[rng_bit_generator_p] = _rbg_lowering
 
 
 def shape_as_value(shape):

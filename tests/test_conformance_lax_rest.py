@@ -22,6 +22,7 @@ V = np.array([0.5, 1.0, -1.0], np.float32)
 ZA = (A + 1j * A[::-1]).astype(np.complex64)
 ZV = np.array([1, 2 - 3j, 4 + 5j], np.complex64)
 I4 = np.arange(4, dtype=np.int32)
+RBG_KEY = np.array([0, 42, 0, 7], np.uint32)
 FZ = (X[0] + 1j * X[1]).astype(np.complex64)                  # (4, 6, 5) complex
 
 
@@ -212,11 +213,19 @@ CONV = {
         v, jax.lax.FftType.RFFT, (4, 6)))(X[0])),
     "fft bad type": E(lambda jax, jnp: jax.lax.fft(R, "dct", (6,))),
     "fft bad lengths": E(lambda jax, jnp: jax.lax.fft(FZ, "fft", (4,))),
+    "rng_bit_generator": B(lambda jax, jnp: [jax.lax.rng_bit_generator(
+        RBG_KEY, (2, 3), dtype, jax.lax.RandomAlgorithm(a)) for dtype, a in [
+            (np.uint32, 0), (np.uint8, 1), (np.uint16, 2), (np.uint64, 0)]]),
+    "rng_bit_generator jit and jaxpr": C(lambda jax, jnp: (
+        jax.jit(lambda k: jax.lax.rng_bit_generator(k, (5,)))(RBG_KEY),
+        str(jax.make_jaxpr(lambda k: jax.lax.rng_bit_generator(k, (2,)))(RBG_KEY)))),
+    "rng_bit_generator float": E(lambda jax, jnp: jax.lax.rng_bit_generator(RBG_KEY, (2,),
+                                                                            np.float32)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
         [(f.name, int(f)) for f in jax.lax.FftType],
-        [(r.name, int(r)) for r in jax.lax.RandomAlgorithm])),
+        [(r.name, int(r), str(r)) for r in jax.lax.RandomAlgorithm])),
 }
 
 R = rng.standard_normal((4, 6)).astype(np.float32)
