@@ -31,6 +31,7 @@ from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
 from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_zeros, jvp,
                            jvp_rules)
 from autodidax.numpy import jitted
+from autodidax.runtime import default_device
 from autodidax.tree_util import tree_flatten, tree_structure, tree_unflatten
 from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
                                 lowering_rules, nary_lowering, reduce_lowering, reducer_region)
@@ -1389,6 +1390,71 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True):
     """The `k` smallest values along `reduction_dimension` and their indices (NaNs last)."""
     return _approx_k("approx_min_k", operand, k, reduction_dimension, False)
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """`per_platform[p](*args)` for the platform `p` the program runs on (`cpu`, `cuda`,
+    `rocm`, `tpu`), else `default(*args)`. The choice is made when the function is traced: the
+    book runs on one platform at a time (JAX stages all the branches in a `cond`, chosen when
+    the program is compiled)."""
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+    if default is not None and not callable(default):
+        raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+    platform = default_device().platform
+    branch = per_platform.get(platform, default)
+    if branch is None:
+        raise NotImplementedError(f"lax.platform_dependent has no branch for the platform "
+                                  f"'{platform}', and no default")
+    return branch(*args)
+
+
+class RaggedDotDimensionNumbers(NamedTuple):
+    """The dimensions of a `ragged_dot_general`: its `dot_general` dimension numbers, the
+    ragged dimensions of `lhs`, and the dimension of `rhs` that indexes the groups."""
+    dot_dimension_numbers: DotDimensionNumbers
+    lhs_ragged_dimensions: Sequence[int]
+    rhs_group_dimensions: Sequence[int]
+
+
+def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
+                       preferred_element_type=None, group_offset=None, out_sharding=None):
+    """A matrix product in which consecutive groups of the rows of `lhs` (sizes
+    `group_sizes`) each meet their own matrix of `rhs`. Only the mode `ragged_dot` uses, a
+    ragged row dimension of `lhs` and a group dimension of `rhs`, is built here."""
+    dn = ragged_dot_dimension_numbers
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dn.dot_dimension_numbers
+    lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
+    ragged, group = tuple(dn.lhs_ragged_dimensions), tuple(dn.rhs_group_dimensions)
+    if (group_offset is not None or lhs_batch or rhs_batch or len(ragged) != 1
+            or len(group) != 1 or ragged[0] in lhs_contract):
+        raise NotImplementedError("ragged_dot_general is supported by autodidax only in the "
+                                  "mode of ragged_dot: lhs ragged in a row dimension, rhs "
+                                  "with a group dimension, no batch dimensions or offset")
+    rows = lax.broadcasted_iota(np.int32, lhs.shape, ragged[0])
+    ends = lax.cumsum(jnp.asarray(group_sizes, np.int32), 0)
+    out = None
+    for i in range(rhs.shape[group[0]]):
+        member = (rows >= (ends[i - 1] if i else 0)) & (rows < ends[i])
+        masked = jnp.where(member, lhs, jnp.zeros((), lhs.dtype))
+        matrix = lax.index_in_dim(rhs, i, group[0], keepdims=False)
+        shift = [d - (d > group[0]) for d in rhs_contract]
+        term = lax.dot_general(masked, matrix, ((lhs_contract, shift), ((), ())),
+                               preferred_element_type)
+        out = term if out is None else lax.add(out, term)
+    return out
+
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
+               group_offset=None, out_sharding=None):
+    """`lhs[m, k]` times `rhs[g, k, n]`: the rows of group `i` (consecutive, `group_sizes[i]`
+    of them) times `rhs[i]`."""
+    dn = RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,))
+    return ragged_dot_general(lhs, rhs, group_sizes, dn, precision, preferred_element_type,
+                              group_offset, out_sharding)
 
 
 tile_p = Primitive("tile")

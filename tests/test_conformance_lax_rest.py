@@ -221,6 +221,16 @@ CONV = {
         str(jax.make_jaxpr(lambda k: jax.lax.rng_bit_generator(k, (2,)))(RBG_KEY)))),
     "rng_bit_generator float": E(lambda jax, jnp: jax.lax.rng_bit_generator(RBG_KEY, (2,),
                                                                             np.float32)),
+    "ragged_dot": C(lambda jax, jnp: (
+        jax.lax.ragged_dot(R[:, :3], W[:3, :3, :, 0], np.array([2, 0, 4], np.int32)),
+        jax.jit(jax.grad(lambda x, w: (jax.lax.ragged_dot(x, w, np.array([1, 3, 2], np.int32))
+                                       ** 2).sum(), (0, 1)))(R[:, :3], W[:3, :3, :, 0])),
+        rtol=1e-5, atol=1e-5),
+    "platform_dependent": C(lambda jax, jnp: (
+        jax.lax.platform_dependent(A, cpu=jnp.sin, default=jnp.cos),
+        jax.jit(lambda x: jax.lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos))(A),
+        jax.grad(lambda x: jax.lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.cos))(1.0))),
+    "platform_dependent gpu": E(lambda jax, jnp: jax.lax.platform_dependent(A, gpu=jnp.sin)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
