@@ -104,10 +104,10 @@ from autodidax.lax_rest import (
     conv_general_dilated_p, conv_general_dilated_patches, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p,
-    dtype, empty, fft, fft_p, index_take, mulhi, mulhi_p, optimization_barrier,
+    dce_sink, dtype, empty, fft, fft_p, index_take, mulhi, mulhi_p, optimization_barrier,
     optimization_barrier_p, padtype_to_pads, platform_dependent, pshuffle, pswapaxes,
     ragged_dot, ragged_dot_general, reduce, reduce_precision, reduce_window,
     reduce_window_max_p, reduce_window_min_p, reduce_window_p, reduce_window_shape_tuple,
-    reduce_window_sum_p, reduce_xor, reduce_xor_p, rng_bit_generator, shape_as_value, stage,
-    tile, tile_p,
+    reduce_window_sum_p, reduce_xor, reduce_xor_p, rng_bit_generator, rng_uniform,
+    shape_as_value, stage, tile, tile_p,
 )

@@ -1318,6 +1318,55 @@ jvp_rules[rng_bit_generator_p] = lambda primals, tangents, **params: (
 lowering_rules[rng_bit_generator_p] = _rbg_lowering
 
 
+rng_uniform_p = Primitive("rng_uniform")
+
+
+def _rng_uniform_abstract(a, b, *, shape):
+    if a.dtype != b.dtype:
+        raise TypeError("lax.rng_uniform requires arguments to have the same dtypes, got "
+                        f"{a.dtype.name}, {b.dtype.name}.")
+    if a.shape or b.shape:
+        raise ValueError(f"rng_uniform expects scalar bounds, got shapes {a.shape}, {b.shape}")
+    return ShapedArray(shape, a.dtype)
+
+
+def _rng_uniform_lowering(ctx, a, b, *, shape):
+    dims = ir_constant(np.array(ctx.avals_out[0].shape, np.int64))
+    return [hlo.rng(a, b, dims, hlo.RngDistributionAttr.get("UNIFORM"))]
+
+
+impl_rules[rng_uniform_p] = xla_impl(rng_uniform_p)
+abstract_eval_rules[rng_uniform_p] = _rng_uniform_abstract
+lowering_rules[rng_uniform_p] = _rng_uniform_lowering
+
+
+def rng_uniform(a, b, shape):
+    """Numbers drawn uniformly from `[a, b)` by XLA's stateful generator: unlike everything
+    else in JAX, not a function of its inputs (each run draws anew)."""
+    a, b = jnp.promote_dtypes(a, b)
+    return rng_uniform_p.bind(a, b, shape=tuple(shape))
+
+
+dce_sink_p = Primitive("dce_sink")
+dce_sink_p.multiple_results = True
+impl_rules[dce_sink_p] = lambda x, **params: []
+abstract_eval_rules[dce_sink_p] = lambda x, **params: []
+jvp_rules[dce_sink_p] = lambda primals, tangents, **params: (dce_sink_p.bind(*primals, **params),
+                                                             [])
+batching_rules[dce_sink_p] = lambda vals, dims, **params: (dce_sink_p.bind(*vals, **params), [])
+lowering_rules[dce_sink_p] = lambda ctx, x, *, prevent_mlir_dce: []
+
+
+def dce_sink(val, *, prevent_mlir_dce=False):
+    """Use each leaf of `val`, returning nothing: an equation that keeps the values it reads
+    alive in a jaxpr, so that dead-code elimination does not remove what computes them."""
+    if prevent_mlir_dce:
+        raise NotImplementedError("dce_sink(prevent_mlir_dce=True), a custom call of JAX's own "
+                                  "runtime, is not supported by autodidax")
+    for leaf in tree_flatten(val)[0]:
+        dce_sink_p.bind(leaf, prevent_mlir_dce=False)
+
+
 def shape_as_value(shape):
     """A shape as an int32 array (JAX's also takes symbolic dimensions, which the book lacks)."""
     if len(shape) == 0:

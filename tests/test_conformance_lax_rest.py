@@ -231,6 +231,13 @@ CONV = {
         jax.jit(lambda x: jax.lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos))(A),
         jax.grad(lambda x: jax.lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.cos))(1.0))),
     "platform_dependent gpu": E(lambda jax, jnp: jax.lax.platform_dependent(A, gpu=jnp.sin)),
+    "rng_uniform": C(lambda jax, jnp: [(v.shape, v.dtype, bool(((v >= 0) & (v < 10)).all()))
+                                       for v in (jax.lax.rng_uniform(0.0, 10.0, (3, 2)),
+                                                 jax.lax.rng_uniform(0, 10, (4,)))]),
+    "rng_uniform jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda a: jax.lax.rng_uniform(
+        a, 1.0, (3,)))(0.0)),
+    "dce_sink jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.dce_sink(
+        {"a": x, "b": x * 2}))(A)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
