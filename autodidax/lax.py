@@ -97,9 +97,10 @@ from autodidax.collectives_on_devices import (
 
 # Appendix A27: convolutions, windows and the rest of lax.
 from autodidax.lax_rest import (
-    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, DotDimensionNumbers, FftType,
-    Precision, PrecisionLike, RaggedDotDimensionNumbers, RandomAlgorithm, approx_max_k,
-    approx_min_k, associative_scan, batch_matmul, broadcast_like, broadcast_shapes, conv,
+    AccuracyMode, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, DotAlgorithm,
+    DotAlgorithmPreset, DotDimensionNumbers, FftType, Precision, PrecisionLike,
+    RaggedDotDimensionNumbers, RandomAlgorithm, Tolerance, approx_max_k, approx_min_k,
+    associative_scan, batch_matmul, broadcast_like, broadcast_shapes, conv,
     conv_dimension_numbers, conv_general_dilated, conv_general_dilated_local,
     conv_general_dilated_p, conv_general_dilated_patches, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,

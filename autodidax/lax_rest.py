@@ -75,8 +75,8 @@ _PRECISION_NAMES = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
 
 def canonicalize_precision(precision):
     """None, or a pair of `Precision`s (one per operand), from what a user may pass."""
-    if precision is None:
-        return None
+    if precision is None or isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision                      # an algorithm (defined below) is kept as it is
     if isinstance(precision, (Precision, str)):
         return (Precision(precision),) * 2
     if (isinstance(precision, (list, tuple)) and len(precision) == 2
@@ -1094,7 +1094,8 @@ def cumlogsumexp(operand, axis=0, reverse=False):
     return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
 
 
-PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      "DotAlgorithm", "DotAlgorithmPreset"]
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
                             tuple[Sequence[int], Sequence[int]]]
 
@@ -1167,6 +1168,45 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
     return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
                                    mantissa_bits=mantissa_bits)
+
+
+class DotAlgorithm(NamedTuple):
+    """A product's algorithm, spelled out: the types its operands are rounded to, how many
+    parts each is split into, the type it accumulates in."""
+    lhs_precision_type: object
+    rhs_precision_type: object
+    accumulation_type: object
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+DotAlgorithmPreset = enum.Enum("DotAlgorithmPreset", [
+    "DEFAULT", "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"])
+DotAlgorithmPreset.__doc__ = "The named algorithms of a product: operand, operand, accumulator."
+DotAlgorithmPreset.__repr__ = lambda self: f"DotAlgorithmPreset.{self.name}"
+DotAlgorithmPreset.__str__ = lambda self: self.name
+
+
+class AccuracyMode(enum.Enum):
+    """How accurately a transcendental function (`lax.exp`...) is to be computed."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """An accuracy asked of a transcendental function: absolute, relative, or in ulps."""
+
+    def __init__(self, atol=0.0, rtol=0.0, ulps=0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
 
 
 _FFT_NAMES = {"fft": FftType.FFT, "ifft": FftType.IFFT, "rfft": FftType.RFFT,

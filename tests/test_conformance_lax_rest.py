@@ -238,6 +238,15 @@ CONV = {
         a, 1.0, (3,)))(0.0)),
     "dce_sink jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.dce_sink(
         {"a": x, "b": x * 2}))(A)),
+    "dot algorithms": C(lambda jax, jnp: (
+        jax.lax.DotAlgorithm(np.float32, np.float32, np.float32)[3:],
+        jax.lax.DotAlgorithm._fields, [(m.name, m.value, repr(m), str(m))
+                                      for m in jax.lax.DotAlgorithmPreset],
+        [(m.name, m.value) for m in jax.lax.AccuracyMode],
+        vars(jax.lax.Tolerance(atol=1e-3, ulps=2)))),
+    "Tolerance of zeros": E(lambda jax, jnp: jax.lax.Tolerance()),
+    "conv with a preset": C(lambda jax, jnp: jax.lax.conv(
+        X, W, (1, 1), "VALID", precision=jax.lax.DotAlgorithmPreset.F32_F32_F32)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
