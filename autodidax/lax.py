@@ -100,7 +100,7 @@ from autodidax.lax_rest import (
     AccuracyMode, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, DotAlgorithm,
     DotAlgorithmPreset, DotDimensionNumbers, FftType, Precision, PrecisionLike,
     RaggedDotDimensionNumbers, RandomAlgorithm, Tolerance, approx_max_k, approx_min_k,
-    associative_scan, batch_matmul, broadcast_like, broadcast_shapes, conv,
+    associative_scan, batch_matmul, broadcast_like, broadcast_shapes, composite, conv,
     conv_dimension_numbers, conv_general_dilated, conv_general_dilated_local,
     conv_general_dilated_p, conv_general_dilated_patches, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,

@@ -7,6 +7,7 @@ each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 import math
 import operator
@@ -21,8 +22,10 @@ from autodidax import lax_core as lax
 from autodidax import numpy as jnp
 from autodidax.autodiff import is_linear, transpose_rules
 from autodidax.batching import batching_rules, bdim_at_front, reducer
-from autodidax.core import (Primitive, ShapedArray, Tracer, abstract_eval_rules,
-                            canonicalize_dtype, dtype_kind, get_aval, impl_rules)
+from autodidax.control_flow import trace_to_jaxpr_with_consts
+from autodidax.core import (Primitive, ShapedArray, Tracer, UnexpectedTracerError,
+                            abstract_eval_rules, canonicalize_dtype, dtype_kind, get_aval,
+                            impl_rules)
 from autodidax.bit_primitives import elementwise_batching, reduce_precision_p
 from autodidax.collectives_on_devices import all_to_all, ppermute
 from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, sort, xla_impl
@@ -34,7 +37,8 @@ from autodidax.numpy import jitted
 from autodidax.runtime import default_device
 from autodidax.tree_util import tree_flatten, tree_structure, tree_unflatten
 from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
-                                lowering_rules, nary_lowering, reduce_lowering, reducer_region)
+                                lower_jaxpr_to_fun, lowering_rules, nary_lowering,
+                                reduce_lowering, reducer_region)
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -1544,6 +1548,76 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
     dn = RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,))
     return ragged_dot_general(lhs, rhs, group_sizes, dn, precision, preferred_element_type,
                               group_offset, out_sharding)
+
+
+composite_p = Primitive("composite")
+composite_p.multiple_results = True
+impl_rules[composite_p] = lambda *args, jaxpr, **params: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts,
+                                                                    *args)
+abstract_eval_rules[composite_p] = lambda *avals, jaxpr, **params: list(jaxpr.out_avals)
+
+
+def _composite_jvp(primals, tangents, **params):
+    raise ValueError("JVP rule for composite not implemented. You can use `jax.custom_jvp` to "
+                     "add support. See https://docs.jax.dev/en/latest/_autosummary/"
+                     "jax.custom_jvp.html")
+
+
+def _attribute(value):
+    """A composite's attribute as an MLIR attribute: a bool, int, float or string."""
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, float):
+        return ir.FloatAttr.get(ir.F32Type.get(), value)
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    raise NotImplementedError(f"a composite attribute of type {type(value).__name__} is not "
+                              "supported by autodidax")
+
+
+def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
+    """A `stablehlo.composite` named `name`, whose decomposition is a private function of the
+    module: a compiler that knows `name` may replace it; XLA on the CPU inlines it."""
+    symbol = lower_jaxpr_to_fun(ctx.module_context, name, jaxpr)
+    attrs = {k: _attribute(tree_unflatten(tree, leaves)) for k, leaves, tree in attributes}
+    op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
+                         name=ir.StringAttr.get(name),
+                         decomposition=ir.FlatSymbolRefAttr.get(symbol),
+                         composite_attributes=ir.DictAttr.get(attrs),
+                         version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), version))
+    return list(op.results)
+
+
+jvp_rules[composite_p] = _composite_jvp
+lowering_rules[composite_p] = _composite_lowering
+
+
+def composite(decomposition, name, version=0):
+    """`decomposition`, staged as one `composite` equation named `name`: a unit that a
+    compiler may implement its own way (a fused kernel), and otherwise computes the
+    decomposition. Keyword arguments are static attributes of the composite."""
+    @functools.wraps(decomposition)
+    def composed(*args, **kwargs):
+        if any(isinstance(v, Tracer) for v in kwargs.values()):
+            raise UnexpectedTracerError(
+                "Found a JAX Tracer as an attribute in the decomposition for the composite op "
+                f"'{name}'. This means that the decomposition function closes over a value "
+                "that is involved in a JAX transformation. Any values that aren't explicitly "
+                "known at compile time must be explicitly passed as arguments to the "
+                "composite.\n\nNote: If you are passing jax arrays as attributes, use numpy "
+                "arrays instead.")
+        flat, in_tree = tree_flatten(args)
+        avals = [get_aval(x) for x in flat]
+        jaxpr, consts, out_tree = trace_to_jaxpr_with_consts(
+            functools.partial(decomposition, **kwargs), in_tree, avals)
+        attributes = tuple((k, tuple(leaves), tree) for k, (leaves, tree) in
+                           ((k, tree_flatten(v)) for k, v in kwargs.items()))
+        outs = composite_p.bind(*consts, *flat, name=name, attributes=attributes,
+                                version=version, jaxpr=jaxpr)
+        return tree_unflatten(out_tree, outs)
+    return composed
 
 
 tile_p = Primitive("tile")

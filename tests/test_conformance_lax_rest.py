@@ -247,6 +247,14 @@ CONV = {
     "Tolerance of zeros": E(lambda jax, jnp: jax.lax.Tolerance()),
     "conv with a preset": C(lambda jax, jnp: jax.lax.conv(
         X, W, (1, 1), "VALID", precision=jax.lax.DotAlgorithmPreset.F32_F32_F32)),
+    "composite": C(lambda jax, jnp: (
+        _sin_times(jax, jnp)(A, V[:1]), jax.jit(_sin_times(jax, jnp))(A, A),
+        jax.jit(lambda x: jax.lax.composite(lambda x, *, k: x * k, "my.scale", 2)(x, k=3))(A),
+        jax.jit(_sin_times(jax, jnp)).lower(A, A).as_text())),
+    "composite jaxprs": J(lambda jax, jnp: [jax.make_jaxpr(_sin_times(jax, jnp))(A, A),
+                                            jax.make_jaxpr(lambda x: jax.lax.composite(
+                                                lambda x, *, k: x * k, "my.scale", 2)(x, k=3))(A)]),
+    "composite grad": E(lambda jax, jnp: jax.grad(lambda x: _sin_times(jax, jnp)(x, x).sum())(A)),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
@@ -255,6 +263,11 @@ CONV = {
 }
 
 R = rng.standard_normal((4, 6)).astype(np.float32)
+
+
+def _sin_times(jax, jnp):
+    return jax.lax.composite(lambda x, y: jnp.sin(x) * y, name="my.sin_times")
+
 POOL = ((2, 3), (1, 2), "SAME")
 DILATED = ((2, 2), (2, 1), ((1, 0), (0, 2)), (1, 2), (2, 1))
 
