@@ -20,7 +20,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
 from autodidax import numpy as jnp
-from autodidax.autodiff import is_linear, transpose_rules
+from autodidax.autodiff import is_linear, transpose_rules, vjp
 from autodidax.batching import batching_rules, bdim_at_front, reducer
 from autodidax.control_flow import trace_to_jaxpr_with_consts
 from autodidax.core import (Primitive, ShapedArray, Tracer, UnexpectedTracerError,
@@ -1618,6 +1618,116 @@ def composite(decomposition, name, version=0):
                                 version=version, jaxpr=jaxpr)
         return tree_unflatten(out_tree, outs)
     return composed
+
+
+class _LinearSolveTuple(NamedTuple):
+    """One value per function of a linear solve: the map, its transpose, and their solvers."""
+    matvec: object
+    vecmat: object
+    solve: object
+    transpose_solve: object
+
+    def transpose(self):
+        return _LinearSolveTuple(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+
+
+linear_solve_p = Primitive("linear_solve")
+linear_solve_p.multiple_results = True
+
+
+def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
+                        has_aux=False):
+    """`solve(matvec, b)`, differentiated implicitly: from `matvec(x) = b`, the tangent of `x`
+    solves `matvec(dx) = db - dmatvec(x)`, and the cotangent of `b` solves the transposed
+    system with `transpose_solve` (`solve` again, if `symmetric`)."""
+    if has_aux:
+        raise NotImplementedError("custom_linear_solve(has_aux=True) is not supported by "
+                                  "autodidax")
+    leaves, tree = tree_flatten(b)
+    avals = [get_aval(x) for x in leaves]
+    args_tree = tree_structure((b,))
+
+    def traced(fun):
+        jaxpr, consts, out_tree = trace_to_jaxpr_with_consts(fun, args_tree, avals)
+        if out_tree != tree:
+            raise TypeError(f"the function must return a value of b's structure {tree}, got "
+                            f"{out_tree}")
+        return jaxpr, consts
+
+    def vecmat(y):                 # the transpose of the linear `matvec`
+        return vjp(matvec, tree_unflatten(tree, [lax.full_like(x, 0) for x in leaves]))[1](y)[0]
+    if symmetric:
+        vecmat = matvec
+        transpose_solve = solve if transpose_solve is None else transpose_solve
+    funs = _LinearSolveTuple(matvec, vecmat, lambda x: solve(matvec, x),
+                   None if transpose_solve is None else lambda y: transpose_solve(vecmat, y))
+    pairs = [traced(f) if f is not None else (None, []) for f in funs]
+    consts = [c for _, cs in pairs for c in cs]
+    out = linear_solve_p.bind(*consts, *leaves, jaxprs=_LinearSolveTuple(*(j for j, _ in pairs)),
+                              const_lengths=_LinearSolveTuple(*(len(cs) for _, cs in pairs)))
+    return tree_unflatten(tree, out)
+
+
+def _split(args, const_lengths):
+    """(the constants of each function, as a `_LinearSolveTuple` of lists; the right-hand side)."""
+    out, start = [], 0
+    for n in const_lengths:
+        out.append(list(args[start:start + n]))
+        start += n
+    return _LinearSolveTuple(*out), list(args[start:])
+
+
+def _run(jaxpr, consts, args):
+    return eval_jaxpr(jaxpr.jaxpr, [], *consts, *args)
+
+
+def _linear_solve_impl(*args, jaxprs, const_lengths):
+    consts, b = _split(args, const_lengths)
+    return _run(jaxprs.solve, consts.solve, b)
+
+
+def _linear_solve_jvp(primals, tangents, *, jaxprs, const_lengths):
+    """dx solves matvec(dx) = db - (the tangent of matvec's constants, applied to x)."""
+    consts, b = _split(primals, const_lengths)
+    dconsts, db = _split(tangents, const_lengths)
+    x = linear_solve_p.bind(*primals, jaxprs=jaxprs, const_lengths=const_lengths)
+    rhs = [instantiate_zeros(t) for t in db]
+    if any(type(t) is not Zero for t in dconsts.matvec):
+        _, dax = jvp(lambda *c: _run(jaxprs.matvec, c, x), consts.matvec,
+                     [instantiate_zeros(t) for t in dconsts.matvec])
+        rhs = [lax.sub(r, d) for r, d in zip(rhs, dax)]
+    if all(type(t) is Zero for t in db) and all(type(t) is Zero for t in dconsts.matvec):
+        return x, [Zero.from_primal_value(v) for v in x]
+    return x, linear_solve_p.bind(*[c for cs in consts for c in cs], *rhs, jaxprs=jaxprs,
+                                  const_lengths=const_lengths)
+
+
+def _linear_solve_transpose(cts, *args, jaxprs, const_lengths):
+    """The cotangent of b: the transposed system, solved by `transpose_solve`."""
+    if jaxprs.transpose_solve is None:
+        raise TypeError("transpose_solve required for backwards mode automatic "
+                        "differentiation of custom_linear_solve")
+    consts, b = _split(args, const_lengths)
+    if any(is_linear(c) for cs in consts for c in cs):
+        raise ValueError("custom_linear_solve is linear in b only, not in its constants")
+    cts = [lax.full(ct.aval.shape, 0, ct.aval.dtype) if type(ct) is Zero else ct for ct in cts]
+    swapped = consts.transpose()
+    out = linear_solve_p.bind(*[c for cs in swapped for c in cs], *cts,
+                              jaxprs=jaxprs.transpose(), const_lengths=const_lengths.transpose())
+    return [None] * sum(const_lengths) + list(out)
+
+
+def _linear_solve_lowering(ctx, *args, jaxprs, const_lengths):
+    consts, b = _split(args, const_lengths)
+    return jaxpr_subcomp(ctx.module_context, jaxprs.solve.jaxpr, [], consts.solve + b)
+
+
+impl_rules[linear_solve_p] = _linear_solve_impl
+abstract_eval_rules[linear_solve_p] = lambda *avals, jaxprs, const_lengths: list(
+    jaxprs.solve.out_avals)
+jvp_rules[linear_solve_p] = _linear_solve_jvp
+transpose_rules[linear_solve_p] = _linear_solve_transpose
+lowering_rules[linear_solve_p] = _linear_solve_lowering
 
 
 tile_p = Primitive("tile")

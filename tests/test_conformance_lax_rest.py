@@ -255,6 +255,16 @@ CONV = {
                                             jax.make_jaxpr(lambda x: jax.lax.composite(
                                                 lambda x, *, k: x * k, "my.scale", 2)(x, k=3))(A)]),
     "composite grad": E(lambda jax, jnp: jax.grad(lambda x: _sin_times(jax, jnp)(x, x).sum())(A)),
+    "custom_linear_solve": C(lambda jax, jnp: (
+        _spd(jax, jnp)(SPD, SPD[0]), jax.grad(lambda A, b: (_spd(jax, jnp)(A, b) ** 2).sum(),
+                                              (0, 1))(SPD, SPD[0]),
+        jax.jit(jax.grad(lambda A, b: _general(jax, jnp)(A, b)["x"].sum(), (0, 1)))(
+            SPD + np.triu(SPD), SPD[1]),
+        jax.jvp(lambda b: _general(jax, jnp)(SPD, b)["x"], (SPD[0],), (SPD[1],))),
+        rtol=1e-5, atol=1e-5),
+    "custom_linear_solve without transpose_solve": E(lambda jax, jnp: jax.grad(
+        lambda b: jax.lax.custom_linear_solve(lambda x: SPD @ x, b, lambda mv, y: jnp.linalg.solve(
+            SPD, y)).sum())(SPD[0])),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
@@ -263,6 +273,19 @@ CONV = {
 }
 
 R = rng.standard_normal((4, 6)).astype(np.float32)
+SPD = (np.eye(3) * 4 + np.ones((3, 3))).astype(np.float32)
+
+
+def _spd(jax, jnp):
+    return lambda A, b: jax.lax.custom_linear_solve(
+        lambda x: A @ x, b, lambda mv, y: jnp.linalg.solve(A, y), symmetric=True)
+
+
+def _general(jax, jnp):
+    """A pytree right-hand side, and a transposed solver of its own."""
+    return lambda A, b: jax.lax.custom_linear_solve(
+        lambda x: {"x": A @ x["x"]}, {"x": b}, lambda mv, y: {"x": jnp.linalg.solve(A, y["x"])},
+        lambda vm, y: {"x": jnp.linalg.solve(A.T, y["x"])})
 
 
 def _sin_times(jax, jnp):
