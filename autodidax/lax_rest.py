@@ -32,10 +32,10 @@ from autodidax.indexing import GatherDimensionNumbers, gather, lower_fun, sort, 
 from autodidax.indexing_rest import top_k
 from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
 from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_zeros, jvp,
-                           jvp_rules)
+                           jvp_rules, stop_gradient)
 from autodidax.numpy import jitted
 from autodidax.runtime import default_device
-from autodidax.tree_util import tree_flatten, tree_structure, tree_unflatten
+from autodidax.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
                                 lower_jaxpr_to_fun, lowering_rules, nary_lowering,
                                 reduce_lowering, reducer_region)
@@ -1728,6 +1728,30 @@ abstract_eval_rules[linear_solve_p] = lambda *avals, jaxprs, const_lengths: list
 jvp_rules[linear_solve_p] = _linear_solve_jvp
 transpose_rules[linear_solve_p] = _linear_solve_transpose
 lowering_rules[linear_solve_p] = _linear_solve_lowering
+
+
+def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+    """`solve(f, initial_guess)`, a root of `f`, differentiated implicitly with respect to what
+    `f` closes over: from `f(x*) = 0`, `dx* = -tangent_solve(J, df)`, with `J` the linear map
+    of `f` at the root. Written as a correction whose value is zero and whose derivative is
+    exactly that tangent."""
+    if has_aux:
+        raise NotImplementedError("custom_root(has_aux=True) is not supported by autodidax")
+    guess = stop_gradient(initial_guess)
+    leaves, tree = tree_flatten(guess)
+    jaxpr, consts, out_tree = trace_to_jaxpr_with_consts(f, tree_structure((guess,)),
+                                                          [get_aval(x) for x in leaves])
+    frozen = [stop_gradient(c) for c in consts]     # what f closes over, without derivatives
+
+    def frozen_f(x):                     # f, through which no derivative reaches the solver
+        return tree_unflatten(out_tree, eval_jaxpr(jaxpr.jaxpr, [], *frozen,
+                                                   *tree_flatten(x)[0]))
+    root = stop_gradient(solve(frozen_f, guess))
+
+    def linear(v):                       # f's linear map in x at the root, x alone varying
+        return jvp(f, (root,), (v,))[1]
+    correction = tree_map(lax.neg, tangent_solve(linear, f(root)))
+    return tree_map(lambda x, c: lax.add(x, lax.sub(c, stop_gradient(c))), root, correction)
 
 
 tile_p = Primitive("tile")

@@ -265,6 +265,13 @@ CONV = {
     "custom_linear_solve without transpose_solve": E(lambda jax, jnp: jax.grad(
         lambda b: jax.lax.custom_linear_solve(lambda x: SPD @ x, b, lambda mv, y: jnp.linalg.solve(
             SPD, y)).sum())(SPD[0])),
+    "custom_root": C(lambda jax, jnp: (
+        _sqrt(jax, jnp)(2.0), jax.grad(_sqrt(jax, jnp))(2.0), jax.jit(jax.grad(_sqrt(
+            jax, jnp)))(3.0), jax.jvp(_sqrt(jax, jnp), (2.0,), (1.0,)),
+        jax.jacrev(lambda b: jax.lax.custom_root(
+            lambda x: SPD @ x - b, jnp.zeros(3), lambda f, x0: jnp.linalg.solve(
+                SPD, -f(jnp.zeros(3))), lambda g, y: jnp.linalg.solve(SPD, y)))(SPD[0])),
+        rtol=1e-5, atol=1e-6),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
@@ -279,6 +286,15 @@ SPD = (np.eye(3) * 4 + np.ones((3, 3))).astype(np.float32)
 def _spd(jax, jnp):
     return lambda A, b: jax.lax.custom_linear_solve(
         lambda x: A @ x, b, lambda mv, y: jnp.linalg.solve(A, y), symmetric=True)
+
+
+def _sqrt(jax, jnp):
+    """The positive root of x**2 - a, by Newton's method in a while_loop."""
+    def newton(f, x0):
+        return jax.lax.while_loop(lambda x: abs(f(x)) > 1e-6,
+                                  lambda x: x - f(x) / jax.grad(f)(x), x0)
+    return lambda a: jax.lax.custom_root(lambda x: x ** 2 - a, 1.0, newton,
+                                         lambda g, y: y / g(1.0))
 
 
 def _general(jax, jnp):
