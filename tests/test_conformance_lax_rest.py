@@ -53,14 +53,12 @@ def _grads(jax, w, **kw):
 
 CONV = {
     "conv SAME": B(lambda jax, jnp: _conv(jax)(X)),
-    "conv general": B(lambda jax, jnp: _conv(jax, **GENERAL)(X)),
+    "conv general": B(lambda jax, jnp: (_conv(jax, **GENERAL)(X), jax.jit(_conv(
+        jax, window_strides=(2, 2), padding="SAME_LOWER"))(X))),
     "conv layouts": B(lambda jax, jnp: _conv(jax, **LAYOUT)(X)),
     "conv feature groups": B(lambda jax, jnp: _conv(jax, WG, feature_group_count=2)(X)),
     "conv batch groups": B(lambda jax, jnp: _conv(jax, WB, padding="VALID",
                                                   batch_group_count=2)(X)),
-    "conv SAME_LOWER and strides": B(lambda jax, jnp: _conv(jax, window_strides=(2, 2),
-                                                            padding="SAME_LOWER")(X)),
-    "conv jit": B(lambda jax, jnp: jax.jit(_conv(jax, **GENERAL))(X)),
     "conv int32": B(lambda jax, jnp: _conv(jax, W.astype(np.int32))(X.astype(np.int32))),
     "conv preferred f32 of f16": C(lambda jax, jnp: _conv(
         jax, W.astype(np.float16), preferred_element_type=np.float32)(X.astype(np.float16)),
@@ -75,8 +73,6 @@ CONV = {
     "conv grad batch groups": C(lambda jax, jnp: _grads(jax, WB, padding="VALID",
                                                         batch_group_count=2),
                                 rtol=1e-5, atol=1e-5),
-    "conv jvp": C(lambda jax, jnp: jax.jvp(_conv(jax, **GENERAL), (X,), (X * 0.5,)),
-                  rtol=1e-5, atol=1e-5),
     "conv vmap lhs": B(lambda jax, jnp: jax.vmap(_conv(jax, **GENERAL), in_axes=1)(
         XS.transpose(1, 0, 2, 3, 4))),
     "conv vmap rhs": B(lambda jax, jnp: jax.vmap(lambda w: _conv(jax, **LAYOUT)(X, w))(WS)),
@@ -160,8 +156,7 @@ CONV = {
             lambda x: jax.lax.tile(x, (2, 1)))(R)))),
     "tile bad reps": E(lambda jax, jnp: jax.lax.tile(R, (2,))),
     "mulhi": B(lambda jax, jnp: (
-        jax.lax.mulhi(I32 * 100003, I32 * -300007), jax.jit(jax.lax.mulhi)(
-            U32, U32[::-1]), jax.vmap(jax.lax.mulhi)(U32, U32 + 1),
+        jax.lax.mulhi(I32 * 100003, I32 * -300007), jax.vmap(jax.lax.mulhi)(U32, U32[::-1]),
         jax.lax.mulhi(U8, U8[::-1]))),
     "mulhi float": E(lambda jax, jnp: jax.lax.mulhi(A, A)),
     "reduce_xor": B(lambda jax, jnp: (jax.lax.reduce_xor(I32.reshape(5, 1) * U32.astype(
@@ -215,7 +210,7 @@ CONV = {
     "fft bad lengths": E(lambda jax, jnp: jax.lax.fft(FZ, "fft", (4,))),
     "rng_bit_generator": B(lambda jax, jnp: [jax.lax.rng_bit_generator(
         RBG_KEY, (2, 3), dtype, jax.lax.RandomAlgorithm(a)) for dtype, a in [
-            (np.uint32, 0), (np.uint8, 1), (np.uint16, 2), (np.uint64, 0)]]),
+            (np.uint32, 0), (np.uint8, 1), (np.uint64, 2)]]),
     "rng_bit_generator jit and jaxpr": C(lambda jax, jnp: (
         jax.jit(lambda k: jax.lax.rng_bit_generator(k, (5,)))(RBG_KEY),
         str(jax.make_jaxpr(lambda k: jax.lax.rng_bit_generator(k, (2,)))(RBG_KEY)))),
@@ -232,8 +227,7 @@ CONV = {
         jax.grad(lambda x: jax.lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.cos))(1.0))),
     "platform_dependent gpu": E(lambda jax, jnp: jax.lax.platform_dependent(A, gpu=jnp.sin)),
     "rng_uniform": C(lambda jax, jnp: [(v.shape, v.dtype, bool(((v >= 0) & (v < 10)).all()))
-                                       for v in (jax.lax.rng_uniform(0.0, 10.0, (3, 2)),
-                                                 jax.lax.rng_uniform(0, 10, (4,)))]),
+                                       for v in (jax.lax.rng_uniform(0.0, 10.0, (3, 2)),)]),
     "rng_uniform jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda a: jax.lax.rng_uniform(
         a, 1.0, (3,)))(0.0)),
     "dce_sink jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.lax.dce_sink(
@@ -259,19 +253,13 @@ CONV = {
         _spd(jax, jnp)(SPD, SPD[0]), jax.grad(lambda A, b: (_spd(jax, jnp)(A, b) ** 2).sum(),
                                               (0, 1))(SPD, SPD[0]),
         jax.jit(jax.grad(lambda A, b: _general(jax, jnp)(A, b)["x"].sum(), (0, 1)))(
-            SPD + np.triu(SPD), SPD[1]),
-        jax.jvp(lambda b: _general(jax, jnp)(SPD, b)["x"], (SPD[0],), (SPD[1],))),
+            SPD + np.triu(SPD), SPD[1])),
         rtol=1e-5, atol=1e-5),
     "custom_linear_solve without transpose_solve": E(lambda jax, jnp: jax.grad(
         lambda b: jax.lax.custom_linear_solve(lambda x: SPD @ x, b, lambda mv, y: jnp.linalg.solve(
             SPD, y)).sum())(SPD[0])),
     "custom_root": C(lambda jax, jnp: (
-        _sqrt(jax, jnp)(2.0), jax.grad(_sqrt(jax, jnp))(2.0), jax.jit(jax.grad(_sqrt(
-            jax, jnp)))(3.0), jax.jvp(_sqrt(jax, jnp), (2.0,), (1.0,)),
-        jax.jacrev(lambda b: jax.lax.custom_root(
-            lambda x: SPD @ x - b, jnp.zeros(3), lambda f, x0: jnp.linalg.solve(
-                SPD, -f(jnp.zeros(3))), lambda g, y: jnp.linalg.solve(SPD, y)))(SPD[0])),
-        rtol=1e-5, atol=1e-6),
+        _sqrt(jax, jnp)(2.0), jax.grad(_sqrt(jax, jnp))(2.0)), rtol=1e-5, atol=1e-6),
     "enums": C(lambda jax, jnp: (
         [repr(p) for p in jax.lax.Precision], [str(p) for p in jax.lax.Precision],
         jax.lax.Precision("tensorfloat32").name, jax.lax.Precision("fastest").value,
@@ -318,7 +306,6 @@ def _window(jax, op, init, args=POOL):
 WINDOWS = {
     "reduce_window sum": B(lambda jax, jnp: _window(jax, "add", 0.0)(R)),
     "reduce_window max dilated": B(lambda jax, jnp: _window(jax, "max", -np.inf, DILATED)(R)),
-    "reduce_window min jit": B(lambda jax, jnp: jax.jit(_window(jax, "min", np.inf))(R)),
     "reduce_window int max": B(lambda jax, jnp: _window(
         jax, "max", np.iinfo(np.int32).min)(I4.reshape(2, 2) * 3)),
     "reduce_window generic": B(lambda jax, jnp: (_window(jax, "mul", 1.0, DILATED)(R),
