@@ -74,6 +74,7 @@ if not _RUNNER:
                                     ensure_compile_time_eval, eval_shape, host_count, host_id,
                                     host_ids, named_call, named_scope, process_indices, typeof)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
+    from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

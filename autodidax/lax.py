@@ -102,3 +102,22 @@ from autodidax.distributions import (
 
 # Appendix A3: jax.lax.linalg, the linear-algebra primitives and their functions.
 from autodidax import lax_linalg as linalg
+
+# Appendix A27: convolutions, windows and the rest of lax.
+from autodidax.lax_rest import (
+    AccuracyMode, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, DotAlgorithm,
+    DotAlgorithmPreset, DotDimensionNumbers, FftType, Precision, PrecisionLike,
+    RaggedDotDimensionNumbers, RandomAlgorithm, Tolerance, approx_max_k, approx_min_k,
+    associative_scan, batch_matmul, broadcast_like, broadcast_shapes, composite, conv,
+    conv_dimension_numbers, conv_general_dilated, conv_general_dilated_local,
+    conv_general_dilated_p, conv_general_dilated_patches, conv_general_permutations,
+    conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+    conv_with_general_padding, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p,
+    custom_linear_solve, custom_root, dce_sink, dce_sink_p, dtype, empty, fft, fft_p,
+    index_take, linear_solve_p, mulhi, mulhi_p, optimization_barrier, optimization_barrier_p,
+    padtype_to_pads, platform_dependent, pshuffle, pswapaxes, ragged_dot, ragged_dot_general,
+    reduce, reduce_precision, reduce_window, reduce_window_max_p, reduce_window_min_p,
+    reduce_window_p, reduce_window_shape_tuple, reduce_window_sum_p, reduce_xor, reduce_xor_p,
+    rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p, shape_as_value, stage,
+    tile, tile_p,
+)

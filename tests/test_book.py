@@ -116,7 +116,7 @@ PUBLIC = {
     "autodidax.lax": ["lax_core", "jvp", "catalogue_rules", "batching", "collectives",
                       "lowering_rest", "autodiff_rest", "control_flow", "control_flow_reference",
                       "indexing", "indexing_rest", "bit_primitives", "sharding",
-                      "collectives_on_devices"],
+                      "collectives_on_devices", "lax_rest"],
     "autodidax.random": ["prng", "distributions"],
     "autodidax.debug": ["debugging", "collectives_on_devices"],
 }
