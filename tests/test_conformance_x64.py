@@ -99,6 +99,14 @@ X64 = {name: x64(case) for name, case in {
     "random 64-bit seeds": B(lambda jax, jnp: [jax.random.key_data(k) for k in (
         jax.random.key(2**40 + 5), jax.random.key(-3), jax.random.key(jnp.int32(-3)))]
         + [jax.random.PRNGKey(7), jax.random.key_data(jax.vmap(jax.random.key)(jnp.arange(3)))]),
+    "random draws of A14": B(lambda jax, jnp: (
+        jax.random.randint(jax.random.key(0), (3,), 0, 10),
+        jax.random.bernoulli(jax.random.key(1), 0.3, (4,)),
+        jax.random.exponential(jax.random.key(2), (2,)),
+        jax.random.permutation(jax.random.key(3), 5),
+        jax.random.choice(jax.random.key(4), 5, (2,)),
+        jax.random.categorical(jax.random.key(5), jnp.zeros(4)),
+        jax.random.gamma(jax.random.key(6), 2.0, (2,)))),
     "random under jit": B(lambda jax, jnp: jax.jit(lambda k: jax.random.normal(k, (2,)))(
         jax.random.key(3))),
     # Printed jaxprs.
