@@ -6,6 +6,7 @@ each written and jitted as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -21,18 +22,20 @@ from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Shaped
                             api_boundary, dtype_kind, get_aval, set_array_methods)
 from autodidax.custom import custom_jvp
 from autodidax.custom_checks import SymbolicZero
-from autodidax.indexing import sort
+from autodidax.indexing import dynamic_update_slice, sort, sort_key_val
 from autodidax.jvp import float0
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-                             argmax, argmin, array, asarray, atleast_1d, atleast_2d,
+                             argmax, argmin, argsort, array, asarray, atleast_1d, atleast_2d,
                              broadcast_shapes, broadcast_to, canonical_axis, canonicalize_dtype,
                              ceil, check_arraylike, clip, concatenate, exp2, expand_dims, finfo,
                              flip, floor, full, full_like, greater, iinfo, invert, isinf, isnan,
-                             isposinf, jit_in_jaxprs, jitted, less, matmul, maximum, more_functions,
-                             moveaxis, nanmean, nonzero, ones, power, prod, promote_args,
-                             promote_dtypes, ravel, result_type, searchsorted, squeeze, stack,
-                             tensordot, transpose, tril, triu, true_divide, vdot, where, zeros)
+                             isposinf, jit_in_jaxprs, jitted, less, linspace, matmul, maximum,
+                             more_functions, moveaxis, nanmean, nonzero, ones, power, prod,
+                             promote_args, promote_dtypes, ravel, result_type, searchsorted,
+                             squeeze, stack, tensordot, tile, transpose, tril, triu, true_divide,
+                             vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
+from autodidax.numpy import sort as jnp_sort
 
 
 def _inexact(name, *args):
@@ -1356,3 +1359,732 @@ def polyder(p, m=1):
 _register("matvec vecmat vecdot ptp average trapezoid nanprod nancumsum nancumprod nanargmax "
           "nanargmin nanvar nanstd sort_complex isin vander polyval polyadd polysub polyint "
           "polyder")
+
+
+@jit_in_jaxprs("lexsort", static_argnums=(1,))
+def lexsort(keys, axis=-1):
+    """The permutation that sorts by the last key, ties broken by the one before, and so on."""
+    keys = tuple(keys)
+    check_arraylike("lexsort", *keys)
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    keys = [asarray(k) for k in keys]
+    if len({k.shape for k in keys}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    index = canonicalize_dtype(np.int64)
+    if keys[0].ndim == 0:
+        return lax.full((), 0, index)
+    axis = canonical_axis(axis, keys[0].ndim)
+    iota = lax.broadcasted_iota(index, keys[0].shape, axis)
+    return sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can "
+                     "specify a concrete value for the size argument, which will determine the "
+                     "output size.")
+
+
+@jit_in_jaxprs("_unique_sorted_mask", static_argnums=(1, 2))
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """The slices of `ar` along `axis` sorted (moved to the front), a mask that is true at the
+    first of each run of equal slices, and the sorting permutation."""
+    aux = moveaxis(ar, axis, 0)
+    if dtype_kind(aux.dtype) == "c":                    # a NaN anywhere: the same NaN
+        aux = where(isnan(aux), _lax_const(aux, np.nan), aux)
+    size, *rest = aux.shape
+    if math.prod(rest) == 0:
+        size, perm = 1, zeros(1, dtype=int)
+    else:
+        perm = lexsort(aux.reshape(size, math.prod(rest)).T[::-1])
+    aux = aux[perm]
+    if not aux.size:
+        return aux, zeros(size, dtype=bool), perm
+    if dtype_kind(aux.dtype) in "fc" and equal_nan:
+        def neq(x, y): return lax.ne(x, y) & ~(isnan(x) & isnan(y))
+    else:
+        neq = lax.ne
+    changed = _any(neq(aux[1:], aux[:-1]), tuple(range(1, aux.ndim)))
+    return aux, ones(size, dtype=bool).at[1:].set(changed), perm
+
+
+def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
+            equal_nan=True, size=None, fill_value=None, return_true_size=False):
+    """The unique slices of `ar` along `axis`, and what `unique` asks for besides."""
+    axis = canonical_axis(axis, ar.ndim)
+    if ar.shape[axis] == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    if size is None:
+        ind = asarray(_concrete_value(mask, "The error arose in jnp.unique(). "
+                                      + _UNIQUE_SIZE_HINT))
+    else:
+        ind = nonzero(mask, size=size)[0]
+    result = aux[ind] if aux.size else aux
+    if size is not None and fill_value is not None:
+        fill_value = asarray(fill_value).astype(result.dtype)
+        if result.shape[0]:
+            valid = lax.expand_dims(arange(size) < mask.sum(), tuple(range(1, result.ndim)))
+            result = where(valid, result, fill_value)
+        else:
+            result = full((size, *result.shape[1:]), fill_value, result.dtype)
+    out = [moveaxis(result, 0, axis)]
+    if return_index:
+        out.append(perm[ind] if aux.size else perm)
+    if return_inverse:
+        if aux.size:
+            out.append(zeros(mask.shape, dtype=int).at[perm].set(mask.cumsum() - 1))
+        else:
+            out.append(zeros(ar.shape[axis], dtype=int))
+    if return_counts:
+        if aux.size and size is None:
+            out.append(diff(concatenate([nonzero(mask)[0], array([mask.size])])))
+        elif aux.size:
+            idx = nonzero(mask, size=size + 1)[0]
+            out.append(diff(idx.at[1:].set(where(idx[1:], idx[1:], mask.size))))
+        else:
+            out.append(full((1,) if ar.shape[axis] else (0,), ar.shape[axis], dtype=int))
+    if return_true_size:
+        out.append(mask.sum())
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _static_size(size, what):
+    return None if size is None else _concrete_int(size, f"The error arose {what}. "
+                                                   + _UNIQUE_SIZE_HINT)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, size=None, fill_value=None, sorted=True):
+    """The sorted unique elements of `ar` (or slices along `axis`); with `size`, exactly that
+    many, padded with `fill_value` (by default the smallest)."""
+    check_arraylike("unique", ar)
+    arr = asarray(ar)
+    size = _static_size(size, "for the size argument of jnp.unique()")
+    if size is None:
+        _concrete_value(arr, "The error arose for the first argument of jnp.unique(). "
+                        + _UNIQUE_SIZE_HINT)
+    shape = arr.shape
+    if axis is None:
+        arr, axis_int = ravel(arr), 0
+    else:
+        axis_int = canonical_axis(axis, arr.ndim)
+    result = _unique(arr, axis_int, return_index, return_inverse, return_counts,
+                     equal_nan=equal_nan, size=size, fill_value=fill_value)
+    if return_inverse and axis is None:
+        i = 2 if return_index else 1
+        result = (*result[:i], result[i].reshape(shape), *result[i + 1:])
+    return result
+
+
+class _UniqueAllResult(collections.namedtuple(
+        "_UniqueAllResult", "values indices inverse_indices counts")):
+    """`unique_all`'s four arrays, by name."""
+
+
+class _UniqueCountsResult(collections.namedtuple("_UniqueCountsResult", "values counts")):
+    """`unique_counts`'s arrays, by name."""
+
+
+class _UniqueInverseResult(collections.namedtuple(
+        "_UniqueInverseResult", "values inverse_indices")):
+    """`unique_inverse`'s arrays, by name."""
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_all", x)
+    return _UniqueAllResult(*unique(x, True, True, True, equal_nan=False, size=size,
+                                    fill_value=fill_value))
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_counts", x)
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_inverse", x)
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                        fill_value=fill_value))
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_values", x)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted unique values found in either array."""
+    check_arraylike("union1d", ar1, ar2)
+    ar1, ar2 = asarray(ar1), asarray(ar2)
+    size = _static_size(size, "in union1d()")
+    if size is None:
+        for a in (ar1, ar2):
+            _concrete_value(a, "The error arose in union1d()")
+    return unique(concatenate((ravel(ar1), ravel(ar2))), size=size, fill_value=fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted unique values of `ar1` that are not in `ar2`."""
+    check_arraylike("setdiff1d", ar1, ar2)
+    arr1, arr2 = ravel(asarray(ar1)), ravel(asarray(ar2))
+    size = _static_size(size, "in setdiff1d()")
+    if size is None:
+        _concrete_value(arr1, "The error arose in setdiff1d()")
+    fill = full((), 0 if fill_value is None else fill_value, arr1.dtype)
+    if arr1.size == 0:
+        return full(size or 0, fill, arr1.dtype)
+    if not assume_unique:
+        arr1 = unique(arr1, size=size and arr1.size)
+    mask = _in1d(arr1, arr2, True, "auto", assume_unique)
+    if size is None:
+        return arr1[mask]
+    if not assume_unique:                   # the padding of `unique` is not in the set
+        n_unique = arr1.size + 1 - (arr1 == arr1[0]).sum()
+        mask = where(arange(arr1.size) < n_unique, mask, False)
+    return where(arange(size) < mask.sum(), arr1[nonzero(mask, size=size)], fill)
+
+
+def _concat_unique(arr1, arr2):
+    """The unique values of each array, one set after the other, and how many there are."""
+    arr1, n1 = _unique(ravel(arr1), 0, size=arr1.size, return_true_size=True)
+    arr2, n2 = _unique(ravel(arr2), 0, size=arr2.size, return_true_size=True)
+    arr = zeros(arr1.size + arr2.size, dtype=result_type(arr1, arr2))
+    arr = dynamic_update_slice(arr, arr1, (0,))
+    return dynamic_update_slice(arr, arr2, (n1,)), n1 + n2
+
+
+def _fill_past(vals, num_results, fill_value):
+    """`vals` with the slots past `num_results` holding `fill_value`, by default the largest
+    and then the smallest value there is."""
+    valid = arange(len(vals)) < num_results
+    if fill_value is not None:
+        return where(valid, vals, fill_value)
+    vals = where(valid, vals, vals.max())
+    return where(valid, vals, vals.min())
+
+
+@jit_in_jaxprs("_setxor1d_size", static_argnums=(3, 4))
+def _setxor1d_size(arr1, arr2, fill_value, assume_unique, size):
+    if assume_unique:
+        aux = jnp_sort(concatenate([arr1, arr2]))
+        flag = concatenate([array([bool(aux.size)]), aux[1:] != aux[:-1], array([True])])
+    else:
+        arr, num_unique = _concat_unique(arr1, arr2)
+        mask = arange(arr.size + 1) < num_unique + 1
+        _, aux = sort([~mask[1:], arr], is_stable=True, num_keys=2)
+        flag = mask & concatenate([array([bool(aux.size)]), aux[1:] != aux[:-1],
+                                   array([False])]).at[num_unique].set(True)
+    aux_mask = flag[1:] & flag[:-1]
+    if aux.size:
+        indices = nonzero(aux_mask, size=size, fill_value=len(aux))[0]
+        vals = aux.at[indices].get(mode="fill", fill_value=0)
+    else:
+        vals = zeros(size, aux.dtype)
+    return _fill_past(vals, aux_mask.sum(), fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted unique values found in exactly one of the arrays."""
+    check_arraylike("setxor1d", ar1, ar2)
+    arr1, arr2 = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
+    if size is not None:
+        return _setxor1d_size(arr1, arr2, fill_value, assume_unique, operator.index(size))
+    if not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux = concatenate((arr1, arr2))
+    if aux.size == 0:
+        return aux
+    aux = jnp_sort(aux)
+    flag = concatenate([array([True]), aux[1:] != aux[:-1], array([True])])
+    return aux[flag[1:] & flag[:-1]]
+
+
+@jit_in_jaxprs("_intersect1d_sorted_mask", static_argnums=(2,))
+def _intersect1d_sorted_mask(arr1, arr2, return_indices):
+    arr = concatenate((arr1, arr2))
+    if not return_indices:
+        aux = jnp_sort(arr)
+        return aux, aux[1:] == aux[:-1], None
+    aux, indices = sort_key_val(arr, lax.iota(np.dtype(np.int32), arr.shape[0]))
+    return aux, aux[1:] == aux[:-1], indices
+
+
+@jit_in_jaxprs("_intersect1d_size", static_argnums=(2, 3, 4, 5))
+def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indices):
+    """`intersect1d` with `size`: the unique values of both (and where they came from), sorted
+    together, kept where a value equals the next."""
+    if assume_unique:
+        ind1, num1 = arange(arr1.size), full((), arr1.size)
+        ind2 = arange(arr2.size)
+        arr = concatenate([arr1, arr2])
+        aux, aux_sort_indices = sort([arr, arange(arr.size)], is_stable=True, num_keys=1)
+        mask = ones(arr.size, dtype=bool)
+    else:
+        arr1, ind1, num1 = _unique(arr1, 0, size=arr1.size, return_index=True,
+                                   return_true_size=True, fill_value=0)
+        arr2, ind2, num2 = _unique(arr2, 0, size=arr2.size, return_index=True,
+                                   return_true_size=True, fill_value=0)
+        arr = zeros(arr1.size + arr2.size, dtype=result_type(arr1, arr2))
+        arr = dynamic_update_slice(arr, arr1, (0,))
+        arr = dynamic_update_slice(arr, arr2, (num1,))
+        mask = arange(arr.size) < num1 + num2
+        _, aux, aux_sort_indices = sort([~mask, arr, arange(arr.size)], is_stable=True,
+                                        num_keys=2)
+    aux_mask = (aux[1:] == aux[:-1]) & mask[1:]
+    num_results = aux_mask.sum()
+    if aux.size:
+        val_indices = nonzero(aux_mask, size=size, fill_value=aux.size)[0]
+        vals = aux.at[val_indices].get(mode="fill", fill_value=0)
+    else:
+        val_indices, vals = arange(0), zeros(size, aux.dtype)
+    vals = _fill_past(vals, num_results, fill_value)
+    if not return_indices:
+        return vals
+    valid = arange(len(val_indices)) < num_results
+    idx1 = aux_sort_indices.at[val_indices].get(mode="fill", fill_value=arr1.size)
+    idx1 = where(valid, idx1, arr1.size)
+    idx2 = aux_sort_indices.at[val_indices + 1].get(mode="fill", fill_value=arr2.size) - num1
+    idx2 = where(valid, idx2, arr2.size)
+    if not assume_unique:
+        idx1 = ind1.at[idx1].get(mode="fill", fill_value=ind1.size)
+        idx2 = ind2.at[idx2].get(mode="fill", fill_value=ind2.size)
+    return vals, idx1, idx2
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """The sorted unique values found in both arrays, and with `return_indices` where each is
+    first found in each."""
+    check_arraylike("intersect1d", ar1, ar2)
+    arr1, arr2 = (ravel(a) for a in promote_dtypes(ar1, ar2))
+    if size is not None:
+        return _intersect1d_size(arr1, arr2, fill_value, assume_unique, operator.index(size),
+                                 return_indices)
+    ind1 = ind2 = arange(0)
+    if not assume_unique and return_indices:
+        (arr1, ind1), (arr2, ind2) = unique(arr1, True), unique(arr2, True)
+    elif not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux, mask, aux_sort_indices = _intersect1d_sorted_mask(arr1, arr2, return_indices)
+    int1d = aux[:-1][mask]
+    if not return_indices:
+        return int1d
+    idx1 = aux_sort_indices[:-1][mask]
+    idx2 = aux_sort_indices[1:][mask] - np.size(arr1)
+    if not assume_unique:
+        idx1, idx2 = ind1[idx1], ind2[idx2]
+    return int1d, idx1, idx2
+
+
+_register("lexsort unique unique_all unique_counts unique_inverse unique_values union1d "
+          "setdiff1d setxor1d intersect1d")
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """`arr` without the elements (or slices along `axis`) that `obj` names."""
+    check_arraylike("delete", arr)
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonical_axis(axis, a.ndim)
+    before = (slice(None),) * axis
+    try:
+        obj = canonical_axis(operator.index(obj), a.shape[axis])
+    except TypeError:
+        pass
+    else:
+        return concatenate([a[before + (slice(0, obj),)], a[before + (slice(obj + 1, None),)]],
+                           axis=axis)
+    if isinstance(obj, slice):
+        obj, assume_unique_indices = arange(a.shape[axis])[obj], True
+    check_arraylike("delete", a, obj)
+    if dtype_kind(np.result_type(getattr(obj, "dtype", type(obj)))) in "iu" and (
+            assume_unique_indices):
+        gone = ravel(asarray(obj))
+        gone = clip(where(gone < 0, gone + a.shape[axis], gone), 0, a.shape[axis])
+        gone = jnp_sort(gone) - arange(len(gone), dtype=gone.dtype)
+        kept = arange(a.shape[axis] - gone.size, dtype=gone.dtype)
+        kept = kept + (kept[None, :] >= gone[:, None]).sum(0, dtype=kept.dtype)
+        return a[before + (kept,)]
+    obj = np.asarray(_concrete_value(obj, "'obj' array argument of jnp.delete()"))
+    if dtype_kind(obj.dtype) in "iu":
+        mask = np.ones(a.shape[axis], dtype=bool)
+        mask[obj] = False
+    elif obj.dtype == np.bool_:
+        if obj.shape != (a.shape[axis],):
+            raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                             "one-dimensional with length matching specified axis.")
+        mask = ~obj
+    else:
+        raise ValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer "
+                         "or bool.")
+    return a[before + (mask,)]
+
+
+def insert(arr, obj, values, axis=None):
+    """`arr` with `values` inserted before the positions `obj` (along `axis`)."""
+    check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+    a, values = asarray(arr), asarray(values)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonical_axis(_concrete_int(axis, "axis argument of jnp.insert()"), a.ndim)
+    if isinstance(obj, slice):
+        positions = arange(*obj.indices(a.shape[axis]))
+    else:
+        positions = asarray(obj)
+    if positions.ndim > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if dtype_kind(positions.dtype) not in "iu":
+        if positions.size == 0 and not isinstance(obj, (Array, Tracer)):
+            positions = positions.astype(int)
+        else:
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    values = values.astype(a.dtype)
+    if values.ndim < a.ndim:
+        values = lax.expand_dims(values, tuple(range(a.ndim - values.ndim)))
+    if positions.size == 1:
+        index = ravel(positions)[0]
+        if positions.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        positions = full(values.shape[axis], index)
+    n_input = a.shape[axis]
+    n_insert = broadcast_shapes(positions.shape, (values.shape[axis],))[0]
+    shape = list(a.shape)
+    shape[axis] += n_insert
+    positions = clip(where(positions < 0, positions + n_input, positions), 0, n_input)
+    values_at = positions.at[argsort(positions)].add(arange(n_insert, dtype=positions.dtype))
+    kept = ones(n_input + n_insert, dtype=bool).at[values_at].set(False)
+    kept_at = nonzero(kept, size=n_input)[0]
+    before = (slice(None),) * axis
+    out = zeros(shape, a.dtype).at[before + (values_at,)].set(values)
+    return out.at[before + (kept_at,)].set(a)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
+    """How many times each value `0, 1, ...` occurs in `x` (the sum of `weights` there)."""
+    check_arraylike("bincount", x)
+    x = asarray(x)
+    if x.dtype == np.bool_:
+        x = lax.convert_element_type(x, np.int32)
+    if dtype_kind(x.dtype) not in "iu":
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = _concrete_int(minlength, "The error occurred because of argument 'minlength' "
+                              "of jnp.bincount.")
+    if length is None:
+        x_arr = np.asarray(_concrete_value(x, "The error occurred because of argument 'x' of "
+                                           "jnp.bincount. To avoid this error, pass a static "
+                                           "`length` argument."))
+        length = builtins.max(minlength, x_arr.size and int(builtins.max(0, x_arr.max())) + 1)
+    else:
+        length = _concrete_int(length, "The error occurred because of argument 'length' of "
+                               "jnp.bincount.")
+    if weights is None:
+        weights = np.array(1, dtype=canonicalize_dtype(np.int64))
+    elif np.shape(x) != np.shape(weights):
+        raise ValueError(f"type of weights must match type of x. Got typeof(x)={get_aval(x)} "
+                         f"and typeof(weights)={get_aval(asarray(weights))}")
+    return zeros(length, result_type(weights)).at[clip(x, 0)].add(weights, mode="drop")
+
+
+@jit_in_jaxprs("digitize", static_argnums=(2,))
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin of each element of `x`, for increasing or decreasing `bins`."""
+    check_arraylike("digitize", x, bins)
+    x, bins_arr = asarray(x), asarray(bins)
+    if bins_arr.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got {bins=}")
+    if bins_arr.shape[0] == 0:
+        return zeros(x.shape, np.int32)
+    side = "left" if right else "right"
+    return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side),
+                 bins_arr.shape[0] - searchsorted(bins_arr[::-1], x, side=side))
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges of `bins` equal bins over `range` (by default, the values' range)."""
+    if isinstance(bins, str):
+        raise NotImplementedError("string values for `bins` not implemented.")
+    check_arraylike("histogram_bin_edges", a, bins)
+    arr = asarray(a)
+    dtype = promote_dtypes(arr, inexact=True)[0].dtype
+    if np.ndim(bins) == 1:
+        return asarray(bins).astype(dtype)
+    n = _concrete_int(bins, "bins argument of histogram_bin_edges")
+    limits = stack([arr.min(), arr.max()]) if range is None else asarray(range).astype(dtype)
+    limits = limits.astype(dtype)
+    if limits.shape != (2,):
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+    empty_range = _ptp(limits, None, False) == 0
+    lo = where(empty_range, limits[0] - 0.5, limits[0])
+    hi = where(empty_range, limits[1] + 0.5, limits[1])
+    return linspace(lo, hi, n + 1, dtype=dtype)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """The count (or weight) of the samples in each bin, and the bins' edges."""
+    if weights is None:
+        check_arraylike("histogram", a, bins)
+        a, = promote_dtypes(a, inexact=True)
+        weights = ones(a.shape, a.dtype)
+    else:
+        check_arraylike("histogram", a, bins, weights)
+        if np.shape(a) != np.shape(weights):
+            raise ValueError("weights should have the same shape as a.")
+        a, weights = promote_dtypes(a, weights, inexact=True)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    bin_idx = searchsorted(edges, a, side="right")
+    bin_idx = where(a == edges[-1], len(edges) - 1, bin_idx)
+    counts = zeros(len(edges), weights.dtype).at[bin_idx].add(weights)[1:]
+    if density:
+        counts = counts / diff(edges) / counts.sum()
+    return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+    """The counts of `sample`'s rows (points of `D` coordinates) in a grid of bins."""
+    if weights is None:
+        check_arraylike("histogramdd", sample)
+        sample, = promote_dtypes(sample, inexact=True)
+    else:
+        check_arraylike("histogramdd", sample, weights)
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = promote_dtypes(sample, weights, inexact=True)
+    n, d = sample.shape
+    if range is not None and (len(range) != d or builtins.any(
+            r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                         f"Nones; got {range=}")
+    try:
+        bins_per_axis = list(bins)
+    except TypeError:
+        bins_per_axis = d * [bins]
+    else:
+        if len(bins_per_axis) != d:
+            raise ValueError("should be a bin for each dimension.")
+    bin_idx, edges = [], []
+    for i in builtins.range(d):
+        e = histogram_bin_edges(sample[:, i], bins_per_axis[i],
+                                None if range is None else range[i], weights)
+        idx = searchsorted(e, sample[:, i], side="right")
+        bin_idx.append(where(sample[:, i] == e[-1], idx - 1, idx))
+        edges.append(e)
+    nbins = tuple(len(e) + 1 for e in edges)
+    flat = ravel_multi_index(tuple(bin_idx), nbins, mode="clip")
+    hist = bincount(flat, weights, length=math.prod(nbins)).reshape(nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(sample.dtype)
+        hist = hist / hist.sum()
+        for width in ix_(*(diff(e) for e in edges)):
+            hist = hist / width
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+    """`histogramdd` of the points `(x, y)`, and the edges along each."""
+    check_arraylike("histogram2d", x, y)
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [asarray(bins), asarray(bins)]
+    hist, edges = histogramdd(transpose(stack([asarray(x), asarray(y)])), bins, range,
+                              weights, density)
+    return hist, edges[0], edges[1]
+
+
+def _tile_to_size(arr, size):
+    """The vector `arr` repeated, or cut, to `size` elements."""
+    if arr.size < size:
+        arr = tile(arr, int(np.ceil(size / arr.size)))
+    return arr[:size] if arr.size > size else arr
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """`a` with `val` (repeated as needed) on its main diagonal."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    check_arraylike("fill_diagonal", a, val)
+    a, val = asarray(a), asarray(val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and not builtins.all(n == a.shape[0] for n in a.shape[1:]):
+        raise ValueError("All dimensions of input must be of equal length")
+    n = builtins.min(a.shape)
+    return a.at[diag_indices(n, a.ndim)].set(val if val.ndim == 0
+                                             else _tile_to_size(ravel(val), n))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of `a` along `axis` where `condition` is true."""
+    check_arraylike("compress", condition, a, fill_value)
+    condition, arr = asarray(condition).astype(bool), asarray(a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    if axis is None:
+        axis, arr = 0, ravel(arr)
+    else:
+        arr = moveaxis(arr, axis, 0)
+    condition, extra = condition[:arr.shape[0]], condition[arr.shape[0]:]
+    arr = arr[:condition.shape[0]]
+    if size is None:
+        if _any(extra):
+            raise ValueError("condition contains entries that are out of bounds")
+        result = arr[condition]
+    elif not 0 <= size <= arr.shape[0]:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got {size=} for a.shape[axis]={arr.shape[0]}")
+    else:
+        mask = expand_dims(condition, tuple(builtins.range(1, arr.ndim)))
+        arr = where(mask, arr, asarray(fill_value).astype(arr.dtype))
+        result = arr[argsort(condition, stable=True, descending=True)][:size]
+    return moveaxis(result, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    check_arraylike("extreact", condition, arr, fill_value)        # (JAX's spelling)
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """`arr` with `vals`, in order and repeated as needed, where `mask` is true."""
+    check_arraylike("place", arr, mask, vals)
+    data, mask, vals = asarray(arr), asarray(mask), ravel(asarray(vals))
+    if inplace:
+        raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    if data.size != mask.size:
+        raise ValueError("place: arr and mask must be the same size")
+    if not vals.size:
+        raise ValueError("Cannot place values from an empty array")
+    if not data.size:
+        return data
+    at = nonzero(ravel(mask), size=mask.size, fill_value=mask.size)[0]
+    return ravel(data).at[at].set(_tile_to_size(vals, len(at)), mode="drop").reshape(
+        data.shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """`a` with the values `v` at the flat indices `ind`."""
+    if inplace:
+        raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    check_arraylike("put", a, ind, v)
+    arr, ind, v = asarray(a), ravel(asarray(ind)), ravel(asarray(v))
+    if not arr.size or not ind.size or not v.size:
+        return arr
+    v = _tile_to_size(v, len(ind))
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode in ("clip", "wrap"):
+        ind = clip(ind, 0, arr.size - 1) if mode == "clip" else ind % arr.size
+        scatter_mode = "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+    return arr.at[unravel_index(ind, arr.shape)].set(v, mode=scatter_mode)
+
+
+@jit_in_jaxprs("put_along_axis", static_argnums=(3, 4))
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """`arr` with `values` written where `take_along_axis(arr, indices, axis)` reads."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arraysare immutable. Pass inplace=False to instead return an updated "
+                         "array.")                                  # (JAX's words)
+    check_arraylike("put_along_axis", arr, indices, values)
+    arr, indices, values = asarray(arr), asarray(indices), asarray(values)
+    shape = arr.shape
+    if axis is None:
+        arr, axis_ = ravel(arr), 0
+    else:
+        axis_ = canonical_axis(axis, arr.ndim)
+    if arr.ndim != indices.ndim:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
+                         f"Got arr.ndim={arr.ndim} and indices.ndim={indices.ndim}.")
+    try:
+        values = broadcast_to(values, indices.shape)
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to 'indices'. "
+                         f"Got values.shape={values.shape} and indices.shape={indices.shape}.")
+    idx = list(globals()["indices"](arr.shape, sparse=True))
+    idx[axis_] = indices
+    result = arr.at[tuple(idx)].set(values, mode=mode)
+    return result.reshape(shape) if axis is None else result
+
+
+@jit_in_jaxprs("resize", static_argnums=(1,))
+def resize(a, new_shape):
+    """The flattened `a`, repeated as needed, in the shape `new_shape`."""
+    check_arraylike("resize", a)
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(
+        operator.index(d) for d in new_shape)
+    if builtins.any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    arr = ravel(asarray(a))
+    size = math.prod(new_shape)
+    if arr.size == 0 or size == 0:
+        return zeros(new_shape, arr.dtype)
+    return tile(arr, -(-size // arr.size))[:size].reshape(new_shape)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """`filt` without its leading (`"f"`) and trailing (`"b"`) zeros along `axis`."""
+    check_arraylike("trim_zeros", filt)
+    filt = asarray(filt)
+    _concrete_value(filt, "Error arose in the `filt` argument of trim_zeros()")
+    axes = set(_axis_tuple(axis, filt.ndim))
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+
+    def cut(ax):
+        if ax not in axes:
+            return slice(None)
+        mask = filt.any(axis=tuple(i for i in builtins.range(filt.ndim) if i != ax))
+        if not mask.any():
+            return slice(0, 0)
+        start = int(mask.argmax()) if "f" in trim else None
+        stop = filt.shape[ax] - int(mask[::-1].argmax()) if "b" in trim else None
+        return slice(start, stop)
+    return filt[tuple(cut(ax) for ax in builtins.range(filt.ndim))]
+
+
+def _block(xs):
+    """`xs` joined, and the depth of its nesting of lists."""
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+    if not isinstance(xs, list):
+        return asarray(xs), 1
+    if not xs:
+        raise ValueError("jax.numpy.block does not allow empty list arguments")
+    arrays, depths = zip(*(_block(x) for x in xs))
+    if builtins.any(d != depths[0] for d in depths[1:]):
+        raise ValueError("Mismatched list depths in jax.numpy.block")
+    rank = builtins.max(depths[0], builtins.max(a.ndim for a in arrays))
+    arrays = [lax.expand_dims(a, tuple(builtins.range(rank - a.ndim))) if a.ndim < rank else a
+              for a in arrays]
+    return concatenate(arrays, axis=-depths[0]), depths[0] + 1
+
+
+@jit_in_jaxprs("block")
+def block(arrays):
+    """The arrays of nested lists joined: the innermost along the last axis, and so outwards."""
+    return _block(arrays)[0]
+
+
+_register("delete insert bincount digitize histogram_bin_edges histogram histogramdd "
+          "histogram2d fill_diagonal compress extract place put put_along_axis resize "
+          "trim_zeros block")
