@@ -94,3 +94,9 @@ from autodidax.sharding import (
 from autodidax.collectives_on_devices import (
     all_to_all, all_to_all_p, pcast, ppermute, ppermute_p,
 )
+
+# Appendix A24: the primitives that jax.numpy's cbrt, nextafter, bitwise_count and copy bind.
+from autodidax.numpy_rest import (
+    cbrt_lax as cbrt, cbrt_p, clz, clz_p, copy_p, nextafter_lax as nextafter, nextafter_p,
+    population_count, population_count_p,
+)

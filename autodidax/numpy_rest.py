@@ -14,28 +14,33 @@ import re
 
 import ml_dtypes
 import numpy as np
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
-from autodidax.batching import vmap
-from autodidax.control_flow import scan
-from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, ShapedArray, Tracer,
-                            api_boundary, dtype_kind, get_aval, set_array_methods)
+from autodidax.autodiff import transpose_rules
+from autodidax.batching import batching_rules, broadcasting, vectorized, vmap
+from autodidax.control_flow import scan, while_loop
+from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Primitive, ShapedArray,
+                            Tracer, abstract_eval_rules, api_boundary, dtype_kind, get_aval,
+                            impl_rules, set_array_methods)
 from autodidax.custom import custom_jvp
 from autodidax.custom_checks import SymbolicZero
 from autodidax.indexing import dynamic_update_slice, sort, sort_key_val
-from autodidax.jvp import float0
+from autodidax.jvp import defjvp2, defjvp_zero, deflinear, float0
+from autodidax.lowering import lowering_rules, nary_lowering
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
                              argmax, argmin, argsort, array, asarray, atleast_1d, atleast_2d,
                              broadcast_shapes, broadcast_to, canonical_axis, canonicalize_dtype,
-                             ceil, check_arraylike, clip, concatenate, exp2, expand_dims, finfo,
-                             flip, floor, full, full_like, greater, iinfo, invert, isinf, isnan,
-                             isposinf, jit_in_jaxprs, jitted, less, linspace, matmul, maximum,
-                             more_functions, moveaxis, nanmean, nonzero, ones, power, prod,
-                             promote_args, promote_dtypes, ravel, result_type, searchsorted,
-                             squeeze, stack, tensordot, tile, transpose, tril, triu, true_divide,
-                             vdot, where, zeros)
+                             ceil, check_arraylike, clip, concatenate, cos, exp2, expand_dims,
+                             finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
+                             invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, linspace,
+                             matmul, maximum, more_functions, moveaxis, nanmean, nonzero, ones,
+                             power, prod, promote_args, promote_dtypes, ravel, result_type,
+                             searchsorted, squeeze, stack, tensordot, tile, transpose, tril, triu,
+                             true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
-from autodidax.numpy import sort as jnp_sort
+from autodidax.numpy import abs as _abs, sort as jnp_sort
 
 
 def _inexact(name, *args):
@@ -2088,3 +2093,197 @@ def block(arrays):
 _register("delete insert bincount digitize histogram_bin_edges histogram histogramdd "
           "histogram2d fill_diagonal compress extract place put put_along_axis resize "
           "trim_zeros block")
+
+
+def _elementwise_primitive(name, impl, kinds, batching_rule=vectorized):
+    """A primitive `name` of elementwise operands of one dtype, its result of their aval,
+    evaluated by `impl` and batched by `batching_rule`."""
+    prim = Primitive(name)
+    impl_rules[prim] = impl
+
+    def abstract_eval(*avals, **params):
+        if not avals[0].dtype.kind in kinds:
+            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}.")
+        if builtins.any(a.dtype != avals[0].dtype for a in avals[1:]):
+            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}.")
+        shape = broadcast_shapes(*(a.shape for a in avals))
+        return ShapedArray(shape, avals[0].dtype, builtins.all(a.weak_type for a in avals))
+    abstract_eval_rules[prim] = abstract_eval
+    batching_rules[prim] = batching_rule(prim)
+    return prim
+
+
+cbrt_p = _elementwise_primitive("cbrt", np.cbrt, "f")
+lowering_rules[cbrt_p] = nary_lowering(hlo.cbrt)
+defjvp2(cbrt_p, lambda t, ans, x: lax.mul(t, lax.mul(_lax_const(x, 1 / 3),
+                                                      lax.integer_pow(ans, -2))))
+
+nextafter_p = _elementwise_primitive("nextafter", np.nextafter, "f", broadcasting)
+lowering_rules[nextafter_p] = nary_lowering(chlo.next_after)
+
+
+def _popcount(x):
+    bits = np.unpackbits(np.ascontiguousarray(x).view(np.uint8)[..., None], axis=-1)
+    return bits.reshape(*x.shape, -1).sum(-1).astype(x.dtype)
+
+
+def _clz(x):
+    width = x.dtype.itemsize * 8
+    as_unsigned = x.view(np.dtype(f"uint{width}")).astype(np.uint64)
+    lengths = np.array([int(v).bit_length() for v in as_unsigned.ravel()], np.int64)
+    return (width - lengths).reshape(x.shape).astype(x.dtype)
+
+
+population_count_p = _elementwise_primitive("population_count", _popcount, "iu")
+lowering_rules[population_count_p] = nary_lowering(hlo.popcnt)
+defjvp_zero(population_count_p)
+clz_p = _elementwise_primitive("clz", _clz, "iu")
+lowering_rules[clz_p] = nary_lowering(hlo.count_leading_zeros)
+defjvp_zero(clz_p)
+
+copy_p = Primitive("copy")
+impl_rules[copy_p] = np.copy
+abstract_eval_rules[copy_p] = lambda x: x
+lowering_rules[copy_p] = lambda ctx, x: [x]
+deflinear(copy_p)
+transpose_rules[copy_p] = lambda ct, x: [copy_p.bind(ct)]
+batching_rules[copy_p] = vectorized(copy_p)
+
+
+def cbrt_lax(x, accuracy=None):
+    """`lax.cbrt`: the real cube root of each element."""
+    if accuracy is not None:
+        raise NotImplementedError("lax.cbrt's accuracy parameter: autodidax has no accuracy "
+                                  "modes")
+    return cbrt_p.bind(x)
+
+
+def nextafter_lax(x1, x2):
+    """`lax.nextafter`: the float next to `x1` in the direction of `x2`."""
+    return nextafter_p.bind(x1, x2)
+
+
+def population_count(x):
+    """`lax.population_count`: how many bits of each element are set."""
+    return population_count_p.bind(x)
+
+
+def clz(x):
+    """`lax.clz`: how many leading bits of each element are zero."""
+    return clz_p.bind(x)
+
+
+@jitted()
+def cbrt(x, /):
+    return cbrt_p.bind(*_inexact("cbrt", x))
+
+
+@jitted()
+def nextafter(x, y, /):
+    return nextafter_p.bind(*_inexact("nextafter", x, y))
+
+
+@jitted()
+def spacing(x, /):
+    """The distance from each element to the next float away from 0."""
+    arr, = _inexact("spacing", x)
+    if dtype_kind(arr.dtype) == "c":
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = _lax_const(arr, np.inf)
+    if arr.dtype == np.float16:
+        return nextafter_p.bind(arr, lax.full_like(arr, np.inf)) - arr
+    result = nextafter_p.bind(arr, copysign(inf, arr)) - arr
+    return where(result == 0, copysign(finfo(arr.dtype).smallest_subnormal, arr), result)
+
+
+@jit_in_jaxprs("bitwise_count")
+def bitwise_count(x, /):
+    """How many bits of `abs(x)` are set, as `uint8`."""
+    x, = _promote_numeric("bitwise_count", x)
+    return lax.convert_element_type(population_count_p.bind(_abs(x)), np.uint8)
+
+
+def copy(a, order=None):
+    """A new array with `a`'s values (one `copy` equation)."""
+    check_arraylike("copy", a)
+    if order not in (None, "K", "C"):
+        raise NotImplementedError(f"Only implemented for order='K', got {order=}")
+    return copy_p.bind(asarray(a))
+
+
+@jit_in_jaxprs("gcd")
+def gcd(x1, x2):
+    """The greatest common divisor of each pair, by Euclid's algorithm in a `while_loop`."""
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if dtype_kind(x1.dtype) not in "iu":
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+
+    def more(xs):
+        return _any(xs[1] != 0)
+
+    def step(xs):
+        a, b = xs
+        a, b = where(b != 0, b, a), where(b != 0, lax.rem(a, b), _lax_const(b, 0))
+        return where(a < b, b, a), where(a < b, a, b)
+    return while_loop(more, step, (_abs(x1), _abs(x2)))[0]
+
+
+@jit_in_jaxprs("lcm")
+def lcm(x1, x2):
+    """The least common multiple of each pair: 0 if either is 0."""
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = _abs(x1), _abs(x2)
+    if dtype_kind(x1.dtype) not in "iu":
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return where(d == 0, _lax_const(d, 0), x1 * floor_divide(x2, d))
+
+
+@jit_in_jaxprs("hypot")
+def hypot(x1, x2, /):
+    """`sqrt(x1**2 + x2**2)`, computed as `big * sqrt(1 + (small / big)**2)`."""
+    x1, x2 = _inexact("hypot", x1, x2)
+    if dtype_kind(x1.dtype) == "c":
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax.bitwise_or(lax.eq(x1, _lax_const(x1, np.inf)), lax.eq(x2, _lax_const(x2, np.inf)))
+    x1, x2 = lax.max(x1, x2), lax.min(x1, x2)
+    zero = x1 == 0
+    ratio = lax.div(x2, where(x1 == 0, lax.full_like(x1, 1), x1))
+    x = where(zero, x1, x1 * lax.sqrt(1 + lax.square(ratio)))
+    return where(inf, _lax_const(x, np.inf), x)
+
+
+def _window(name, M, f):
+    """`f` of `M` points `0, 1, ..., M - 1` as `float32` (ones for `M <= 1`)."""
+    M = _concrete_int(M, f"M argument of jnp.{name}")
+    dtype = canonicalize_dtype(np.float64)
+    if M <= 1:
+        return lax.full((M,), 1, dtype)
+    return f(lax.iota(dtype, M), M)
+
+
+def bartlett(M):
+    return _window("bartlett", M, lambda n, M: 1 - _abs(2 * n + 1 - M) / (M - 1))
+
+
+def blackman(M):
+    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1))
+                   + 0.08 * cos(4 * np.pi * n / (M - 1)))
+
+
+def hamming(M):
+    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1)))
+
+
+def hanning(M):
+    return _window("hanning", M, lambda n, M: 0.5 * (1 - cos(2 * np.pi * n / (M - 1))))
+
+
+_register("cbrt nextafter spacing bitwise_count copy gcd lcm hypot bartlett blackman hamming "
+          "hanning")

@@ -130,3 +130,45 @@ EDIT = {
 @pytest.mark.parametrize("name", _params(EDIT))
 def test_edit(name):
     check(EDIT[name])
+
+G1 = np.array([12, -18, 0, 7, 0, 100], np.int32)
+G2 = np.array([8, 12, 5, 0, 0, -75], np.int32)
+H = np.array([3.0, -0.0, np.inf, 1e30, np.nan, 5e-39], np.float32)
+BITS = np.array([0, 1, -1, 127, -128, 85], np.int8)
+NUMBERS = {
+    "gcd lcm": C(lambda jax, jnp: (jnp.gcd(G1, G2), jnp.lcm(G1, G2), jnp.gcd(G1, 4),
+                                   jnp.lcm(np.uint8(12), np.uint8(18)))),
+    "gcd float": E(lambda jax, jnp: jnp.gcd(F32, 2)),
+    "hypot": C(lambda jax, jnp: (jnp.hypot(H, H[::-1]), jnp.hypot(3, 4), jnp.hypot(F32, 2.0))),
+    "hypot complex": E(lambda jax, jnp: jnp.hypot(1j, 2.0)),
+    "cbrt": C(lambda jax, jnp: (jnp.cbrt(H), jnp.cbrt(27), jnp.cbrt(F32), jax.lax.cbrt(F32))),
+    "cbrt grad vmap": C(lambda jax, jnp: (jax.grad(jnp.cbrt)(8.0),
+                                          jax.vmap(jax.grad(jnp.cbrt))(F32[3:]))),
+    "nextafter spacing": C(lambda jax, jnp: (
+        jnp.nextafter(H, np.float32(0)), jnp.nextafter(1.0, 2.0), jnp.spacing(H),
+        jnp.spacing(np.float16([1, -2, 0])), jax.lax.nextafter(F32, F32[::-1]))),
+    "nextafter grad": E(lambda jax, jnp: jax.grad(jax.lax.nextafter)(1.0, 2.0)),
+    "nextafter dtypes": E(lambda jax, jnp: jax.lax.nextafter(F32, F32.astype(np.float16))),
+    "bit counts": C(lambda jax, jnp: (
+        jnp.bitwise_count(BITS), jnp.bitwise_count(G1), jnp.bitwise_count(U8),
+        jnp.bitwise_count(True), jax.lax.population_count(BITS), jax.lax.clz(BITS),
+        jax.lax.clz(U8), jax.vmap(jax.lax.clz)(G1))),
+    "clz float": E(lambda jax, jnp: jax.lax.clz(F32)),
+    "copy": C(lambda jax, jnp: (jnp.copy(F32), jnp.copy(2.0), jnp.copy(BITS),
+                                jax.grad(lambda x: (jnp.copy(x) ** 2).sum())(F32),
+                                jax.vmap(jnp.copy)(M34))),
+    "windows": C(lambda jax, jnp: [(f(0), f(1), f(6)) for f in (
+        jnp.bartlett, jnp.blackman, jnp.hamming, jnp.hanning)]),
+    "windows jit": E(lambda jax, jnp: jax.jit(jnp.hanning)(4)),
+    **{f"{name} jaxpr": J(lambda jax, jnp, name=name, args=args: jax.make_jaxpr(
+        getattr(jnp, name))(*args)) for name, args in [
+        ("cbrt", (F32,)), ("nextafter", (F32, 2.0)), ("copy", (F32,)), ("bitwise_count", (BITS,)),
+        ("gcd", (G1, 2)), ("lcm", (G1, G2))]},
+    "copy grad jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x: jnp.copy(x).sum()))(F32)),
+}
+
+
+@pytest.mark.parametrize("name", _params(NUMBERS))
+def test_numbers(name):
+    check(NUMBERS[name])
