@@ -1827,7 +1827,19 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     empty_range = _ptp(limits, None, False) == 0
     lo = where(empty_range, limits[0] - 0.5, limits[0])
     hi = where(empty_range, limits[1] + 0.5, limits[1])
-    return linspace(lo, hi, n + 1, dtype=dtype)
+    return _linspace(lo, hi, n + 1, dtype)
+
+
+def _linspace(start, stop, num, dtype):
+    """JAX's `linspace` of scalar bounds that may be traced (A1's takes concrete ones):
+    `start * (1 - t) + stop * t` for `t = i / (num - 1)`, then `stop`."""
+    start, stop = start.astype(dtype), stop.astype(dtype)
+    if num == 1:
+        return lax.expand_dims(start, (0,))
+    div = num - 1
+    step = lax.iota(dtype, div) / asarray(div, dtype)
+    out = lax.expand_dims(start, (0,)) * (1 - step) + lax.expand_dims(stop, (0,)) * step
+    return lax.concatenate([out, lax.expand_dims(stop, (0,))], 0)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
