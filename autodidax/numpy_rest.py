@@ -21,12 +21,14 @@ from autodidax import lax_core as lax
 from autodidax.autodiff import transpose_rules
 from autodidax.batching import batching_rules, broadcasting, vectorized, vmap
 from autodidax.control_flow import scan, while_loop
+from autodidax.control_flow_reference import switch
 from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Primitive, ShapedArray,
                             Tracer, abstract_eval_rules, api_boundary, dtype_kind, get_aval,
                             impl_rules, set_array_methods)
 from autodidax.custom import custom_jvp
 from autodidax.custom_checks import SymbolicZero
 from autodidax.indexing import dynamic_update_slice, sort, sort_key_val
+from autodidax.indexing_rest import top_k
 from autodidax.jvp import defjvp2, defjvp_zero, deflinear, float0
 from autodidax.lowering import lowering_rules, nary_lowering
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
@@ -35,10 +37,10 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              ceil, check_arraylike, clip, concatenate, cos, exp2, expand_dims,
                              finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
                              invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, linspace,
-                             matmul, maximum, more_functions, moveaxis, nanmean, nonzero, ones,
+                             matmul, maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones,
                              power, prod, promote_args, promote_dtypes, ravel, result_type,
-                             searchsorted, squeeze, stack, tensordot, tile, transpose, tril, triu,
-                             true_divide, vdot, where, zeros)
+                             searchsorted, squeeze, stack, swapaxes, tensordot, tile, transpose,
+                             tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort
 
@@ -2299,3 +2301,326 @@ def hanning(M):
 
 _register("cbrt nextafter spacing bitwise_count copy gcd lcm hypot bartlett blackman hamming "
           "hanning")
+
+
+@jit_in_jaxprs("partition", static_argnums=(1, 2))
+def partition(a, kth, axis=-1):
+    """`a` with the `kth` smallest element of each slice along `axis` in place, the smaller
+    ones before it and the others after."""
+    check_arraylike("partition", a)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) == "c":
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
+    axis = canonical_axis(axis, arr.ndim)
+    kth = canonical_axis(kth, arr.shape[axis])
+    arr = swapaxes(arr, axis, -1)
+    if dtype_kind(arr.dtype) == "u":
+        bottom = -top_k(-(arr + 1), kth + 1)[0] - 1
+    else:
+        bottom = -top_k(-arr, kth + 1)[0]
+    top = top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return swapaxes(lax.concatenate([bottom, top], arr.ndim - 1), -1, axis)
+
+
+@jit_in_jaxprs("argpartition", static_argnums=(1, 2))
+def argpartition(a, kth, axis=-1):
+    """The indices that would `partition` `a`."""
+    check_arraylike("partition", a)                     # (JAX's name, in JAX's message)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) == "c":
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
+    axis = canonical_axis(axis, arr.ndim)
+    kth = canonical_axis(kth, arr.shape[axis])
+    arr = swapaxes(arr, axis, -1)
+    bottom = top_k(-(arr + 1) if dtype_kind(arr.dtype) == "u" else -arr, kth + 1)[1]
+
+    def set_to_zero(a, i):
+        return a.at[i].set(0)
+    for _ in range(arr.ndim - 1):
+        set_to_zero = vmap(set_to_zero)
+    proxy = set_to_zero(lax.full(arr.shape, 1.0, np.float32), bottom)
+    top = top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    return swapaxes(lax.concatenate([bottom, top], arr.ndim - 1), -1, axis)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """`func1d` applied to every vector of `arr` along `axis`: one `vmap` per other axis."""
+    check_arraylike("apply_along_axis", arr)
+    ndim = np.ndim(arr)
+    axis = canonical_axis(axis, ndim)
+
+    def func(a):
+        return func1d(a, *args, **kwargs)
+    for i in range(1, ndim - axis):
+        func = vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = vmap(func, in_axes=0, out_axes=0)
+    return func(arr)
+
+
+def apply_over_axes(func, a, axes):
+    """`func(a, axis)` for each axis in turn, a dropped axis put back as a size 1."""
+    check_arraylike("apply_over_axes", a)
+    a = asarray(a)
+    for axis in axes:
+        b = func(a, axis)
+        if b.ndim == a.ndim:
+            a = b
+        elif b.ndim == a.ndim - 1:
+            a = expand_dims(b, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return a
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """`function` of the index arrays of `shape`: one `vmap` per axis over `arange`s."""
+    shape = tuple(operator.index(d) for d in (shape if np.ndim(shape) else (shape,)))
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Per element of `x`, the function (or constant) of the last condition that holds; the
+    extra function, if given, where none holds (else 0)."""
+    check_arraylike("piecewise", x)
+    x = asarray(x)
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = funclist[-1:] + funclist[:-1]
+    elif nf == nc:
+        funclist = [0] + list(funclist)
+    else:
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    conditions = asarray(condlist).astype(bool)
+    index = argmax(concatenate([zeros(conditions[:1].shape, conditions.dtype), conditions],
+                               0).cumsum(0), 0)
+    dtype = x.dtype
+
+    def branch(f):
+        if callable(f):
+            return lambda v: asarray(f(v, *args, **kw)).astype(dtype)
+        return lambda v: array(f, dtype=dtype)
+    branches = [branch(f) for f in funclist]
+    flat_index, flat_x = ravel(index), ravel(x)
+    out = vmap(lambda i, v: switch(i, branches, v))(flat_index, flat_x)
+    return out.reshape(x.shape)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """The piecewise linear function through the points `(xp, fp)`, at `x`; `left` and `right`
+    outside (by default the end values, or `"extrapolate"`), or periodic with `period`."""
+    check_arraylike("interp", x, xp, fp)
+    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = promote_dtypes(x, xp, inexact=True)
+    fp, = promote_dtypes(fp, inexact=True)
+    extrapolate = []
+    for name, side in (("left", left), ("right", right)):
+        if isinstance(side, str) and side != "extrapolate":
+            raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', but "
+                             f"got: {side!r}")
+        extrapolate.append(isinstance(side, str))
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
+    if period is not None:
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        period = _abs(period)
+        x, xp = x % period, xp % period
+        xp, fp = sort_key_val(xp, fp)
+        xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    i = clip(searchsorted(xp, x, side="right"), 1, len(xp) - 1)
+    df, dx, delta = fp[i] - fp[i - 1], xp[i] - xp[i - 1], x - xp[i - 1]
+    tiny = np.spacing(np.finfo(xp.dtype).eps)
+    flat = lax.abs(dx) <= tiny                          # (no NaN gradient where dx is 0)
+    f = where(flat, fp[i - 1], fp[i - 1] + (delta / where(flat, 1, dx)) * df)
+    if not extrapolate[0] and period is None:
+        f = where(x < xp[0], fp[0] if left is None else left, f)
+    if not extrapolate[1] and period is None:
+        f = where(x > xp[-1], fp[-1] if right is None else right, f)
+    return f
+
+
+@jit_in_jaxprs("unwrap", static_argnums=(2,))
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """`p` with multiples of `period` added where neighbours jump by more than `discont`."""
+    check_arraylike("unwrap", p)
+    p, period = promote_dtypes(p, period)
+    if dtype_kind(p.dtype) == "c":
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if dtype_kind(p.dtype) in "iu" else period / 2
+    dd = diff(p, axis=axis)
+    ddmod = mod(dd + interval, period) - interval
+    ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = where(_abs(dd) < discont, 0, ddmod - dd)
+    first = lax.slice_in_dim(p, 0, 1, axis=axis)
+    rest = lax.slice_in_dim(p, 1, None, axis=axis) + correction.cumsum(axis=axis)
+    return concatenate((first, rest), axis=axis)
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """The row and column indices where `mask_func(ones((n, n)), k)` is nonzero."""
+    i, j = nonzero(mask_func(ones((n, n)), k), size=size)
+    return i, j
+
+
+def _nanquantile(a, q, axis, method, keepdims):
+    """JAX's `_quantile` with `squash_nans`, for one axis or all: NaNs sorted last, and the
+    order statistics interpolated among the numbers of each slice."""
+    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+                         "or 'inverted_cdf'")
+    a, = promote_dtypes(a, inexact=True)
+    if dtype_kind(a.dtype) == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
+    keep_shape = None
+    if axis is None:
+        keep_shape = [1] * a.ndim if keepdims else None
+        a, axis = ravel(a), 0
+    elif not isinstance(axis, int):
+        raise NotImplementedError("jnp.nanquantile over a tuple of axes is not built in "
+                                  "autodidax: use an int axis or None")
+    axis = canonical_axis(axis, a.ndim)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    q_shape, q_ndim = q.shape, q.ndim
+    a = sort(where(lax.ne(a, a), np.nan, a), dimension=axis)
+    counts = _sum(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype, keepdims=keepdims)
+    reduced = counts.shape
+    q = lax.expand_dims(q, tuple(range(q_ndim, len(reduced) + q_ndim)))
+    counts = lax.expand_dims(counts, tuple(range(q_ndim)))
+    q = lax.mul(q, lax.sub(counts, _lax_const(q, 1)))
+    low, high = lax.floor(q), lax.ceil(q)
+    high_weight = lax.sub(q, low)
+    low_weight = lax.sub(_lax_const(high_weight, 1), high_weight)
+    low = lax.max(_lax_const(low, 0), lax.min(low, counts - 1))
+    high = lax.max(_lax_const(high, 0), lax.min(high, counts - 1))
+    int_ = canonicalize_dtype(np.int64)
+    low, high = (lax.convert_element_type(v, int_) for v in (low, high))
+    index = [lax.broadcasted_iota(int_, q_shape + reduced, d + q_ndim)
+             for d in range(len(reduced))]
+    if keepdims:
+        index[axis] = low
+    else:
+        index.insert(axis, low)
+    low_value = a[tuple(index)]
+    index[axis] = high
+    high_value = a[tuple(index)]
+    if method == "linear":
+        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
+                         lax.mul(high_value.astype(q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = where(lax.le(high_weight, _lax_const(high_weight, 0.5)), low_value, high_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), _lax_const(low_value, 0.5))
+    if keep_shape is not None:
+        result = result.reshape(([q_shape[0]] if q_ndim else []) + keep_shape)
+    return lax.convert_element_type(result, a.dtype)
+
+
+def _nan_quantile_checks(name, a, q, out, overwrite_input, weights):
+    check_arraylike(name, a, q)
+    if weights is not None:
+        raise NotImplementedError(f"jnp.{name} with weights (method='inverted_cdf') is not "
+                                  "built in autodidax")
+    if overwrite_input or out is not None:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
+                         "out != None")
+    return asarray(a), asarray(q)
+
+
+@jitted("axis", "overwrite_input", "keepdims", "method")
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """The `q`-th quantiles of the numbers of `a` along `axis`, NaNs left out."""
+    a, q = _nan_quantile_checks("nanquantile", a, q, out, overwrite_input, weights)
+    return _nanquantile(a, q, axis, method, keepdims)
+
+
+@jitted("axis", "overwrite_input", "keepdims", "method")
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    a, q = _nan_quantile_checks("nanpercentile", a, q, out, overwrite_input, weights)
+    q, = promote_dtypes(q, inexact=True)
+    return _nanquantile(a, q / 100, axis, method, keepdims)
+
+
+@jitted("axis", "overwrite_input", "keepdims")
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    a, q = _nan_quantile_checks("nanmedian", a, 0.5, out, overwrite_input, None)
+    return _nanquantile(a, q, axis, "midpoint", keepdims)
+
+
+def get_printoptions():
+    """NumPy's print options, which JAX arrays print with."""
+    return np.get_printoptions()
+
+
+def printoptions(*args, **kwargs):
+    return np.printoptions(*args, **kwargs)
+
+
+def set_printoptions(*args, **kwargs):
+    return np.set_printoptions(*args, **kwargs)
+
+
+array_repr, array_str, save, savez = np.array_repr, np.array_str, np.save, np.savez
+character, flexible, object_ = np.character, np.flexible, np.object_
+ComplexWarning = np.exceptions.ComplexWarning
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name, what):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(
+            f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for "
+            f"use with JIT and other JAX transformations. Consider using "
+            f"jnp.asarray(np.{name}(...)) instead, although care should be taken if "
+            f"np.{name} is used within a jax transformations because of its potential "
+            f"side-effect of consuming the {what} object; for more information see "
+            "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
+fromfile, fromiter = _impure("fromfile", "file"), _impure("fromiter", "iterable")
+
+
+def load(file, *args, **kwargs):
+    """`np.load`, an array of it made a JAX array (a `V2` one read as `bfloat16`)."""
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(ml_dtypes.bfloat16)
+        try:
+            out = asarray(out)
+        except (TypeError, AssertionError):
+            pass
+    return out
+
+
+_register("partition argpartition apply_along_axis apply_over_axes fromfunction piecewise "
+          "interp unwrap mask_indices nanquantile nanpercentile nanmedian get_printoptions "
+          "printoptions set_printoptions array_repr array_str save savez character flexible "
+          "object_ ComplexWarning frombuffer fromstring fromfile fromiter load")

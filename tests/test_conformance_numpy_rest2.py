@@ -129,3 +129,52 @@ NUMBERS = {
 @pytest.mark.parametrize("name", _params(NUMBERS))
 def test_numbers(name):
     check(NUMBERS[name])
+
+
+PHASE = np.array([0.0, 3.0, 6.5, 0.2, -4.0, 9.5], np.float32)
+XP = np.array([0.0, 1.0, 2.5, 4.0], np.float32)
+FP = np.array([1.0, -1.0, 3.0, 0.5], np.float32)
+NANS = np.array([[1.0, np.nan, 3.0, 0.5], [np.nan, np.nan, 2.0, 7.0],
+                 [np.nan, np.nan, np.nan, np.nan]], np.float32)
+MISC = {
+    "partition": C(lambda jax, jnp: jax.jit(lambda r, m34, u8: (
+        jnp.partition(r, 3), jnp.argpartition(r, 3), jnp.partition(m34, 1, axis=0),
+        jnp.argpartition(m34, -1), jnp.partition(u8, 2)))(R, M34, U8)),
+    "partition complex": E(lambda jax, jnp: jnp.partition(np.ones(3, np.complex64), 1)),
+    "along axes": C(lambda jax, jnp: (
+        jnp.apply_along_axis(jnp.cumsum, 1, M34), jnp.apply_along_axis(lambda v: v @ v, 0, M34),
+        jnp.apply_over_axes(jnp.sum, M34, [0, 1]),
+        jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=jnp.int32))),
+    "piecewise": C(lambda jax, jnp: (
+        jnp.piecewise(F32, [F32 < 0, F32 > 1], [lambda v: -v, lambda v: v * 2, 7.0]),
+        jnp.piecewise(F32, [F32 < 0], [lambda v: v ** 2]), jnp.piecewise(I32, [I32 > 0], [1.5]))),
+    "piecewise count": E(lambda jax, jnp: jnp.piecewise(F32, [F32 < 0], [1, 2, 3])),
+    "interp": C(lambda jax, jnp: jax.jit(lambda x, xp, fp: (
+        jnp.interp(x, xp, fp), jnp.interp(x, xp, fp, left=-9.0, right=9.0),
+        jnp.interp(x, xp, fp, "extrapolate", "extrapolate"),
+        jnp.interp(x, xp, fp, period=3.0)))(PHASE, XP, FP)),
+    "interp shapes": E(lambda jax, jnp: jnp.interp(PHASE, XP, FP[:3])),
+    "unwrap": C(lambda jax, jnp: jax.jit(lambda p, i, m: (
+        jnp.unwrap(p), jnp.unwrap(p, discont=2.0, period=4.0), jnp.unwrap(i, period=8),
+        jnp.unwrap(m, axis=0)))(PHASE, np.array([0, 5, 9, 2]), M34)),
+    "mask_indices": C(lambda jax, jnp: (jnp.mask_indices(3, jnp.triu),
+                                        jnp.mask_indices(3, jnp.tril, -1, size=4))),
+    "nan quantiles": C(lambda jax, jnp: jax.jit(lambda a: (
+        jnp.nanmedian(a), jnp.nanmedian(a, axis=1), jnp.nanmedian(a, 0, keepdims=True),
+        jnp.nanquantile(a, np.float32([0.1, 0.9]), axis=1),
+        jnp.nanquantile(a, 0.3, axis=1, method="nearest"),
+        jnp.nanquantile(a, 0.3, method="lower", keepdims=True),
+        jnp.nanpercentile(a, 40, axis=1, method="higher"), jnp.nanpercentile(a[0], 50.0)))(NANS)),
+    "nanquantile out": E(lambda jax, jnp: jnp.nanquantile(NANS, 0.5, out=NANS)),
+    "numpy's names": C(lambda jax, jnp: (
+        jnp.get_printoptions()["precision"], jnp.array_str(np.arange(3)), jnp.array_repr(F32),
+        jnp.character is np.character, jnp.object_ is np.object_, jnp.flexible is np.flexible,
+        issubclass(jnp.ComplexWarning, Warning), jnp.frombuffer(b"\x01\x02", jnp.uint8),
+        jnp.fromstring("1 2 3", sep=" "))),
+    "fromiter": E(lambda jax, jnp: jnp.fromiter(iter([1, 2]), float)),
+}
+
+
+@pytest.mark.parametrize("name", _params(MISC))
+def test_misc(name):
+    check(MISC[name])
