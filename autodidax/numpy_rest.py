@@ -38,7 +38,7 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
                              invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, linspace,
                              matmul, maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones,
-                             power, prod, promote_args, promote_dtypes, ravel, result_type,
+                             pad, power, prod, promote_args, promote_dtypes, ravel, result_type,
                              searchsorted, squeeze, stack, swapaxes, tensordot, tile, transpose,
                              tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
@@ -2624,3 +2624,149 @@ _register("partition argpartition apply_along_axis apply_over_axes fromfunction 
           "interp unwrap mask_indices nanquantile nanpercentile nanmedian get_printoptions "
           "printoptions set_printoptions array_repr array_str save savez character flexible "
           "object_ ComplexWarning frombuffer fromstring fromfile fromiter load")
+
+
+def _gradient_along_axis(a, h, axis):
+    """Central differences of `a` along `axis` inside, one-sided ones at the ends, for the
+    spacing `h` (a scalar, or the coordinates of the samples)."""
+    def sliced(start, stop, x=a):
+        return lax.slice_in_dim(x, start, stop, axis=axis)
+    upper_edge = sliced(1, 2) - sliced(0, 1)
+    lower_edge = sliced(-1, None) - sliced(-2, -1)
+    if np.ndim(h) == 0:
+        inner = (sliced(2, None) - sliced(None, -2)) * 0.5 / h
+        lower_edge, upper_edge = lower_edge / h, upper_edge / h
+    elif np.ndim(h) == 1:
+        if len(h) != a.shape[axis]:
+            raise ValueError("Spacing arrays must have the same length as the dimension along "
+                             "which the gradient is calculated.")
+        shape = [1] * a.ndim
+        shape[axis] = len(h)
+        h = h.reshape(shape)
+        upper_edge = upper_edge / (sliced(1, 2, h) - sliced(0, 1, h))
+        lower_edge = lower_edge / (sliced(-1, None, h) - sliced(-2, -1, h))
+        dx1 = sliced(1, -1, h) - sliced(0, -2, h)
+        dx2 = sliced(2, None, h) - sliced(1, -1, h)
+        wa = -dx2 / (dx1 * (dx1 + dx2))
+        wb = (dx2 - dx1) / (dx1 * dx2)
+        wc = dx1 / (dx2 * (dx1 + dx2))
+        inner = wa * sliced(0, -2) + wb * sliced(1, -1) + wc * sliced(2, None)
+    else:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    return concatenate((upper_edge, inner, lower_edge), axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """The derivative of the samples `f` along each axis (one array per axis), with the
+    spacing of `varargs`: one for all axes, or one per axis."""
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    axis = None if axis is None else (operator.index(axis) if np.ndim(axis) == 0
+                                      else tuple(operator.index(i) for i in axis))
+    return _gradient(f, axis, *varargs)
+
+
+@jit_in_jaxprs("gradient", static_argnums=(1,))
+def _gradient(f, axis, *varargs):
+    check_arraylike("gradient", f, *varargs)
+    a, *spacing = promote_dtypes(f, *varargs, inexact=True)
+    axes = (tuple(range(a.ndim)) if axis is None else
+            (canonical_axis(axis, a.ndim),) if isinstance(axis, int) else
+            tuple(canonical_axis(i, a.ndim) for i in axis))
+    if not axes:
+        return []
+    if builtins.min(s for i, s in enumerate(a.shape) if i in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                         "2 elements are required.")
+    if len(spacing) == 0:
+        dx = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        dx = spacing * len(axes)
+    elif len(spacing) == len(axes):
+        dx = spacing
+    else:
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
+    grads = [_gradient_along_axis(a, h, ax) for ax, h in zip(axes, dx)]
+    return grads[0] if len(axes) == 1 else grads
+
+
+@jit_in_jaxprs("packbits", static_argnums=(1, 2))
+def packbits(a, axis=None, bitorder="big"):
+    """The elements of `a`, read as bits (nonzero or not), packed eight to a `uint8`."""
+    check_arraylike("packbits", a)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) not in "iub":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    arr = lax.convert_element_type(lax.ne(arr, _lax_const(arr, 0)), np.uint8)
+    bits = arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        bits = bits[::-1]
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    arr = swapaxes(arr, axis, -1)
+    if arr.shape[-1] % 8:
+        arr = lax.pad(arr, np.uint8(0),
+                      [(0, 0, 0)] * (arr.ndim - 1) + [(0, 8 - arr.shape[-1] % 8, 0)])
+    arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
+    packed = (arr << expand_dims(bits, tuple(range(arr.ndim - 1)))).sum(-1).astype(np.uint8)
+    return swapaxes(packed, axis, -1)
+
+
+@jit_in_jaxprs("unpackbits", static_argnums=(1, 2, 3))
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Each `uint8` of `a` as its eight bits, `count` of them kept (or zeros added)."""
+    check_arraylike("unpackbits", a)
+    arr = asarray(a)
+    if arr.dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    bits = asarray(1) << arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        bits = bits[::-1]
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    arr = swapaxes(arr, axis, -1)
+    unpacked = ((arr[..., None] & expand_dims(bits, tuple(range(arr.ndim)))) > 0).astype(
+        np.uint8)
+    unpacked = unpacked.reshape(unpacked.shape[:-2] + (-1,))
+    if count is not None:
+        if count > unpacked.shape[-1]:
+            unpacked = pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
+                           + [(0, count - unpacked.shape[-1])])
+        else:
+            unpacked = unpacked[..., :count]
+    return swapaxes(unpacked, axis, -1)
+
+
+def _trim_zeros_tol(filt, tol, trim="fb"):
+    """`filt` without the leading (and trailing) elements smaller than `tol`."""
+    filt = asarray(_concrete_value(filt, "Error arose in the `filt` argument of "
+                                   "trim_zeros_tol()"))
+    nz = _abs(filt) < tol
+    if _all(nz):
+        return zeros(0, filt.dtype)
+    start = argmin(nz) if "f" in trim.lower() else 0
+    end = argmin(nz[::-1]) if "b" in trim.lower() else 0
+    return filt[int(start):len(filt) - int(end)]
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """The quotient and the remainder of dividing the polynomial `u` by `v`."""
+    check_arraylike("polydiv", u, v)
+    u_arr, v_arr = promote_dtypes(u, v, inexact=True)
+    m, n = len(u_arr) - 1, len(v_arr) - 1
+    scale = 1. / v_arr[0]
+    q = zeros(builtins.max(m - n + 1, 1), dtype=u_arr.dtype)
+    for k in range(0, m - n + 1):
+        d = scale * u_arr[k]
+        q = q.at[k].set(d)
+        u_arr = u_arr.at[k:k + n + 1].add(-d * v_arr)
+    if trim_leading_zeros:
+        u_arr = _trim_zeros_tol(u_arr, tol=np.sqrt(finfo(u_arr.dtype).eps), trim="f")
+    return q, u_arr
+
+
+_register("gradient packbits unpackbits polydiv")

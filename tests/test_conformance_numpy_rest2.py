@@ -178,3 +178,30 @@ MISC = {
 @pytest.mark.parametrize("name", _params(MISC))
 def test_misc(name):
     check(MISC[name])
+
+
+SQ = np.array([1.0, 4.0, 9.0, 16.0, 25.0], np.float32)
+COORDS = np.array([0.0, 1.0, 1.5, 3.0], np.float32)
+MORE = {
+    "gradient": C(lambda jax, jnp: (
+        jnp.gradient(SQ), jnp.gradient(SQ, 0.5), jnp.gradient(M34), jnp.gradient(M34, axis=0),
+        jnp.gradient(M34, 2.0, COORDS), jnp.gradient(M34, axis=-1), jnp.gradient(X6))),
+    "gradient short": E(lambda jax, jnp: jnp.gradient(np.ones(1, np.float32))),
+    "gradient spacing count": E(lambda jax, jnp: jnp.gradient(M34, 1.0, 2.0, 3.0)),
+    "gradient jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.gradient)(SQ)),
+    "packbits unpackbits": C(lambda jax, jnp: jax.jit(lambda b, m, u: (
+        jnp.packbits(b), jnp.packbits(m > 4, axis=1), jnp.packbits(m > 2, 0, "little"),
+        jnp.unpackbits(u), jnp.unpackbits(u[None], axis=0, count=3),
+        jnp.unpackbits(u, count=44, bitorder="little")))(BOOL, M34, U8)),
+    "packbits float": E(lambda jax, jnp: jnp.packbits(F32)),
+    "unpackbits int": E(lambda jax, jnp: jnp.unpackbits(I32)),
+    "polydiv": C(lambda jax, jnp: (
+        jnp.polydiv(SQ, np.float32([1.0, -1.0])), jnp.polydiv(np.float32([1, -3, 2]), V3),
+        jnp.polydiv(np.float32([1.0, -3.0, 2.0]), np.float32([1.0, -1.0]),
+                    trim_leading_zeros=True))),
+}
+
+
+@pytest.mark.parametrize("name", _params(MORE))
+def test_more(name):
+    check(MORE[name])
