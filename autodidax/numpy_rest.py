@@ -1275,9 +1275,15 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
         arr2 = sort(arr2)
         found = arr2[searchsorted(arr2, arr1)]
         return arr1 != found if invert else arr1 == found
-    if method == "sort":
-        raise NotImplementedError("jnp.isin with method='sort' needs jnp.unique, which "
-                                  "autodidax lacks: use method='compare_all' or 'binary_search'")
+    if method == "sort":                # (`unique` is defined below, under "Sets")
+        ind_out = slice(None)
+        if not assume_unique:
+            arr1, ind_out = unique(arr1, size=len(arr1), return_inverse=True,
+                                   fill_value=arr2.max())
+        aux, ind = sort_key_val(concatenate([arr1, arr2]), arange(arr1.size + arr2.size))
+        same = aux[1:] != aux[:-1] if invert else aux[1:] == aux[:-1]
+        start = (ones if invert else zeros)(arr1.shape, bool)
+        return start.at[ind[:-1]].set(same, mode="drop")[ind_out]
     raise ValueError(f"{method=} is not implemented; options are 'compare_all', "
                      "'binary_search', 'sort', and 'auto'")
 
@@ -2770,3 +2776,120 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
 
 _register("gradient packbits unpackbits polydiv")
+
+
+_GUFUNC_ARGUMENT = r"\((?:\w+(?:,\w+)*)?\)"
+_GUFUNC_SIGNATURE = "^{0}(?:,{0})*->{0}(?:,{0})*$".format(_GUFUNC_ARGUMENT)
+
+
+def _parse_gufunc_signature(signature):
+    """The core dimensions of each input and each output of a signature `"(m,n),(n)->(m)"`."""
+    if not re.match(_GUFUNC_SIGNATURE, signature):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    return ([tuple(re.findall(r"\w+", arg)) for arg in re.findall(_GUFUNC_ARGUMENT, side)]
+            for side in signature.split("->"))
+
+
+def _update_dim_sizes(sizes, shape, core_dims, context, *, is_input):
+    """Record the size of each core dimension in `sizes`, checking that it agrees."""
+    if is_input and len(shape) < len(core_dims):
+        raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all "
+                         f"core dimensions {core_dims!r} {context}")
+    if not is_input and len(shape) != len(core_dims):
+        raise ValueError(f"output shape {shape!r} does not match core dimensions "
+                         f"{core_dims!r} {context}")
+    for dim, size in zip(core_dims, shape[len(shape) - len(core_dims):]):
+        if sizes.setdefault(dim, size) != size:
+            raise ValueError(f"inconsistent size for core dimension {dim!r}: {size!r} vs "
+                             f"{sizes[dim]!r} {context}")
+
+
+def _apply_excluded(func, excluded, args, kwargs):
+    """`func` of the arguments not in `excluded`, the excluded ones bound, and those left."""
+    if not excluded:
+        return func, args, kwargs
+    dynamic_args = [a for i, a in enumerate(args) if i not in excluded]
+    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
+    static_args = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int))
+                   if i < len(args)]
+    static_kwargs = {k: v for k, v in kwargs.items() if k in excluded}
+
+    def new_func(*args, **kwargs):
+        args = list(args)
+        for i, arg in static_args:
+            args.insert(i, arg)
+        return func(*args, **kwargs, **static_kwargs)
+    return new_func, dynamic_args, dynamic_kwargs
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """`pyfunc`, of scalars or of arrays with the core dimensions of `signature`, mapped with
+    `vmap` over its arguments' broadcast leading dimensions."""
+    if builtins.any(not isinstance(e, (str, int)) for e in excluded):
+        raise TypeError("jax.numpy.vectorize can only exclude integer or string arguments, but "
+                        f"excluded={excluded!r}")
+    if builtins.any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ValueError(f"excluded={excluded!r} contains negative numbers")
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        context = f"on vectorized function with excluded={excluded!r} and {signature=}"
+        func, args, kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
+        if signature is not None:
+            in_dims, out_dims = _parse_gufunc_signature(signature)
+        else:
+            in_dims, out_dims = [()] * len(args), None
+        nones = {i for i, a in enumerate(args) if a is None}
+        if nones:
+            if builtins.any(in_dims[i] != () for i in nones):
+                raise ValueError(f"Cannot pass None at locations {nones} with {signature=}")
+            func, args, _ = _apply_excluded(func, nones, args, {})
+            in_dims = [d for i, d in enumerate(in_dims) if i not in nones]
+        args = tuple(asarray(a) for a in args)
+        if len(args) != len(in_dims):
+            raise TypeError(f"wrong number of positional arguments: expected {len(in_dims)!r}, "
+                            f"got {len(args)!r} {context}")
+        sizes, shapes = {}, []
+        for arg, dims in zip(args, in_dims):
+            _update_dim_sizes(sizes, arg.shape, dims, context, is_input=True)
+            shapes.append(arg.shape[:arg.ndim - len(dims)])
+        shape = broadcast_shapes(*shapes)
+        checked = func if out_dims is None else _checking_outputs(func, sizes, out_dims, context)
+        squeezed = [squeeze(a, tuple(i for i, d in enumerate(s) if d == 1))
+                    for a, s in zip(args, shapes)]
+        reversed_shapes = [((1,) * (len(shape) - len(s)) + s)[::-1] for s in shapes]
+        mapped, expand = checked, []
+        for negdim, axis_sizes in enumerate(zip(*reversed_shapes)):
+            in_axes = tuple(None if d == 1 else 0 for d in axis_sizes)
+            if builtins.all(a is None for a in in_axes):
+                expand.append(len(shape) - 1 - negdim)
+            else:
+                mapped = vmap(mapped, in_axes)
+        result = mapped(*squeezed)
+        if not expand:
+            return result
+        if isinstance(result, tuple):
+            return tuple(expand_dims(r, expand) for r in result)
+        return expand_dims(result, expand)
+    return wrapped
+
+
+def _checking_outputs(func, dim_sizes, out_dims, context):
+    """`func`, its outputs checked against the core dimensions of the signature."""
+    def checked(*args):
+        out = func(*args)
+        shapes = [np.shape(o) for o in (out if isinstance(out, tuple) else [out])]
+        if len(out_dims) > 1 and not isinstance(out, tuple):
+            raise TypeError("output must be a tuple when multiple outputs are expected, got: "
+                            f"{out!r}\n{context}")
+        if len(shapes) != len(out_dims):
+            raise TypeError(f"wrong number of output arguments: expected {len(out_dims)!r}, "
+                            f"got {len(shapes)!r} {context}")
+        sizes = dict(dim_sizes)
+        for s, dims in zip(shapes, out_dims):
+            _update_dim_sizes(sizes, s, dims, context, is_input=False)
+        return out
+    return checked
+
+
+_register("vectorize")

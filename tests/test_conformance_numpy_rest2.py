@@ -4,7 +4,7 @@ harness as tests/test_conformance.py."""
 import numpy as np
 import pytest
 
-from test_conformance import (BOOL, C, E, EMPTY as EMPTY_F, F, F32, I32, J, NAN, U8, V3, V4,
+from test_conformance import (BOOL, C, E, EMPTY as EMPTY_F, F, F32, I32, J, NAN, T, U8, V3, V4,
                               _params, check)
 
 R = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.int32)        # repeats
@@ -35,6 +35,9 @@ SETS = {
         jnp.setxor1d(a, b, size=6), jnp.intersect1d(a, b, size=4, return_indices=True),
         jnp.setdiff1d(ua, ub, True, size=6), jnp.setxor1d(ua, ub, True, size=6),
         jnp.intersect1d(ua, ub, True, True, size=3)))(R, S, np.unique(R), np.unique(S))),
+    "isin sort": C(lambda jax, jnp: (jnp.isin(R, S, method="sort"),
+                                     jnp.isin(R2, S, invert=True, method="sort"),
+                                     jnp.isin(np.unique(R), S, True, method="sort"))),
     "setdiff1d jit without size": E(lambda jax, jnp: jax.jit(jnp.setdiff1d)(R, S)),
 }
 
@@ -199,6 +202,20 @@ MORE = {
         jnp.polydiv(SQ, np.float32([1.0, -1.0])), jnp.polydiv(np.float32([1, -3, 2]), V3),
         jnp.polydiv(np.float32([1.0, -3.0, 2.0]), np.float32([1.0, -1.0]),
                     trim_leading_zeros=True))),
+    "vectorize": C(lambda jax, jnp: (
+        jnp.vectorize(jnp.dot, signature="(n),(n)->()")(M34, V4),
+        jnp.vectorize(lambda x, p: x ** p, excluded={1})(F32, 2),
+        jnp.vectorize(lambda x, y: (x + y, x * y))(V3[:, None], V4),
+        jnp.vectorize(lambda m: (m.sum(0), m.T), signature="(a,b)->(b),(b,a)")(T),
+        jnp.vectorize(lambda x, y=None: x if y is None else x + y)(F32, None),
+        jnp.vectorize(lambda x, *, k: x * k, excluded={"k"})(F32, k=3))),
+    "vectorize core dims": E(lambda jax, jnp: jnp.vectorize(
+        jnp.dot, signature="(n),(n)->()")(M34, V3)),
+    "vectorize output dims": E(lambda jax, jnp: jnp.vectorize(
+        lambda x: x, signature="(n)->()")(M34)),
+    "vectorize signature": E(lambda jax, jnp: jnp.vectorize(lambda x: x, signature="n->n")(V3)),
+    "vectorize jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.vectorize(
+        jnp.dot, signature="(n),(n)->()"))(M34, V4)),
 }
 
 
