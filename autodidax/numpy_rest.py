@@ -2122,11 +2122,13 @@ def _elementwise_primitive(name, impl, kinds, batching_rule=vectorized):
     impl_rules[prim] = impl
 
     def abstract_eval(*avals, **params):
-        if not avals[0].dtype.kind in kinds:
-            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}.")
+        if avals[0].dtype.kind not in kinds:
+            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}. Accepted "
+                            f"dtypes are subtypes of {_KIND_WORDS[kinds]}.")
         if builtins.any(a.dtype != avals[0].dtype for a in avals[1:]):
-            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                            f"{', '.join(a.dtype.name for a in avals)}.")
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}. (Tip: jnp.{name} is a "
+                            "similar function that does automatic type promotion on inputs).")
         shape = broadcast_shapes(*(a.shape for a in avals))
         return ShapedArray(shape, avals[0].dtype, builtins.all(a.weak_type for a in avals))
     abstract_eval_rules[prim] = abstract_eval
@@ -2134,6 +2136,7 @@ def _elementwise_primitive(name, impl, kinds, batching_rule=vectorized):
     return prim
 
 
+_KIND_WORDS = {"f": "floating", "iu": "integer"}
 cbrt_p = _elementwise_primitive("cbrt", np.cbrt, "f")
 lowering_rules[cbrt_p] = nary_lowering(hlo.cbrt)
 defjvp2(cbrt_p, lambda t, ans, x: lax.mul(t, lax.mul(_lax_const(x, 1 / 3),
