@@ -21,7 +21,7 @@ from autodidax import lax_core as lax
 from autodidax.autodiff import transpose_rules
 from autodidax.batching import batching_rules, broadcasting, vectorized, vmap
 from autodidax.control_flow import scan, while_loop
-from autodidax.control_flow_reference import switch
+from autodidax.control_flow_reference import fori_loop, switch
 from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Primitive, ShapedArray,
                             Tracer, abstract_eval_rules, api_boundary, dtype_kind, get_aval,
                             impl_rules, set_array_methods)
@@ -29,6 +29,7 @@ from autodidax.custom import custom_jvp
 from autodidax.custom_checks import SymbolicZero
 from autodidax.indexing import dynamic_update_slice, sort, sort_key_val
 from autodidax.indexing_rest import top_k
+from autodidax.jaxpr import make_jaxpr
 from autodidax.jvp import defjvp2, defjvp_zero, deflinear, float0
 from autodidax.lowering import lowering_rules, nary_lowering
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
@@ -39,10 +40,10 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, linspace,
                              matmul, maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones,
                              pad, power, prod, promote_args, promote_dtypes, ravel, result_type,
-                             searchsorted, squeeze, stack, swapaxes, tensordot, tile, transpose,
-                             tril, triu, true_divide, vdot, where, zeros)
+                             searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
+                             transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
-from autodidax.numpy import abs as _abs, sort as jnp_sort
+from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
 
 
 def _inexact(name, *args):
@@ -2896,3 +2897,189 @@ def _checking_outputs(func, dim_sizes, out_dims, context):
 
 
 _register("vectorize")
+
+
+def _result_dtype(func, *args):
+    """The dtype of `func` of scalars like `args` (ones of their dtypes), from its jaxpr."""
+    ones_ = [np.ones((), asarray(a).dtype) for a in args]
+    return make_jaxpr(func)(*ones_).jaxpr.outvars[0].aval.dtype
+
+
+class ufunc:
+    """A function of scalars applied elementwise, with NumPy's ufunc methods (JAX's
+    `jnp.ufunc`)."""
+
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+        self.__doc__ = func.__doc__
+        self.__name__ = name or func.__name__
+        self._func, self.identity = func, identity
+        self.nin, self.nout = operator.index(nin), operator.index(nout)
+        self.nargs = operator.index(nargs or nin)
+
+    def _key(self):
+        return (self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs)
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __eq__(self, other):
+        return isinstance(other, ufunc) and self._key() == other._key()
+
+    def __repr__(self):
+        return f"<jnp.ufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, where=None):
+        check_arraylike(self.__name__, *args)
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self}")
+        if where is not None:
+            raise NotImplementedError(f"where argument of {self}")
+        return vectorize(self._func)(*args)
+
+    def _binary(self, method):
+        if self.nin != 2:
+            raise ValueError(f"{method} only supported for binary ufuncs")
+        if self.nout != 1:
+            raise ValueError(f"{method} only supported for functions returning a single value")
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+               where=None):
+        """`a` folded along `axis` with this function, from `initial` or the identity."""
+        check_arraylike(f"{self.__name__}.reduce", a)
+        self._binary("reduce")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+        if where is not None:
+            check_arraylike(f"{self.__name__}.reduce", where)
+            if self.identity is None and initial is None:
+                raise ValueError(f"reduction operation {self.__name__!r} does not have an "
+                                 "identity, so to use a where mask one has to specify "
+                                 "'initial'.")
+            if asarray(where).dtype != np.bool_:
+                raise ValueError("where argument must have dtype=bool; got "
+                                 f"dtype={asarray(where).dtype}")
+        arr = asarray(a)
+        initial = self.identity if initial is None else initial
+        dtype = _result_dtype(self._func, arr, arr) if dtype is None else dtype
+        if where is not None:
+            where = broadcast_to(where, arr.shape)
+        if isinstance(axis, tuple):
+            raise NotImplementedError("tuple of axes")
+        if axis is None:
+            final_shape = (1,) * arr.ndim if keepdims else ()
+            arr, axis = ravel(arr), 0
+            where = None if where is None else ravel(where)
+        else:
+            axis = canonical_axis(axis, arr.ndim)
+            final_shape = arr.shape[:axis] + ((1,) if keepdims else ()) + arr.shape[axis + 1:]
+        arr = moveaxis(arr, axis, 0)
+        where = None if where is None else moveaxis(where, axis, 0)
+        if arr.shape[0] == 0:
+            if initial is None:
+                raise ValueError(f"zero-size array to reduction operation {self.__name__} "
+                                 "which has no identity")
+            return lax.full(final_shape, initial, dtype)
+
+        def body(i, val):
+            new = self(val, arr[i].astype(dtype))
+            return new if where is None else where_(where[i], new, val)
+        start, init = (1, arr[0]) if initial is None else (0, initial)
+        result = fori_loop(start, arr.shape[0], body,
+                           broadcast_to(asarray(init).astype(dtype), arr.shape[1:]))
+        return result.reshape(final_shape) if keepdims else result
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        """Every partial result of folding `a` along `axis`."""
+        self._binary("accumulate")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+        check_arraylike(f"{self.__name__}.accumulate", a)
+        arr = asarray(a)
+        dtype = _result_dtype(self._func, arr, arr) if dtype is None else dtype
+        if axis is None or isinstance(axis, tuple):
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = canonical_axis(axis, arr.ndim)
+        if arr.size == 0:
+            return lax.full(arr.shape, 0, dtype)
+        arr = moveaxis(arr, axis, 0)
+
+        def step(carry, _):
+            i, x = carry
+            y = where_(i == 0, arr[0].astype(dtype), self(x.astype(dtype), arr[i].astype(dtype)))
+            return (i + 1, y), y
+        _, result = scan(step, (0, arr[0].astype(dtype)), None, length=arr.shape[0])
+        return moveaxis(result, 0, axis)
+
+    def outer(self, A, B, /):
+        """This function of every element of `A` with every element of `B`."""
+        self._binary("outer")
+        check_arraylike(f"{self.__name__}.outer", A, B)
+        result = vmap(vmap(self, (None, 0)), (0, None))(ravel(asarray(A)), ravel(asarray(B)))
+        return result.reshape(*np.shape(A), *np.shape(B))
+
+    def at(self, a, indices, b=None, /, *, inplace=True):
+        """`a` with its elements at `indices` replaced by this function of them (and of `b`),
+        one index at a time, so that a repeated index is applied repeatedly."""
+        if inplace:
+            raise NotImplementedError(
+                "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
+                "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; "
+                "e.g.\n>>> arr = jnp.add.at(arr, ind, val, inplace=False)\n")
+        args = () if b is None else (b,)
+        check_arraylike(f"{self.__name__}.at", a, *args)
+        dtype = _result_dtype(self._func, a, *args)
+        a = asarray(a).astype(dtype)
+        args = tuple(asarray(x).astype(dtype) for x in args)
+        indices = indices if isinstance(indices, tuple) else (indices,)
+        if not indices:
+            return a
+        shapes = [np.shape(i) for i in indices if not isinstance(i, slice)]
+        shape = shapes and broadcast_shapes(*shapes)
+        if not shape:
+            return a.at[indices].set(self(a.at[indices].get(), *args))
+        if args:
+            arg = broadcast_to(args[0], (*shape, *args[0].shape[len(shape):]))
+            args = (arg.reshape(math.prod(shape), *args[0].shape[len(shape):]),)
+        indices = [i if isinstance(i, slice) else ravel(broadcast_to(i, shape))
+                   for i in indices]
+
+        def step(carry, _):
+            i, a = carry
+            idx = tuple(ind if isinstance(ind, slice) else ind[i] for ind in indices)
+            return (i + 1, a.at[idx].set(self(a.at[idx].get(), *(x[i] for x in args)))), None
+        (_, a), _ = scan(step, (0, a), None, len(indices[0]))
+        return a
+
+    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+        """This function folded over each slice `a[indices[i]:indices[i + 1]]` along `axis`."""
+        self._binary("reduceat")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+        check_arraylike(f"{self.__name__}.reduceat", a, indices)
+        a, indices = asarray(a), asarray(indices)
+        if a.ndim == 0:
+            raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
+        if indices.ndim != 1:
+            raise ValueError("reduceat: indices must be one-dimensional, got "
+                             f"indices.shape={indices.shape}")
+        if axis is None or isinstance(axis, (tuple, list)):
+            raise ValueError("reduceat requires a single integer axis.")
+        axis = canonical_axis(axis, a.ndim)
+        out = take(a, indices, axis=axis)
+        ends = concatenate([indices, asarray([a.shape[axis]], indices.dtype)])
+        ind = lax.expand_dims(ends, [d for d in range(out.ndim) if d != axis])
+        start = lax.slice_in_dim(ind, 0, ind.shape[axis] - 1, axis=axis)
+        end = lax.slice_in_dim(ind, 1, ind.shape[axis], axis=axis)
+
+        def body(i, out):
+            inside = (i > start) & (i < end)
+            return where_(inside, self(out, take(a, lax.expand_dims(i, (0,)), axis=axis)), out)
+        return fori_loop(0, a.shape[axis], body, out)
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """`func`, of `nin` scalars to `nout`, as a `jnp.ufunc`."""
+    return ufunc(func, nin, nout, identity=identity)
+
+
+_register("ufunc frompyfunc")

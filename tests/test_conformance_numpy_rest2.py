@@ -210,6 +210,21 @@ MORE = {
     "vectorize signature": E(lambda jax, jnp: jnp.vectorize(lambda x: x, signature="n->n")(V3)),
     "vectorize jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jnp.vectorize(
         jnp.dot, signature="(n),(n)->()"))(M34, V4)),
+    "frompyfunc": C(lambda jax, jnp: (lambda add, mx: (
+        repr(add), add.nin, add.nout, add.identity, jax.jit(lambda x6, m34, f32: (
+            add(x6, 10), add(m34, V4), add.reduce(m34), add.reduce(m34, None, keepdims=True),
+            add.reduce(m34, 1, initial=5.0), add.reduce(m34, 1, where=m34 > 3), mx.reduce(f32),
+            add.accumulate(m34, axis=1), add.outer(V3, x6),
+            add.at(f32, np.array([0, 0, 4]), 1.0, inplace=False),
+            add.reduceat(x6, np.array([0, 4, 1])), mx.reduce(EMPTY_F, initial=-1.0)))(
+                X6, M34, F32)))(jnp.frompyfunc(lambda x, y: x + y, 2, 1, identity=0),
+                                jnp.frompyfunc(jnp.maximum, 2, 1))),
+    "frompyfunc reduce of nothing": E(lambda jax, jnp: jnp.frompyfunc(
+        jnp.maximum, 2, 1).reduce(EMPTY_F)),
+    "frompyfunc where without identity": E(lambda jax, jnp: jnp.frompyfunc(
+        jnp.maximum, 2, 1).reduce(F32, where=F32 > 0)),
+    "frompyfunc at inplace": E(lambda jax, jnp: jnp.frompyfunc(
+        jnp.maximum, 2, 1).at(F32, 0, 1.0)),
 }
 
 
