@@ -43,6 +43,7 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
+from autodidax.numpy import _einsum_operands, _einsum_path, _parse_einsum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
 
 
@@ -3083,3 +3084,68 @@ def frompyfunc(func, /, nin, nout, *, identity=None):
 
 
 _register("ufunc frompyfunc")
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The contraction order of `einsum(subscripts, *operands)`: the positions contracted at
+    each step, and a line that describes it."""
+    spec, operands = _einsum_operands(subscripts, operands)
+    shapes = [np.shape(x) for x in operands]
+    inputs, output, sizes = _parse_einsum(spec, shapes)
+    if isinstance(optimize, list):
+        return optimize, f"the path given: {optimize}"
+    if optimize is False:
+        path = [(0, 1)] * (len(inputs) - 1) if len(inputs) > 1 else [(0,)]
+    elif optimize in (True, "auto", "optimal"):
+        path = [tuple(sorted(positions)) for positions, _, _ in
+                _einsum_path(inputs, output, sizes)]
+    else:
+        raise NotImplementedError(f"einsum_path(optimize={optimize!r}): autodidax chooses "
+                                  "orders as opt_einsum's 'optimal' does")
+    return path, f"Complete contraction:  {spec}, in {len(path)} steps: {path}"
+
+
+def _convolve_full(a, v):
+    """The full convolution of two vectors, `out[k] = sum_i a[i] * v[k - i]`, as the product
+    of a Toeplitz matrix of `a` with `v`."""
+    n, m = a.shape[0], v.shape[0]
+    k = lax.broadcasted_iota(np.int32, (n + m - 1, m), 0)
+    j = lax.broadcasted_iota(np.int32, (n + m - 1, m), 1)
+    padded = concatenate([zeros(m - 1, a.dtype), a, zeros(m - 1, a.dtype)])
+    return matmul(padded[k - j + m - 1], v)
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """The product of two polynomials (highest power first)."""
+    check_arraylike("polymul", a1, a2)
+    a1, a2 = promote_dtypes(a1, a2, inexact=True)
+    if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if len(a1) == 0:
+        a1 = zeros(1, dtype=a2.dtype)
+    if len(a2) == 0:
+        a2 = zeros(1, dtype=a1.dtype)
+    return _convolve_full(a1, a2)
+
+
+@jit_in_jaxprs("poly")
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial whose roots are `seq_of_zeros`."""
+    check_arraylike("poly", seq_of_zeros)
+    zeros_, = promote_dtypes(seq_of_zeros, inexact=True)
+    zeros_ = atleast_1d(zeros_)
+    if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
+        raise NotImplementedError("jnp.poly of a square matrix needs jnp.linalg.eigvals, which "
+                                  "autodidax lacks")
+    if zeros_.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = zeros_.dtype
+    if len(zeros_) == 0:
+        return ones((), dtype=dt)
+    a = ones((1,), dtype=dt)
+    for k in range(len(zeros_)):
+        a = _convolve_full(a, stack([ones((), dt), -zeros_[k]]))
+    return a
+
+
+_register("einsum_path polymul poly")
