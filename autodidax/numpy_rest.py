@@ -2631,10 +2631,23 @@ def load(file, *args, **kwargs):
     return out
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array of the values of `x`, an array of another library that speaks DLPack: read
+    through NumPy's `from_dlpack` (a host array), then put on the device."""
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
+                        "__dlpack_device__ methods.")
+    device_type, _ = x.__dlpack_device__()
+    if device_type != 1:                                # kDLCPU
+        raise TypeError("Array passed to from_dlpack is on unsupported device type "
+                        f"(DLDeviceType: {device_type}, array: {x}")
+    return asarray(np.from_dlpack(x))
+
+
 _register("partition argpartition apply_along_axis apply_over_axes fromfunction piecewise "
           "interp unwrap mask_indices nanquantile nanpercentile nanmedian get_printoptions "
           "printoptions set_printoptions array_repr array_str save savez character flexible "
-          "object_ ComplexWarning frombuffer fromstring fromfile fromiter load")
+          "object_ ComplexWarning frombuffer fromstring fromfile fromiter load from_dlpack")
 
 
 def _gradient_along_axis(a, h, axis):

@@ -170,6 +170,9 @@ MISC = {
         jnp.character is np.character, jnp.object_ is np.object_, jnp.flexible is np.flexible,
         issubclass(jnp.ComplexWarning, Warning), jnp.frombuffer(b"\x01\x02", jnp.uint8),
         jnp.fromstring("1 2 3", sep=" "))),
+    "from_dlpack": C(lambda jax, jnp: (jnp.from_dlpack(np.arange(3)), jnp.from_dlpack(F32),
+                                       jnp.from_dlpack(BOOL), jnp.from_dlpack(np.ones(2)))),
+    "from_dlpack list": E(lambda jax, jnp: jnp.from_dlpack([1, 2])),
     "fromiter": E(lambda jax, jnp: jnp.fromiter(iter([1, 2]), float)),
 }
 
