@@ -1974,7 +1974,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
                          f"axis; got {size=} for a.shape[axis]={arr.shape[0]}")
     else:
         mask = expand_dims(condition, tuple(builtins.range(1, arr.ndim)))
-        arr = where(mask, arr, asarray(fill_value).astype(arr.dtype))
+        fill = lax.convert_element_type(copy_p.bind(asarray(fill_value)), arr.dtype)
+        arr = where(mask, arr, fill)            # (`array(fill_value)`: `copy_p`, below)
         result = arr[argsort(condition, stable=True, descending=True)][:size]
     return moveaxis(result, 0, axis)
 
@@ -2103,7 +2104,8 @@ def _block(xs):
     rank = builtins.max(depths[0], builtins.max(a.ndim for a in arrays))
     arrays = [lax.expand_dims(a, tuple(builtins.range(rank - a.ndim))) if a.ndim < rank else a
               for a in arrays]
-    return concatenate(arrays, axis=-depths[0]), depths[0] + 1
+    joined = arrays[0] if len(arrays) == 1 else concatenate(arrays, axis=-depths[0])
+    return joined, depths[0] + 1                # (JAX's `concatenate` of one: the array)
 
 
 @jit_in_jaxprs("block")
@@ -2469,7 +2471,7 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     if discont is None:
         discont = period / 2
     interval = period // 2 if dtype_kind(p.dtype) in "iu" else period / 2
-    dd = diff(p, axis=axis)
+    dd = diff(p, 1, axis)
     ddmod = mod(dd + interval, period) - interval
     ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
     correction = where(_abs(dd) < discont, 0, ddmod - dd)

@@ -244,3 +244,29 @@ MORE = {
 @pytest.mark.parametrize("name", _params(MORE))
 def test_more(name):
     check(MORE[name])
+
+
+# Jaxprs of the new names that JAX stages (or traces) as the book does.
+JAXPRS = {
+    "lexsort": J(lambda jax, jnp: jax.make_jaxpr(lambda r: jnp.lexsort((r, r)))(R)),
+    "partition": J(lambda jax, jnp: jax.make_jaxpr(lambda r: jnp.partition(r, 3))(R)),
+    "argpartition": J(lambda jax, jnp: jax.make_jaxpr(lambda r: jnp.argpartition(r, 1))(R)),
+    "packbits unpackbits": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda u: (jnp.packbits(u), jnp.unpackbits(u)))(U8)),
+    "block": J(lambda jax, jnp: jax.make_jaxpr(lambda a, b: jnp.block([[a, b]]))(M34, M34)),
+    "unwrap": J(lambda jax, jnp: jax.make_jaxpr(jnp.unwrap)(SQ)),
+    "hanning": J(lambda jax, jnp: jax.make_jaxpr(lambda: jnp.hanning(4))()),
+    "fill_diagonal": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda m: jnp.fill_diagonal(m, 1.0, inplace=False))(M34)),
+    "delete": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.delete(x, 2))(R)),
+    "compress": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda m: jnp.compress(np.array([1, 0, 1]), m, 0, size=2))(M34)),
+    "bincount": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.bincount(x, length=10))(R)),
+    "cbrt grad": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(jnp.cbrt))(np.float32(2))),
+    "clz vmap": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.lax.clz))(R2)),
+}
+
+
+@pytest.mark.parametrize("name", _params(JAXPRS))
+def test_jaxprs(name):
+    check(JAXPRS[name])
