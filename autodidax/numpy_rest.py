@@ -2429,8 +2429,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     check_arraylike("interp", x, xp, fp)
     if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-    x, xp = promote_dtypes(x, xp, inexact=True)
-    fp, = promote_dtypes(fp, inexact=True)
+    x, xp = (asarray(v) for v in promote_dtypes(x, xp, inexact=True))
+    fp = asarray(promote_dtypes(fp, inexact=True)[0])
     extrapolate = []
     for name, side in (("left", left), ("right", right)):
         if isinstance(side, str) and side != "extrapolate":

@@ -238,6 +238,13 @@ MORE = {
     "polymul trimmed": C(lambda jax, jnp: jnp.polymul(np.float32([0, 0, 1, 2]), V3,
                                                       trim_leading_zeros=True)),
     "poly matrix": E(lambda jax, jnp: jnp.poly(np.ones((2, 3), np.float32))),
+    "under transformations": C(lambda jax, jnp: jax.jit(lambda g1, g2, h, sq, nans: (
+        jax.vmap(jnp.gcd)(g1, g2), jax.grad(lambda x: jnp.hypot(x, 2.0).sum())(sq),
+        jax.grad(lambda x: jnp.interp(x, XP, FP).sum())(sq),
+        jax.vmap(lambda v: jnp.partition(v, 1))(M34), jax.grad(jnp.nanmedian)(nans[0]),
+        jax.vmap(jnp.bitwise_count)(R2), jax.grad(lambda x: jnp.gradient(x).sum())(sq),
+        jax.vmap(lambda x: jnp.unique(x, size=3, fill_value=0))(R2),
+        jax.grad(lambda x: jnp.cbrt(x).sum())(h[:1] + 2)))(G1, G2, H, SQ, NANS)),
 }
 
 
