@@ -43,7 +43,6 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
-from autodidax.numpy import _einsum_operands, _einsum_path, _parse_einsum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
 
 
@@ -3101,25 +3100,6 @@ def frompyfunc(func, /, nin, nout, *, identity=None):
 _register("ufunc frompyfunc")
 
 
-def einsum_path(subscripts, /, *operands, optimize="auto"):
-    """The contraction order of `einsum(subscripts, *operands)`: the positions contracted at
-    each step, and a line that describes it."""
-    spec, operands = _einsum_operands(subscripts, operands)
-    shapes = [np.shape(x) for x in operands]
-    inputs, output, sizes = _parse_einsum(spec, shapes)
-    if isinstance(optimize, list):
-        return optimize, f"the path given: {optimize}"
-    if optimize is False:
-        path = [(0, 1)] * (len(inputs) - 1) if len(inputs) > 1 else [(0,)]
-    elif optimize in (True, "auto", "optimal"):
-        path = [tuple(sorted(positions)) for positions, _, _ in
-                _einsum_path(inputs, output, sizes)]
-    else:
-        raise NotImplementedError(f"einsum_path(optimize={optimize!r}): autodidax chooses "
-                                  "orders as opt_einsum's 'optimal' does")
-    return path, f"Complete contraction:  {spec}, in {len(path)} steps: {path}"
-
-
 def _convolve_full(a, v):
     """The full convolution of two vectors, `out[k] = sum_i a[i] * v[k - i]`, as the product
     of a Toeplitz matrix of `a` with `v`."""
@@ -3163,4 +3143,4 @@ def poly(seq_of_zeros):
     return a
 
 
-_register("einsum_path polymul poly")
+_register("polymul poly")

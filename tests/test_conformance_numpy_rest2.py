@@ -228,10 +228,6 @@ MORE = {
         jnp.maximum, 2, 1).reduce(F32, where=F32 > 0)),
     "frompyfunc at inplace": E(lambda jax, jnp: jnp.frompyfunc(
         jnp.maximum, 2, 1).at(F32, 0, 1.0)),
-    "einsum_path": C(lambda jax, jnp: [jnp.einsum_path(*args)[0] for args in [
-        ("ij,jk,kl->il", M34.T, M34, M34.T), ("ij,jk,kl,lm->im", M34, M34.T, M34, M34.T),
-        ("ii->i", M34[:3, :3]), ("ij,jk", M34, M34.T), ("...j,j", T, V4)]] + [
-        jnp.einsum_path("ij,jk,kl->il", M34.T, M34, M34.T, optimize=False)[0]]),
     "polymul poly": C(lambda jax, jnp: jax.jit(lambda a, b: (
         jnp.polymul(a, b), jnp.polymul(b, a[:2]), jnp.polymul(np.array([1, 2]), np.array([3])),
         jnp.poly(b), jnp.poly(np.array([1, 2, 3])), jnp.poly(EMPTY_F)))(SQ, V3)),
