@@ -2313,6 +2313,7 @@ def hanning(M):
 
 _register("cbrt nextafter spacing bitwise_count copy gcd lcm hypot bartlett blackman hamming "
           "hanning")
+set_array_methods({"copy": copy})                               # `x.copy()`
 
 
 @jit_in_jaxprs("partition", static_argnums=(1, 2))

@@ -111,7 +111,7 @@ NUMBERS = {
         jax.lax.population_count(BITS), jax.lax.clz(BITS), jax.lax.clz(U8),
         jax.vmap(jax.lax.clz)(G1))),
     "clz float": E(lambda jax, jnp: jax.lax.clz(F32)),
-    "copy": C(lambda jax, jnp: (jnp.copy(F32), jnp.copy(2.0),
+    "copy": C(lambda jax, jnp: (jnp.copy(F32), jnp.copy(2.0), jnp.asarray(F32).copy(),
                                 jax.grad(lambda x: (jnp.copy(x) ** 2).sum())(F32),
                                 jax.vmap(jnp.copy)(M34))),
     "windows": C(lambda jax, jnp: jax.jit(lambda: [(f(0), f(1), f(6)) for f in (
@@ -266,6 +266,7 @@ JAXPRS = {
         lambda m: jnp.compress(np.array([1, 0, 1]), m, 0, size=2))(M34)),
     "bincount": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jnp.bincount(x, length=10))(R)),
     "cbrt grad": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(jnp.cbrt))(np.float32(2))),
+    "copy method": J(lambda jax, jnp: jax.make_jaxpr(lambda x: x.copy())(F32)),
     "clz vmap": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.lax.clz))(R2)),
 }
 
