@@ -234,6 +234,12 @@ MORE = {
     "polymul trimmed": C(lambda jax, jnp: jnp.polymul(np.float32([0, 0, 1, 2]), V3,
                                                       trim_leading_zeros=True)),
     "poly matrix": E(lambda jax, jnp: jnp.poly(np.ones((2, 3), np.float32))),
+    "edge cases": C(lambda jax, jnp: (
+        jnp.unique(np.array([0.0, -0.0, 1.0, np.nan, 1.0], np.float32), return_counts=True),
+        jnp.unique(np.array([1 + 1j, 1 - 1j, 1 + 1j, np.nan], np.complex64)),
+        jnp.insert(I32, -2, 9), jnp.bincount(I32), jnp.place(I32, I32 > 0, 7.9, inplace=False),
+        jnp.piecewise(I32, [I32 > 0], [lambda v: v * 2.5, -1]), jnp.unwrap(I32))),
+    "partition bool": E(lambda jax, jnp: jnp.partition(BOOL, 1)),
     "under transformations": C(lambda jax, jnp: jax.jit(lambda g1, g2, h, sq, nans: (
         jax.vmap(jnp.gcd)(g1, g2), jax.grad(lambda x: jnp.hypot(x, 2.0).sum())(sq),
         jax.grad(lambda x: jnp.interp(x, XP, FP).sum())(sq),
