@@ -37,9 +37,9 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              broadcast_shapes, broadcast_to, canonical_axis, canonicalize_dtype,
                              ceil, check_arraylike, clip, concatenate, cos, exp2, expand_dims,
                              finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
-                             invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, linspace,
-                             matmul, maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones,
-                             pad, power, prod, promote_args, promote_dtypes, ravel, result_type,
+                             invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, matmul,
+                             maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones, pad,
+                             power, prod, promote_args, promote_dtypes, ravel, result_type,
                              searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
