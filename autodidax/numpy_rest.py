@@ -6,6 +6,7 @@ each written and jitted as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -13,26 +14,36 @@ import re
 
 import ml_dtypes
 import numpy as np
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from autodidax import lax_core as lax
-from autodidax.batching import vmap
-from autodidax.control_flow import scan
-from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, ShapedArray, Tracer,
-                            api_boundary, dtype_kind, get_aval, set_array_methods)
+from autodidax.autodiff import transpose_rules
+from autodidax.batching import batching_rules, broadcasting, vectorized, vmap
+from autodidax.control_flow import scan, while_loop
+from autodidax.control_flow_reference import fori_loop, switch
+from autodidax.core import (Array, ConcretizationTypeError, LiteralArray, Primitive, ShapedArray,
+                            Tracer, abstract_eval_rules, api_boundary, dtype_kind, get_aval,
+                            impl_rules, set_array_methods)
 from autodidax.custom import custom_jvp
 from autodidax.custom_checks import SymbolicZero
-from autodidax.indexing import sort
-from autodidax.jvp import float0
+from autodidax.indexing import dynamic_update_slice, sort, sort_key_val
+from autodidax.indexing_rest import top_k
+from autodidax.jaxpr import make_jaxpr
+from autodidax.jvp import defjvp2, defjvp_zero, deflinear, float0
+from autodidax.lowering import lowering_rules, nary_lowering
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-                             argmax, argmin, array, asarray, atleast_1d, atleast_2d,
+                             argmax, argmin, argsort, array, asarray, atleast_1d, atleast_2d,
                              broadcast_shapes, broadcast_to, canonical_axis, canonicalize_dtype,
-                             ceil, check_arraylike, clip, concatenate, exp2, expand_dims, finfo,
-                             flip, floor, full, full_like, greater, iinfo, invert, isinf, isnan,
-                             isposinf, jit_in_jaxprs, jitted, less, matmul, maximum, more_functions,
-                             moveaxis, nanmean, nonzero, ones, power, prod, promote_args,
-                             promote_dtypes, ravel, result_type, searchsorted, squeeze, stack,
-                             tensordot, transpose, tril, triu, true_divide, vdot, where, zeros)
+                             ceil, check_arraylike, clip, concatenate, cos, exp2, expand_dims,
+                             finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
+                             invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, matmul,
+                             maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones, pad,
+                             power, prod, promote_args, promote_dtypes, ravel, result_type,
+                             searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
+                             transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
+from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
 
 
 def _inexact(name, *args):
@@ -1265,9 +1276,15 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
         arr2 = sort(arr2)
         found = arr2[searchsorted(arr2, arr1)]
         return arr1 != found if invert else arr1 == found
-    if method == "sort":
-        raise NotImplementedError("jnp.isin with method='sort' needs jnp.unique, which "
-                                  "autodidax lacks: use method='compare_all' or 'binary_search'")
+    if method == "sort":                # (`unique` is defined below, under "Sets")
+        ind_out = slice(None)
+        if not assume_unique:
+            arr1, ind_out = unique(arr1, size=len(arr1), return_inverse=True,
+                                   fill_value=arr2.max())
+        aux, ind = sort_key_val(concatenate([arr1, arr2]), arange(arr1.size + arr2.size))
+        same = aux[1:] != aux[:-1] if invert else aux[1:] == aux[:-1]
+        start = (ones if invert else zeros)(arr1.shape, bool)
+        return start.at[ind[:-1]].set(same, mode="drop")[ind_out]
     raise ValueError(f"{method=} is not implemented; options are 'compare_all', "
                      "'binary_search', 'sort', and 'auto'")
 
@@ -1356,3 +1373,1775 @@ def polyder(p, m=1):
 _register("matvec vecmat vecdot ptp average trapezoid nanprod nancumsum nancumprod nanargmax "
           "nanargmin nanvar nanstd sort_complex isin vander polyval polyadd polysub polyint "
           "polyder")
+
+
+@jit_in_jaxprs("lexsort", static_argnums=(1,))
+def lexsort(keys, axis=-1):
+    """The permutation that sorts by the last key, ties broken by the one before, and so on."""
+    keys = tuple(keys)
+    check_arraylike("lexsort", *keys)
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    keys = [asarray(k) for k in keys]
+    if len({k.shape for k in keys}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    index = canonicalize_dtype(np.int64)
+    if keys[0].ndim == 0:
+        return lax.full((), 0, index)
+    axis = canonical_axis(axis, keys[0].ndim)
+    iota = lax.broadcasted_iota(index, keys[0].shape, axis)
+    return sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can "
+                     "specify a concrete value for the size argument, which will determine the "
+                     "output size.")
+
+
+@jit_in_jaxprs("_unique_sorted_mask", static_argnums=(1, 2))
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """The slices of `ar` along `axis` sorted (moved to the front), a mask that is true at the
+    first of each run of equal slices, and the sorting permutation."""
+    aux = moveaxis(ar, axis, 0)
+    if dtype_kind(aux.dtype) == "c":                    # a NaN anywhere: the same NaN
+        aux = where(isnan(aux), _lax_const(aux, np.nan), aux)
+    size, *rest = aux.shape
+    if math.prod(rest) == 0:
+        size, perm = 1, zeros(1, dtype=int)
+    else:
+        perm = lexsort(aux.reshape(size, math.prod(rest)).T[::-1])
+    aux = aux[perm]
+    if not aux.size:
+        return aux, zeros(size, dtype=bool), perm
+    if dtype_kind(aux.dtype) in "fc" and equal_nan:
+        def neq(x, y): return lax.ne(x, y) & ~(isnan(x) & isnan(y))
+    else:
+        neq = lax.ne
+    changed = _any(neq(aux[1:], aux[:-1]), tuple(range(1, aux.ndim)))
+    return aux, ones(size, dtype=bool).at[1:].set(changed), perm
+
+
+def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
+            equal_nan=True, size=None, fill_value=None, return_true_size=False):
+    """The unique slices of `ar` along `axis`, and what `unique` asks for besides."""
+    axis = canonical_axis(axis, ar.ndim)
+    if ar.shape[axis] == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    if size is None:
+        ind = asarray(_concrete_value(mask, "The error arose in jnp.unique(). "
+                                      + _UNIQUE_SIZE_HINT))
+    else:
+        ind = nonzero(mask, size=size)[0]
+    result = aux[ind] if aux.size else aux
+    if size is not None and fill_value is not None:
+        fill_value = asarray(fill_value).astype(result.dtype)
+        if result.shape[0]:
+            valid = lax.expand_dims(arange(size) < mask.sum(), tuple(range(1, result.ndim)))
+            result = where(valid, result, fill_value)
+        else:
+            result = full((size, *result.shape[1:]), fill_value, result.dtype)
+    out = [moveaxis(result, 0, axis)]
+    if return_index:
+        out.append(perm[ind] if aux.size else perm)
+    if return_inverse:
+        if aux.size:
+            out.append(zeros(mask.shape, dtype=int).at[perm].set(mask.cumsum() - 1))
+        else:
+            out.append(zeros(ar.shape[axis], dtype=int))
+    if return_counts:
+        if aux.size and size is None:
+            out.append(diff(concatenate([nonzero(mask)[0], array([mask.size])])))
+        elif aux.size:
+            idx = nonzero(mask, size=size + 1)[0]
+            out.append(diff(idx.at[1:].set(where(idx[1:], idx[1:], mask.size))))
+        else:
+            out.append(full((1,) if ar.shape[axis] else (0,), ar.shape[axis], dtype=int))
+    if return_true_size:
+        out.append(mask.sum())
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _static_size(size, what):
+    return None if size is None else _concrete_int(size, f"The error arose {what}. "
+                                                   + _UNIQUE_SIZE_HINT)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, size=None, fill_value=None, sorted=True):
+    """The sorted unique elements of `ar` (or slices along `axis`); with `size`, exactly that
+    many, padded with `fill_value` (by default the smallest)."""
+    check_arraylike("unique", ar)
+    arr = asarray(ar)
+    size = _static_size(size, "for the size argument of jnp.unique()")
+    if size is None:
+        _concrete_value(arr, "The error arose for the first argument of jnp.unique(). "
+                        + _UNIQUE_SIZE_HINT)
+    shape = arr.shape
+    if axis is None:
+        arr, axis_int = ravel(arr), 0
+    else:
+        axis_int = canonical_axis(axis, arr.ndim)
+    result = _unique(arr, axis_int, return_index, return_inverse, return_counts,
+                     equal_nan=equal_nan, size=size, fill_value=fill_value)
+    if return_inverse and axis is None:
+        i = 2 if return_index else 1
+        result = (*result[:i], result[i].reshape(shape), *result[i + 1:])
+    return result
+
+
+class _UniqueAllResult(collections.namedtuple(
+        "_UniqueAllResult", "values indices inverse_indices counts")):
+    """`unique_all`'s four arrays, by name."""
+
+
+class _UniqueCountsResult(collections.namedtuple("_UniqueCountsResult", "values counts")):
+    """`unique_counts`'s arrays, by name."""
+
+
+class _UniqueInverseResult(collections.namedtuple(
+        "_UniqueInverseResult", "values inverse_indices")):
+    """`unique_inverse`'s arrays, by name."""
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_all", x)
+    return _UniqueAllResult(*unique(x, True, True, True, equal_nan=False, size=size,
+                                    fill_value=fill_value))
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_counts", x)
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_inverse", x)
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                        fill_value=fill_value))
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    check_arraylike("unique_values", x)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted unique values found in either array."""
+    check_arraylike("union1d", ar1, ar2)
+    ar1, ar2 = asarray(ar1), asarray(ar2)
+    size = _static_size(size, "in union1d()")
+    if size is None:
+        for a in (ar1, ar2):
+            _concrete_value(a, "The error arose in union1d()")
+    return unique(concatenate((ravel(ar1), ravel(ar2))), size=size, fill_value=fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted unique values of `ar1` that are not in `ar2`."""
+    check_arraylike("setdiff1d", ar1, ar2)
+    arr1, arr2 = ravel(asarray(ar1)), ravel(asarray(ar2))
+    size = _static_size(size, "in setdiff1d()")
+    if size is None:
+        _concrete_value(arr1, "The error arose in setdiff1d()")
+    fill = full((), 0 if fill_value is None else fill_value, arr1.dtype)
+    if arr1.size == 0:
+        return full(size or 0, fill, arr1.dtype)
+    if not assume_unique:
+        arr1 = unique(arr1, size=size and arr1.size)
+    mask = _in1d(arr1, arr2, True, "auto", assume_unique)
+    if size is None:
+        return arr1[mask]
+    if not assume_unique:                   # the padding of `unique` is not in the set
+        n_unique = arr1.size + 1 - (arr1 == arr1[0]).sum()
+        mask = where(arange(arr1.size) < n_unique, mask, False)
+    return where(arange(size) < mask.sum(), arr1[nonzero(mask, size=size)], fill)
+
+
+def _concat_unique(arr1, arr2):
+    """The unique values of each array, one set after the other, and how many there are."""
+    arr1, n1 = _unique(ravel(arr1), 0, size=arr1.size, return_true_size=True)
+    arr2, n2 = _unique(ravel(arr2), 0, size=arr2.size, return_true_size=True)
+    arr = zeros(arr1.size + arr2.size, dtype=result_type(arr1, arr2))
+    arr = dynamic_update_slice(arr, arr1, (0,))
+    return dynamic_update_slice(arr, arr2, (n1,)), n1 + n2
+
+
+def _fill_past(vals, num_results, fill_value):
+    """`vals` with the slots past `num_results` holding `fill_value`, by default the largest
+    and then the smallest value there is."""
+    valid = arange(len(vals)) < num_results
+    if fill_value is not None:
+        return where(valid, vals, fill_value)
+    vals = where(valid, vals, vals.max())
+    return where(valid, vals, vals.min())
+
+
+@jit_in_jaxprs("_setxor1d_size", static_argnums=(3, 4))
+def _setxor1d_size(arr1, arr2, fill_value, assume_unique, size):
+    if assume_unique:
+        aux = jnp_sort(concatenate([arr1, arr2]))
+        flag = concatenate([array([bool(aux.size)]), aux[1:] != aux[:-1], array([True])])
+    else:
+        arr, num_unique = _concat_unique(arr1, arr2)
+        mask = arange(arr.size + 1) < num_unique + 1
+        _, aux = sort([~mask[1:], arr], is_stable=True, num_keys=2)
+        flag = mask & concatenate([array([bool(aux.size)]), aux[1:] != aux[:-1],
+                                   array([False])]).at[num_unique].set(True)
+    aux_mask = flag[1:] & flag[:-1]
+    if aux.size:
+        indices = nonzero(aux_mask, size=size, fill_value=len(aux))[0]
+        vals = aux.at[indices].get(mode="fill", fill_value=0)
+    else:
+        vals = zeros(size, aux.dtype)
+    return _fill_past(vals, aux_mask.sum(), fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted unique values found in exactly one of the arrays."""
+    check_arraylike("setxor1d", ar1, ar2)
+    arr1, arr2 = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
+    if size is not None:
+        return _setxor1d_size(arr1, arr2, fill_value, assume_unique, operator.index(size))
+    if not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux = concatenate((arr1, arr2))
+    if aux.size == 0:
+        return aux
+    aux = jnp_sort(aux)
+    flag = concatenate([array([True]), aux[1:] != aux[:-1], array([True])])
+    return aux[flag[1:] & flag[:-1]]
+
+
+@jit_in_jaxprs("_intersect1d_sorted_mask", static_argnums=(2,))
+def _intersect1d_sorted_mask(arr1, arr2, return_indices):
+    arr = concatenate((arr1, arr2))
+    if not return_indices:
+        aux = jnp_sort(arr)
+        return aux, aux[1:] == aux[:-1], None
+    aux, indices = sort_key_val(arr, lax.iota(np.dtype(np.int32), arr.shape[0]))
+    return aux, aux[1:] == aux[:-1], indices
+
+
+@jit_in_jaxprs("_intersect1d_size", static_argnums=(2, 3, 4, 5))
+def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indices):
+    """`intersect1d` with `size`: the unique values of both (and where they came from), sorted
+    together, kept where a value equals the next."""
+    if assume_unique:
+        ind1, num1 = arange(arr1.size), full((), arr1.size)
+        ind2 = arange(arr2.size)
+        arr = concatenate([arr1, arr2])
+        aux, aux_sort_indices = sort([arr, arange(arr.size)], is_stable=True, num_keys=1)
+        mask = ones(arr.size, dtype=bool)
+    else:
+        arr1, ind1, num1 = _unique(arr1, 0, size=arr1.size, return_index=True,
+                                   return_true_size=True, fill_value=0)
+        arr2, ind2, num2 = _unique(arr2, 0, size=arr2.size, return_index=True,
+                                   return_true_size=True, fill_value=0)
+        arr = zeros(arr1.size + arr2.size, dtype=result_type(arr1, arr2))
+        arr = dynamic_update_slice(arr, arr1, (0,))
+        arr = dynamic_update_slice(arr, arr2, (num1,))
+        mask = arange(arr.size) < num1 + num2
+        _, aux, aux_sort_indices = sort([~mask, arr, arange(arr.size)], is_stable=True,
+                                        num_keys=2)
+    aux_mask = (aux[1:] == aux[:-1]) & mask[1:]
+    num_results = aux_mask.sum()
+    if aux.size:
+        val_indices = nonzero(aux_mask, size=size, fill_value=aux.size)[0]
+        vals = aux.at[val_indices].get(mode="fill", fill_value=0)
+    else:
+        val_indices, vals = arange(0), zeros(size, aux.dtype)
+    vals = _fill_past(vals, num_results, fill_value)
+    if not return_indices:
+        return vals
+    valid = arange(len(val_indices)) < num_results
+    idx1 = aux_sort_indices.at[val_indices].get(mode="fill", fill_value=arr1.size)
+    idx1 = where(valid, idx1, arr1.size)
+    idx2 = aux_sort_indices.at[val_indices + 1].get(mode="fill", fill_value=arr2.size) - num1
+    idx2 = where(valid, idx2, arr2.size)
+    if not assume_unique:
+        idx1 = ind1.at[idx1].get(mode="fill", fill_value=ind1.size)
+        idx2 = ind2.at[idx2].get(mode="fill", fill_value=ind2.size)
+    return vals, idx1, idx2
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """The sorted unique values found in both arrays, and with `return_indices` where each is
+    first found in each."""
+    check_arraylike("intersect1d", ar1, ar2)
+    arr1, arr2 = (ravel(a) for a in promote_dtypes(ar1, ar2))
+    if size is not None:
+        return _intersect1d_size(arr1, arr2, fill_value, assume_unique, operator.index(size),
+                                 return_indices)
+    ind1 = ind2 = arange(0)
+    if not assume_unique and return_indices:
+        (arr1, ind1), (arr2, ind2) = unique(arr1, True), unique(arr2, True)
+    elif not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux, mask, aux_sort_indices = _intersect1d_sorted_mask(arr1, arr2, return_indices)
+    int1d = aux[:-1][mask]
+    if not return_indices:
+        return int1d
+    idx1 = aux_sort_indices[:-1][mask]
+    idx2 = aux_sort_indices[1:][mask] - np.size(arr1)
+    if not assume_unique:
+        idx1, idx2 = ind1[idx1], ind2[idx2]
+    return int1d, idx1, idx2
+
+
+_register("lexsort unique unique_all unique_counts unique_inverse unique_values union1d "
+          "setdiff1d setxor1d intersect1d")
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """`arr` without the elements (or slices along `axis`) that `obj` names."""
+    check_arraylike("delete", arr)
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonical_axis(axis, a.ndim)
+    before = (slice(None),) * axis
+    try:
+        obj = canonical_axis(operator.index(obj), a.shape[axis])
+    except TypeError:
+        pass
+    else:
+        return concatenate([a[before + (slice(0, obj),)], a[before + (slice(obj + 1, None),)]],
+                           axis=axis)
+    if isinstance(obj, slice):
+        obj, assume_unique_indices = arange(a.shape[axis])[obj], True
+    check_arraylike("delete", a, obj)
+    if dtype_kind(np.result_type(getattr(obj, "dtype", type(obj)))) in "iu" and (
+            assume_unique_indices):
+        gone = ravel(asarray(obj))
+        gone = clip(where(gone < 0, gone + a.shape[axis], gone), 0, a.shape[axis])
+        gone = jnp_sort(gone) - arange(len(gone), dtype=gone.dtype)
+        kept = arange(a.shape[axis] - gone.size, dtype=gone.dtype)
+        kept = kept + (kept[None, :] >= gone[:, None]).sum(0, dtype=kept.dtype)
+        return a[before + (kept,)]
+    obj = np.asarray(_concrete_value(obj, "'obj' array argument of jnp.delete()"))
+    if dtype_kind(obj.dtype) in "iu":
+        mask = np.ones(a.shape[axis], dtype=bool)
+        mask[obj] = False
+    elif obj.dtype == np.bool_:
+        if obj.shape != (a.shape[axis],):
+            raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                             "one-dimensional with length matching specified axis.")
+        mask = ~obj
+    else:
+        raise ValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer "
+                         "or bool.")
+    return a[before + (mask,)]
+
+
+def insert(arr, obj, values, axis=None):
+    """`arr` with `values` inserted before the positions `obj` (along `axis`)."""
+    check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+    a, values = asarray(arr), asarray(values)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonical_axis(_concrete_int(axis, "axis argument of jnp.insert()"), a.ndim)
+    if isinstance(obj, slice):
+        positions = arange(*obj.indices(a.shape[axis]))
+    else:
+        positions = asarray(obj)
+    if positions.ndim > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if dtype_kind(positions.dtype) not in "iu":
+        if positions.size == 0 and not isinstance(obj, (Array, Tracer)):
+            positions = positions.astype(int)
+        else:
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    values = values.astype(a.dtype)
+    if values.ndim < a.ndim:
+        values = lax.expand_dims(values, tuple(range(a.ndim - values.ndim)))
+    if positions.size == 1:
+        index = ravel(positions)[0]
+        if positions.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        positions = full(values.shape[axis], index)
+    n_input = a.shape[axis]
+    n_insert = broadcast_shapes(positions.shape, (values.shape[axis],))[0]
+    shape = list(a.shape)
+    shape[axis] += n_insert
+    positions = clip(where(positions < 0, positions + n_input, positions), 0, n_input)
+    values_at = positions.at[argsort(positions)].add(arange(n_insert, dtype=positions.dtype))
+    kept = ones(n_input + n_insert, dtype=bool).at[values_at].set(False)
+    kept_at = nonzero(kept, size=n_input)[0]
+    before = (slice(None),) * axis
+    out = zeros(shape, a.dtype).at[before + (values_at,)].set(values)
+    return out.at[before + (kept_at,)].set(a)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
+    """How many times each value `0, 1, ...` occurs in `x` (the sum of `weights` there)."""
+    check_arraylike("bincount", x)
+    x = asarray(x)
+    if x.dtype == np.bool_:
+        x = lax.convert_element_type(x, np.int32)
+    if dtype_kind(x.dtype) not in "iu":
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = _concrete_int(minlength, "The error occurred because of argument 'minlength' "
+                              "of jnp.bincount.")
+    if length is None:
+        x_arr = np.asarray(_concrete_value(x, "The error occurred because of argument 'x' of "
+                                           "jnp.bincount. To avoid this error, pass a static "
+                                           "`length` argument."))
+        length = builtins.max(minlength, x_arr.size and int(builtins.max(0, x_arr.max())) + 1)
+    else:
+        length = _concrete_int(length, "The error occurred because of argument 'length' of "
+                               "jnp.bincount.")
+    if weights is None:
+        weights = np.array(1, dtype=canonicalize_dtype(np.int64))
+    elif np.shape(x) != np.shape(weights):
+        raise ValueError(f"type of weights must match type of x. Got typeof(x)={get_aval(x)} "
+                         f"and typeof(weights)={get_aval(asarray(weights))}")
+    return zeros(length, result_type(weights)).at[clip(x, 0)].add(weights, mode="drop")
+
+
+@jit_in_jaxprs("digitize", static_argnums=(2,))
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin of each element of `x`, for increasing or decreasing `bins`."""
+    check_arraylike("digitize", x, bins)
+    x, bins_arr = asarray(x), asarray(bins)
+    if bins_arr.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got {bins=}")
+    if bins_arr.shape[0] == 0:
+        return zeros(x.shape, np.int32)
+    side = "left" if right else "right"
+    return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side),
+                 bins_arr.shape[0] - searchsorted(bins_arr[::-1], x, side=side))
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges of `bins` equal bins over `range` (by default, the values' range)."""
+    if isinstance(bins, str):
+        raise NotImplementedError("string values for `bins` not implemented.")
+    check_arraylike("histogram_bin_edges", a, bins)
+    arr = asarray(a)
+    dtype = promote_dtypes(arr, inexact=True)[0].dtype
+    if np.ndim(bins) == 1:
+        return asarray(bins).astype(dtype)
+    n = _concrete_int(bins, "bins argument of histogram_bin_edges")
+    limits = stack([arr.min(), arr.max()]) if range is None else asarray(range).astype(dtype)
+    limits = limits.astype(dtype)
+    if limits.shape != (2,):
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+    empty_range = _ptp(limits, None, False) == 0
+    lo = where(empty_range, limits[0] - 0.5, limits[0])
+    hi = where(empty_range, limits[1] + 0.5, limits[1])
+    return _linspace(lo, hi, n + 1, dtype)
+
+
+def _linspace(start, stop, num, dtype):
+    """JAX's `linspace` of scalar bounds that may be traced (A1's takes concrete ones):
+    `start * (1 - t) + stop * t` for `t = i / (num - 1)`, then `stop`."""
+    start, stop = start.astype(dtype), stop.astype(dtype)
+    if num == 1:
+        return lax.expand_dims(start, (0,))
+    div = num - 1
+    step = lax.iota(dtype, div) / asarray(div, dtype)
+    out = lax.expand_dims(start, (0,)) * (1 - step) + lax.expand_dims(stop, (0,)) * step
+    return lax.concatenate([out, lax.expand_dims(stop, (0,))], 0)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """The count (or weight) of the samples in each bin, and the bins' edges."""
+    if weights is None:
+        check_arraylike("histogram", a, bins)
+        a, = promote_dtypes(a, inexact=True)
+        weights = ones(a.shape, a.dtype)
+    else:
+        check_arraylike("histogram", a, bins, weights)
+        if np.shape(a) != np.shape(weights):
+            raise ValueError("weights should have the same shape as a.")
+        a, weights = promote_dtypes(a, weights, inexact=True)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    bin_idx = searchsorted(edges, a, side="right")
+    bin_idx = where(a == edges[-1], len(edges) - 1, bin_idx)
+    counts = zeros(len(edges), weights.dtype).at[bin_idx].add(weights)[1:]
+    if density:
+        counts = counts / diff(edges) / counts.sum()
+    return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+    """The counts of `sample`'s rows (points of `D` coordinates) in a grid of bins."""
+    if weights is None:
+        check_arraylike("histogramdd", sample)
+        sample, = promote_dtypes(sample, inexact=True)
+    else:
+        check_arraylike("histogramdd", sample, weights)
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = promote_dtypes(sample, weights, inexact=True)
+    n, d = sample.shape
+    if range is not None and (len(range) != d or builtins.any(
+            r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                         f"Nones; got {range=}")
+    try:
+        bins_per_axis = list(bins)
+    except TypeError:
+        bins_per_axis = d * [bins]
+    else:
+        if len(bins_per_axis) != d:
+            raise ValueError("should be a bin for each dimension.")
+    bin_idx, edges = [], []
+    for i in builtins.range(d):
+        e = histogram_bin_edges(sample[:, i], bins_per_axis[i],
+                                None if range is None else range[i], weights)
+        idx = searchsorted(e, sample[:, i], side="right")
+        bin_idx.append(where(sample[:, i] == e[-1], idx - 1, idx))
+        edges.append(e)
+    nbins = tuple(len(e) + 1 for e in edges)
+    flat = ravel_multi_index(tuple(bin_idx), nbins, mode="clip")
+    hist = bincount(flat, weights, length=math.prod(nbins)).reshape(nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(sample.dtype)
+        hist = hist / hist.sum()
+        for width in ix_(*(diff(e) for e in edges)):
+            hist = hist / width
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+    """`histogramdd` of the points `(x, y)`, and the edges along each."""
+    check_arraylike("histogram2d", x, y)
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [asarray(bins), asarray(bins)]
+    hist, edges = histogramdd(transpose(stack([asarray(x), asarray(y)])), bins, range,
+                              weights, density)
+    return hist, edges[0], edges[1]
+
+
+def _tile_to_size(arr, size):
+    """The vector `arr` repeated, or cut, to `size` elements."""
+    if arr.size < size:
+        arr = tile(arr, int(np.ceil(size / arr.size)))
+    return arr[:size] if arr.size > size else arr
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """`a` with `val` (repeated as needed) on its main diagonal."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    check_arraylike("fill_diagonal", a, val)
+    a, val = asarray(a), asarray(val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and not builtins.all(n == a.shape[0] for n in a.shape[1:]):
+        raise ValueError("All dimensions of input must be of equal length")
+    n = builtins.min(a.shape)
+    return a.at[diag_indices(n, a.ndim)].set(val if val.ndim == 0
+                                             else _tile_to_size(ravel(val), n))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of `a` along `axis` where `condition` is true."""
+    check_arraylike("compress", condition, a, fill_value)
+    condition, arr = asarray(condition).astype(bool), asarray(a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    if axis is None:
+        axis, arr = 0, ravel(arr)
+    else:
+        arr = moveaxis(arr, axis, 0)
+    condition, extra = condition[:arr.shape[0]], condition[arr.shape[0]:]
+    arr = arr[:condition.shape[0]]
+    if size is None:
+        if _any(extra):
+            raise ValueError("condition contains entries that are out of bounds")
+        result = arr[condition]
+    elif not 0 <= size <= arr.shape[0]:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got {size=} for a.shape[axis]={arr.shape[0]}")
+    else:
+        mask = expand_dims(condition, tuple(builtins.range(1, arr.ndim)))
+        fill = lax.convert_element_type(copy_p.bind(asarray(fill_value)), arr.dtype)
+        arr = where(mask, arr, fill)            # (`array(fill_value)`: `copy_p`, below)
+        result = arr[argsort(condition, stable=True, descending=True)][:size]
+    return moveaxis(result, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    check_arraylike("extreact", condition, arr, fill_value)        # (JAX's spelling)
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """`arr` with `vals`, in order and repeated as needed, where `mask` is true."""
+    check_arraylike("place", arr, mask, vals)
+    data, mask, vals = asarray(arr), asarray(mask), ravel(asarray(vals))
+    if inplace:
+        raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    if data.size != mask.size:
+        raise ValueError("place: arr and mask must be the same size")
+    if not vals.size:
+        raise ValueError("Cannot place values from an empty array")
+    if not data.size:
+        return data
+    at = nonzero(ravel(mask), size=mask.size, fill_value=mask.size)[0]
+    return ravel(data).at[at].set(_tile_to_size(vals, len(at)), mode="drop").reshape(
+        data.shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """`a` with the values `v` at the flat indices `ind`."""
+    if inplace:
+        raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    check_arraylike("put", a, ind, v)
+    arr, ind, v = asarray(a), ravel(asarray(ind)), ravel(asarray(v))
+    if not arr.size or not ind.size or not v.size:
+        return arr
+    v = _tile_to_size(v, len(ind))
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode in ("clip", "wrap"):
+        ind = clip(ind, 0, arr.size - 1) if mode == "clip" else ind % arr.size
+        scatter_mode = "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+    return arr.at[unravel_index(ind, arr.shape)].set(v, mode=scatter_mode)
+
+
+@jit_in_jaxprs("put_along_axis", static_argnums=(3, 4))
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """`arr` with `values` written where `take_along_axis(arr, indices, axis)` reads."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arraysare immutable. Pass inplace=False to instead return an updated "
+                         "array.")                                  # (JAX's words)
+    check_arraylike("put_along_axis", arr, indices, values)
+    arr, indices, values = asarray(arr), asarray(indices), asarray(values)
+    shape = arr.shape
+    if axis is None:
+        arr, axis_ = ravel(arr), 0
+    else:
+        axis_ = canonical_axis(axis, arr.ndim)
+    if arr.ndim != indices.ndim:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
+                         f"Got arr.ndim={arr.ndim} and indices.ndim={indices.ndim}.")
+    try:
+        values = broadcast_to(values, indices.shape)
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to 'indices'. "
+                         f"Got values.shape={values.shape} and indices.shape={indices.shape}.")
+    idx = list(globals()["indices"](arr.shape, sparse=True))
+    idx[axis_] = indices
+    result = arr.at[tuple(idx)].set(values, mode=mode)
+    return result.reshape(shape) if axis is None else result
+
+
+@jit_in_jaxprs("resize", static_argnums=(1,))
+def resize(a, new_shape):
+    """The flattened `a`, repeated as needed, in the shape `new_shape`."""
+    check_arraylike("resize", a)
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(
+        operator.index(d) for d in new_shape)
+    if builtins.any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    arr = ravel(asarray(a))
+    size = math.prod(new_shape)
+    if arr.size == 0 or size == 0:
+        return zeros(new_shape, arr.dtype)
+    return tile(arr, -(-size // arr.size))[:size].reshape(new_shape)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """`filt` without its leading (`"f"`) and trailing (`"b"`) zeros along `axis`."""
+    check_arraylike("trim_zeros", filt)
+    filt = asarray(filt)
+    _concrete_value(filt, "Error arose in the `filt` argument of trim_zeros()")
+    axes = set(_axis_tuple(axis, filt.ndim))
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+
+    def cut(ax):
+        if ax not in axes:
+            return slice(None)
+        mask = filt.any(axis=tuple(i for i in builtins.range(filt.ndim) if i != ax))
+        if not mask.any():
+            return slice(0, 0)
+        start = int(mask.argmax()) if "f" in trim else None
+        stop = filt.shape[ax] - int(mask[::-1].argmax()) if "b" in trim else None
+        return slice(start, stop)
+    return filt[tuple(cut(ax) for ax in builtins.range(filt.ndim))]
+
+
+def _block(xs):
+    """`xs` joined, and the depth of its nesting of lists."""
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+    if not isinstance(xs, list):
+        return asarray(xs), 1
+    if not xs:
+        raise ValueError("jax.numpy.block does not allow empty list arguments")
+    arrays, depths = zip(*(_block(x) for x in xs))
+    if builtins.any(d != depths[0] for d in depths[1:]):
+        raise ValueError("Mismatched list depths in jax.numpy.block")
+    rank = builtins.max(depths[0], builtins.max(a.ndim for a in arrays))
+    arrays = [lax.expand_dims(a, tuple(builtins.range(rank - a.ndim))) if a.ndim < rank else a
+              for a in arrays]
+    joined = arrays[0] if len(arrays) == 1 else concatenate(arrays, axis=-depths[0])
+    return joined, depths[0] + 1                # (JAX's `concatenate` of one: the array)
+
+
+@jit_in_jaxprs("block")
+def block(arrays):
+    """The arrays of nested lists joined: the innermost along the last axis, and so outwards."""
+    return _block(arrays)[0]
+
+
+_register("delete insert bincount digitize histogram_bin_edges histogram histogramdd "
+          "histogram2d fill_diagonal compress extract place put put_along_axis resize "
+          "trim_zeros block")
+
+
+def _elementwise_primitive(name, impl, kinds, batching_rule=vectorized):
+    """A primitive `name` of elementwise operands of one dtype, its result of their aval,
+    evaluated by `impl` and batched by `batching_rule`."""
+    prim = Primitive(name)
+    impl_rules[prim] = impl
+
+    def abstract_eval(*avals, **params):
+        if avals[0].dtype.kind not in kinds:
+            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}. Accepted "
+                            f"dtypes are subtypes of {_KIND_WORDS[kinds]}.")
+        if builtins.any(a.dtype != avals[0].dtype for a in avals[1:]):
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}. (Tip: jnp.{name} is a "
+                            "similar function that does automatic type promotion on inputs).")
+        shape = broadcast_shapes(*(a.shape for a in avals))
+        return ShapedArray(shape, avals[0].dtype, builtins.all(a.weak_type for a in avals))
+    abstract_eval_rules[prim] = abstract_eval
+    batching_rules[prim] = batching_rule(prim)
+    return prim
+
+
+_KIND_WORDS = {"f": "floating", "iu": "integer"}
+cbrt_p = _elementwise_primitive("cbrt", np.cbrt, "f")
+lowering_rules[cbrt_p] = nary_lowering(hlo.cbrt)
+defjvp2(cbrt_p, lambda t, ans, x: lax.mul(t, lax.mul(_lax_const(x, 1 / 3),
+                                                      lax.integer_pow(ans, -2))))
+
+nextafter_p = _elementwise_primitive("nextafter", np.nextafter, "f", broadcasting)
+lowering_rules[nextafter_p] = nary_lowering(chlo.next_after)
+
+
+def _popcount(x):
+    bits = np.unpackbits(np.ascontiguousarray(x).view(np.uint8)[..., None], axis=-1)
+    return bits.reshape(*x.shape, -1).sum(-1).astype(x.dtype)
+
+
+def _clz(x):
+    width = x.dtype.itemsize * 8
+    as_unsigned = x.view(np.dtype(f"uint{width}")).astype(np.uint64)
+    lengths = np.array([int(v).bit_length() for v in as_unsigned.ravel()], np.int64)
+    return (width - lengths).reshape(x.shape).astype(x.dtype)
+
+
+population_count_p = _elementwise_primitive("population_count", _popcount, "iu")
+lowering_rules[population_count_p] = nary_lowering(hlo.popcnt)
+defjvp_zero(population_count_p)
+clz_p = _elementwise_primitive("clz", _clz, "iu")
+lowering_rules[clz_p] = nary_lowering(hlo.count_leading_zeros)
+defjvp_zero(clz_p)
+
+copy_p = Primitive("copy")
+impl_rules[copy_p] = np.copy
+abstract_eval_rules[copy_p] = lambda x: x
+lowering_rules[copy_p] = lambda ctx, x: [x]
+deflinear(copy_p)
+transpose_rules[copy_p] = lambda ct, x: [copy_p.bind(ct)]
+batching_rules[copy_p] = vectorized(copy_p)
+
+
+def cbrt_lax(x, accuracy=None):
+    """`lax.cbrt`: the real cube root of each element."""
+    if accuracy is not None:
+        raise NotImplementedError("lax.cbrt's accuracy parameter: autodidax has no accuracy "
+                                  "modes")
+    return cbrt_p.bind(x)
+
+
+def nextafter_lax(x1, x2):
+    """`lax.nextafter`: the float next to `x1` in the direction of `x2`."""
+    return nextafter_p.bind(x1, x2)
+
+
+def population_count(x):
+    """`lax.population_count`: how many bits of each element are set."""
+    return population_count_p.bind(x)
+
+
+def clz(x):
+    """`lax.clz`: how many leading bits of each element are zero."""
+    return clz_p.bind(x)
+
+
+@jitted()
+def cbrt(x, /):
+    return cbrt_p.bind(*_inexact("cbrt", x))
+
+
+@jitted()
+def nextafter(x, y, /):
+    return nextafter_p.bind(*_inexact("nextafter", x, y))
+
+
+@jitted()
+def spacing(x, /):
+    """The distance from each element to the next float away from 0."""
+    arr, = _inexact("spacing", x)
+    if dtype_kind(arr.dtype) == "c":
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = _lax_const(arr, np.inf)
+    if arr.dtype == np.float16:
+        return nextafter_p.bind(arr, lax.full_like(arr, np.inf)) - arr
+    result = nextafter_p.bind(arr, copysign(inf, arr)) - arr
+    return where(result == 0, copysign(finfo(arr.dtype).smallest_subnormal, arr), result)
+
+
+@jit_in_jaxprs("bitwise_count")
+def bitwise_count(x, /):
+    """How many bits of `abs(x)` are set, as `uint8`."""
+    x, = _promote_numeric("bitwise_count", x)
+    return lax.convert_element_type(population_count_p.bind(_abs(x)), np.uint8)
+
+
+def copy(a, order=None):
+    """A new array with `a`'s values (one `copy` equation)."""
+    check_arraylike("copy", a)
+    if order not in (None, "K", "C"):
+        raise NotImplementedError(f"Only implemented for order='K', got {order=}")
+    return copy_p.bind(asarray(a))
+
+
+@jit_in_jaxprs("gcd")
+def gcd(x1, x2):
+    """The greatest common divisor of each pair, by Euclid's algorithm in a `while_loop`."""
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if dtype_kind(x1.dtype) not in "iu":
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+
+    def more(xs):
+        return _any(xs[1] != 0)
+
+    def step(xs):
+        a, b = xs
+        a, b = where(b != 0, b, a), where(b != 0, lax.rem(a, b), _lax_const(b, 0))
+        return where(a < b, b, a), where(a < b, a, b)
+    return while_loop(more, step, (_abs(x1), _abs(x2)))[0]
+
+
+@jit_in_jaxprs("lcm")
+def lcm(x1, x2):
+    """The least common multiple of each pair: 0 if either is 0."""
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = _abs(x1), _abs(x2)
+    if dtype_kind(x1.dtype) not in "iu":
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return where(d == 0, _lax_const(d, 0), x1 * floor_divide(x2, d))
+
+
+@jit_in_jaxprs("hypot")
+def hypot(x1, x2, /):
+    """`sqrt(x1**2 + x2**2)`, computed as `big * sqrt(1 + (small / big)**2)`."""
+    x1, x2 = _inexact("hypot", x1, x2)
+    if dtype_kind(x1.dtype) == "c":
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax.bitwise_or(lax.eq(x1, _lax_const(x1, np.inf)), lax.eq(x2, _lax_const(x2, np.inf)))
+    x1, x2 = lax.max(x1, x2), lax.min(x1, x2)
+    zero = x1 == 0
+    ratio = lax.div(x2, where(x1 == 0, lax.full_like(x1, 1), x1))
+    x = where(zero, x1, x1 * lax.sqrt(1 + lax.square(ratio)))
+    return where(inf, _lax_const(x, np.inf), x)
+
+
+def _window(name, M, f):
+    """`f` of `M` points `0, 1, ..., M - 1` as `float32` (ones for `M <= 1`)."""
+    M = _concrete_int(M, f"M argument of jnp.{name}")
+    dtype = canonicalize_dtype(np.float64)
+    if M <= 1:
+        return lax.full((M,), 1, dtype)
+    return f(lax.iota(dtype, M), M)
+
+
+def bartlett(M):
+    return _window("bartlett", M, lambda n, M: 1 - _abs(2 * n + 1 - M) / (M - 1))
+
+
+def blackman(M):
+    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1))
+                   + 0.08 * cos(4 * np.pi * n / (M - 1)))
+
+
+def hamming(M):
+    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1)))
+
+
+def hanning(M):
+    return _window("hanning", M, lambda n, M: 0.5 * (1 - cos(2 * np.pi * n / (M - 1))))
+
+
+_register("cbrt nextafter spacing bitwise_count copy gcd lcm hypot bartlett blackman hamming "
+          "hanning")
+set_array_methods({"copy": copy})                               # `x.copy()`
+
+
+@jit_in_jaxprs("partition", static_argnums=(1, 2))
+def partition(a, kth, axis=-1):
+    """`a` with the `kth` smallest element of each slice along `axis` in place, the smaller
+    ones before it and the others after."""
+    check_arraylike("partition", a)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) == "c":
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
+    axis = canonical_axis(axis, arr.ndim)
+    kth = canonical_axis(kth, arr.shape[axis])
+    arr = swapaxes(arr, axis, -1)
+    if dtype_kind(arr.dtype) == "u":
+        bottom = -top_k(-(arr + 1), kth + 1)[0] - 1
+    else:
+        bottom = -top_k(-arr, kth + 1)[0]
+    top = top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return swapaxes(lax.concatenate([bottom, top], arr.ndim - 1), -1, axis)
+
+
+@jit_in_jaxprs("argpartition", static_argnums=(1, 2))
+def argpartition(a, kth, axis=-1):
+    """The indices that would `partition` `a`."""
+    check_arraylike("partition", a)                     # (JAX's name, in JAX's message)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) == "c":
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
+    axis = canonical_axis(axis, arr.ndim)
+    kth = canonical_axis(kth, arr.shape[axis])
+    arr = swapaxes(arr, axis, -1)
+    bottom = top_k(-(arr + 1) if dtype_kind(arr.dtype) == "u" else -arr, kth + 1)[1]
+
+    def set_to_zero(a, i):
+        return a.at[i].set(0)
+    for _ in range(arr.ndim - 1):
+        set_to_zero = vmap(set_to_zero)
+    proxy = set_to_zero(lax.full(arr.shape, 1.0, np.float32), bottom)
+    top = top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    return swapaxes(lax.concatenate([bottom, top], arr.ndim - 1), -1, axis)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """`func1d` applied to every vector of `arr` along `axis`: one `vmap` per other axis."""
+    check_arraylike("apply_along_axis", arr)
+    ndim = np.ndim(arr)
+    axis = canonical_axis(axis, ndim)
+
+    def func(a):
+        return func1d(a, *args, **kwargs)
+    for i in range(1, ndim - axis):
+        func = vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = vmap(func, in_axes=0, out_axes=0)
+    return func(arr)
+
+
+def apply_over_axes(func, a, axes):
+    """`func(a, axis)` for each axis in turn, a dropped axis put back as a size 1."""
+    check_arraylike("apply_over_axes", a)
+    a = asarray(a)
+    for axis in axes:
+        b = func(a, axis)
+        if b.ndim == a.ndim:
+            a = b
+        elif b.ndim == a.ndim - 1:
+            a = expand_dims(b, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return a
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """`function` of the index arrays of `shape`: one `vmap` per axis over `arange`s."""
+    shape = tuple(operator.index(d) for d in (shape if np.ndim(shape) else (shape,)))
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Per element of `x`, the function (or constant) of the last condition that holds; the
+    extra function, if given, where none holds (else 0)."""
+    check_arraylike("piecewise", x)
+    x = asarray(x)
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = funclist[-1:] + funclist[:-1]
+    elif nf == nc:
+        funclist = [0] + list(funclist)
+    else:
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    conditions = asarray(condlist).astype(bool)
+    index = argmax(concatenate([zeros(conditions[:1].shape, conditions.dtype), conditions],
+                               0).cumsum(0), 0)
+    dtype = x.dtype
+
+    def branch(f):
+        if callable(f):
+            return lambda v: asarray(f(v, *args, **kw)).astype(dtype)
+        return lambda v: array(f, dtype=dtype)
+    branches = [branch(f) for f in funclist]
+    flat_index, flat_x = ravel(index), ravel(x)
+    out = vmap(lambda i, v: switch(i, branches, v))(flat_index, flat_x)
+    return out.reshape(x.shape)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """The piecewise linear function through the points `(xp, fp)`, at `x`; `left` and `right`
+    outside (by default the end values, or `"extrapolate"`), or periodic with `period`."""
+    check_arraylike("interp", x, xp, fp)
+    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = (asarray(v) for v in promote_dtypes(x, xp, inexact=True))
+    fp = asarray(promote_dtypes(fp, inexact=True)[0])
+    extrapolate = []
+    for name, side in (("left", left), ("right", right)):
+        if isinstance(side, str) and side != "extrapolate":
+            raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', but "
+                             f"got: {side!r}")
+        extrapolate.append(isinstance(side, str))
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
+    if period is not None:
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        period = _abs(period)
+        x, xp = x % period, xp % period
+        xp, fp = sort_key_val(xp, fp)
+        xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    i = clip(searchsorted(xp, x, side="right"), 1, len(xp) - 1)
+    df, dx, delta = fp[i] - fp[i - 1], xp[i] - xp[i - 1], x - xp[i - 1]
+    tiny = np.spacing(np.finfo(xp.dtype).eps)
+    flat = lax.abs(dx) <= tiny                          # (no NaN gradient where dx is 0)
+    f = where(flat, fp[i - 1], fp[i - 1] + (delta / where(flat, 1, dx)) * df)
+    if not extrapolate[0] and period is None:
+        f = where(x < xp[0], fp[0] if left is None else left, f)
+    if not extrapolate[1] and period is None:
+        f = where(x > xp[-1], fp[-1] if right is None else right, f)
+    return f
+
+
+@jit_in_jaxprs("unwrap", static_argnums=(2,))
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """`p` with multiples of `period` added where neighbours jump by more than `discont`."""
+    check_arraylike("unwrap", p)
+    p, period = promote_dtypes(p, period)
+    if dtype_kind(p.dtype) == "c":
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if dtype_kind(p.dtype) in "iu" else period / 2
+    dd = diff(p, 1, axis)
+    ddmod = mod(dd + interval, period) - interval
+    ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = where(_abs(dd) < discont, 0, ddmod - dd)
+    first = lax.slice_in_dim(p, 0, 1, axis=axis)
+    rest = lax.slice_in_dim(p, 1, None, axis=axis) + correction.cumsum(axis=axis)
+    return concatenate((first, rest), axis=axis)
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """The row and column indices where `mask_func(ones((n, n)), k)` is nonzero."""
+    i, j = nonzero(mask_func(ones((n, n)), k), size=size)
+    return i, j
+
+
+def _nanquantile(a, q, axis, method, keepdims):
+    """JAX's `_quantile` with `squash_nans`, for one axis or all: NaNs sorted last, and the
+    order statistics interpolated among the numbers of each slice."""
+    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+                         "or 'inverted_cdf'")
+    a, = promote_dtypes(a, inexact=True)
+    if dtype_kind(a.dtype) == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
+    keep_shape = None
+    if axis is None:
+        keep_shape = [1] * a.ndim if keepdims else None
+        a, axis = ravel(a), 0
+    elif not isinstance(axis, int):
+        raise NotImplementedError("jnp.nanquantile over a tuple of axes is not built in "
+                                  "autodidax: use an int axis or None")
+    axis = canonical_axis(axis, a.ndim)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    q_shape, q_ndim = q.shape, q.ndim
+    a = sort(where(lax.ne(a, a), np.nan, a), dimension=axis)
+    counts = _sum(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype, keepdims=keepdims)
+    reduced = counts.shape
+    q = lax.expand_dims(q, tuple(range(q_ndim, len(reduced) + q_ndim)))
+    counts = lax.expand_dims(counts, tuple(range(q_ndim)))
+    q = lax.mul(q, lax.sub(counts, _lax_const(q, 1)))
+    low, high = lax.floor(q), lax.ceil(q)
+    high_weight = lax.sub(q, low)
+    low_weight = lax.sub(_lax_const(high_weight, 1), high_weight)
+    low = lax.max(_lax_const(low, 0), lax.min(low, counts - 1))
+    high = lax.max(_lax_const(high, 0), lax.min(high, counts - 1))
+    int_ = canonicalize_dtype(np.int64)
+    low, high = (lax.convert_element_type(v, int_) for v in (low, high))
+    index = [lax.broadcasted_iota(int_, q_shape + reduced, d + q_ndim)
+             for d in range(len(reduced))]
+    if keepdims:
+        index[axis] = low
+    else:
+        index.insert(axis, low)
+    low_value = a[tuple(index)]
+    index[axis] = high
+    high_value = a[tuple(index)]
+    if method == "linear":
+        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
+                         lax.mul(high_value.astype(q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = where(lax.le(high_weight, _lax_const(high_weight, 0.5)), low_value, high_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), _lax_const(low_value, 0.5))
+    if keep_shape is not None:
+        result = result.reshape(([q_shape[0]] if q_ndim else []) + keep_shape)
+    return lax.convert_element_type(result, a.dtype)
+
+
+def _nan_quantile_checks(name, a, q, out, overwrite_input, weights):
+    check_arraylike(name, a, q)
+    if weights is not None:
+        raise NotImplementedError(f"jnp.{name} with weights (method='inverted_cdf') is not "
+                                  "built in autodidax")
+    if overwrite_input or out is not None:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
+                         "out != None")
+    return asarray(a), asarray(q)
+
+
+@jitted("axis", "overwrite_input", "keepdims", "method")
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """The `q`-th quantiles of the numbers of `a` along `axis`, NaNs left out."""
+    a, q = _nan_quantile_checks("nanquantile", a, q, out, overwrite_input, weights)
+    return _nanquantile(a, q, axis, method, keepdims)
+
+
+@jitted("axis", "overwrite_input", "keepdims", "method")
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    a, q = _nan_quantile_checks("nanpercentile", a, q, out, overwrite_input, weights)
+    q, = promote_dtypes(q, inexact=True)
+    return _nanquantile(a, q / 100, axis, method, keepdims)
+
+
+@jitted("axis", "overwrite_input", "keepdims")
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    a, q = _nan_quantile_checks("nanmedian", a, 0.5, out, overwrite_input, None)
+    return _nanquantile(a, q, axis, "midpoint", keepdims)
+
+
+def get_printoptions():
+    """NumPy's print options, which JAX arrays print with."""
+    return np.get_printoptions()
+
+
+def printoptions(*args, **kwargs):
+    return np.printoptions(*args, **kwargs)
+
+
+def set_printoptions(*args, **kwargs):
+    return np.set_printoptions(*args, **kwargs)
+
+
+array_repr, array_str, save, savez = np.array_repr, np.array_str, np.save, np.savez
+character, flexible, object_ = np.character, np.flexible, np.object_
+ComplexWarning = np.exceptions.ComplexWarning
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name, what):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(
+            f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for "
+            f"use with JIT and other JAX transformations. Consider using "
+            f"jnp.asarray(np.{name}(...)) instead, although care should be taken if "
+            f"np.{name} is used within a jax transformations because of its potential "
+            f"side-effect of consuming the {what} object; for more information see "
+            "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
+fromfile, fromiter = _impure("fromfile", "file"), _impure("fromiter", "iterable")
+
+
+def load(file, *args, **kwargs):
+    """`np.load`, an array of it made a JAX array (a `V2` one read as `bfloat16`)."""
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(ml_dtypes.bfloat16)
+        try:
+            out = asarray(out)
+        except (TypeError, AssertionError):
+            pass
+    return out
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array of the values of `x`, an array of another library that speaks DLPack: read
+    through NumPy's `from_dlpack` (a host array), then put on the device."""
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
+                        "__dlpack_device__ methods.")
+    device_type, _ = x.__dlpack_device__()
+    if device_type != 1:                                # kDLCPU
+        raise TypeError("Array passed to from_dlpack is on unsupported device type "
+                        f"(DLDeviceType: {device_type}, array: {x}")
+    return asarray(np.from_dlpack(x))
+
+
+_register("partition argpartition apply_along_axis apply_over_axes fromfunction piecewise "
+          "interp unwrap mask_indices nanquantile nanpercentile nanmedian get_printoptions "
+          "printoptions set_printoptions array_repr array_str save savez character flexible "
+          "object_ ComplexWarning frombuffer fromstring fromfile fromiter load from_dlpack")
+
+
+def _gradient_along_axis(a, h, axis):
+    """Central differences of `a` along `axis` inside, one-sided ones at the ends, for the
+    spacing `h` (a scalar, or the coordinates of the samples)."""
+    def sliced(start, stop, x=a):
+        return lax.slice_in_dim(x, start, stop, axis=axis)
+    upper_edge = sliced(1, 2) - sliced(0, 1)
+    lower_edge = sliced(-1, None) - sliced(-2, -1)
+    if np.ndim(h) == 0:
+        inner = (sliced(2, None) - sliced(None, -2)) * 0.5 / h
+        lower_edge, upper_edge = lower_edge / h, upper_edge / h
+    elif np.ndim(h) == 1:
+        if len(h) != a.shape[axis]:
+            raise ValueError("Spacing arrays must have the same length as the dimension along "
+                             "which the gradient is calculated.")
+        shape = [1] * a.ndim
+        shape[axis] = len(h)
+        h = h.reshape(shape)
+        upper_edge = upper_edge / (sliced(1, 2, h) - sliced(0, 1, h))
+        lower_edge = lower_edge / (sliced(-1, None, h) - sliced(-2, -1, h))
+        dx1 = sliced(1, -1, h) - sliced(0, -2, h)
+        dx2 = sliced(2, None, h) - sliced(1, -1, h)
+        wa = -dx2 / (dx1 * (dx1 + dx2))
+        wb = (dx2 - dx1) / (dx1 * dx2)
+        wc = dx1 / (dx2 * (dx1 + dx2))
+        inner = wa * sliced(0, -2) + wb * sliced(1, -1) + wc * sliced(2, None)
+    else:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    return concatenate((upper_edge, inner, lower_edge), axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """The derivative of the samples `f` along each axis (one array per axis), with the
+    spacing of `varargs`: one for all axes, or one per axis."""
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    axis = None if axis is None else (operator.index(axis) if np.ndim(axis) == 0
+                                      else tuple(operator.index(i) for i in axis))
+    return _gradient(f, axis, *varargs)
+
+
+@jit_in_jaxprs("gradient", static_argnums=(1,))
+def _gradient(f, axis, *varargs):
+    check_arraylike("gradient", f, *varargs)
+    a, *spacing = promote_dtypes(f, *varargs, inexact=True)
+    axes = (tuple(range(a.ndim)) if axis is None else
+            (canonical_axis(axis, a.ndim),) if isinstance(axis, int) else
+            tuple(canonical_axis(i, a.ndim) for i in axis))
+    if not axes:
+        return []
+    if builtins.min(s for i, s in enumerate(a.shape) if i in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                         "2 elements are required.")
+    if len(spacing) == 0:
+        dx = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        dx = spacing * len(axes)
+    elif len(spacing) == len(axes):
+        dx = spacing
+    else:
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
+    grads = [_gradient_along_axis(a, h, ax) for ax, h in zip(axes, dx)]
+    return grads[0] if len(axes) == 1 else grads
+
+
+@jit_in_jaxprs("packbits", static_argnums=(1, 2))
+def packbits(a, axis=None, bitorder="big"):
+    """The elements of `a`, read as bits (nonzero or not), packed eight to a `uint8`."""
+    check_arraylike("packbits", a)
+    arr = asarray(a)
+    if dtype_kind(arr.dtype) not in "iub":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    arr = lax.convert_element_type(lax.ne(arr, _lax_const(arr, 0)), np.uint8)
+    bits = arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        bits = bits[::-1]
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    arr = swapaxes(arr, axis, -1)
+    if arr.shape[-1] % 8:
+        arr = lax.pad(arr, np.uint8(0),
+                      [(0, 0, 0)] * (arr.ndim - 1) + [(0, 8 - arr.shape[-1] % 8, 0)])
+    arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
+    packed = (arr << expand_dims(bits, tuple(range(arr.ndim - 1)))).sum(-1).astype(np.uint8)
+    return swapaxes(packed, axis, -1)
+
+
+@jit_in_jaxprs("unpackbits", static_argnums=(1, 2, 3))
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Each `uint8` of `a` as its eight bits, `count` of them kept (or zeros added)."""
+    check_arraylike("unpackbits", a)
+    arr = asarray(a)
+    if arr.dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    bits = asarray(1) << arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        bits = bits[::-1]
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    arr = swapaxes(arr, axis, -1)
+    unpacked = ((arr[..., None] & expand_dims(bits, tuple(range(arr.ndim)))) > 0).astype(
+        np.uint8)
+    unpacked = unpacked.reshape(unpacked.shape[:-2] + (-1,))
+    if count is not None:
+        if count > unpacked.shape[-1]:
+            unpacked = pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
+                           + [(0, count - unpacked.shape[-1])])
+        else:
+            unpacked = unpacked[..., :count]
+    return swapaxes(unpacked, axis, -1)
+
+
+def _trim_zeros_tol(filt, tol, trim="fb"):
+    """`filt` without the leading (and trailing) elements smaller than `tol`."""
+    filt = asarray(_concrete_value(filt, "Error arose in the `filt` argument of "
+                                   "trim_zeros_tol()"))
+    nz = _abs(filt) < tol
+    if _all(nz):
+        return zeros(0, filt.dtype)
+    start = argmin(nz) if "f" in trim.lower() else 0
+    end = argmin(nz[::-1]) if "b" in trim.lower() else 0
+    return filt[int(start):len(filt) - int(end)]
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """The quotient and the remainder of dividing the polynomial `u` by `v`."""
+    check_arraylike("polydiv", u, v)
+    u_arr, v_arr = promote_dtypes(u, v, inexact=True)
+    m, n = len(u_arr) - 1, len(v_arr) - 1
+    scale = 1. / v_arr[0]
+    q = zeros(builtins.max(m - n + 1, 1), dtype=u_arr.dtype)
+    for k in range(0, m - n + 1):
+        d = scale * u_arr[k]
+        q = q.at[k].set(d)
+        u_arr = u_arr.at[k:k + n + 1].add(-d * v_arr)
+    if trim_leading_zeros:
+        u_arr = _trim_zeros_tol(u_arr, tol=np.sqrt(finfo(u_arr.dtype).eps), trim="f")
+    return q, u_arr
+
+
+_register("gradient packbits unpackbits polydiv")
+
+
+_GUFUNC_ARGUMENT = r"\((?:\w+(?:,\w+)*)?\)"
+_GUFUNC_SIGNATURE = "^{0}(?:,{0})*->{0}(?:,{0})*$".format(_GUFUNC_ARGUMENT)
+
+
+def _parse_gufunc_signature(signature):
+    """The core dimensions of each input and each output of a signature `"(m,n),(n)->(m)"`."""
+    if not re.match(_GUFUNC_SIGNATURE, signature):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    return ([tuple(re.findall(r"\w+", arg)) for arg in re.findall(_GUFUNC_ARGUMENT, side)]
+            for side in signature.split("->"))
+
+
+def _update_dim_sizes(sizes, shape, core_dims, context, *, is_input):
+    """Record the size of each core dimension in `sizes`, checking that it agrees."""
+    if is_input and len(shape) < len(core_dims):
+        raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all "
+                         f"core dimensions {core_dims!r} {context}")
+    if not is_input and len(shape) != len(core_dims):
+        raise ValueError(f"output shape {shape!r} does not match core dimensions "
+                         f"{core_dims!r} {context}")
+    for dim, size in zip(core_dims, shape[len(shape) - len(core_dims):]):
+        if sizes.setdefault(dim, size) != size:
+            raise ValueError(f"inconsistent size for core dimension {dim!r}: {size!r} vs "
+                             f"{sizes[dim]!r} {context}")
+
+
+def _apply_excluded(func, excluded, args, kwargs):
+    """`func` of the arguments not in `excluded`, the excluded ones bound, and those left."""
+    if not excluded:
+        return func, args, kwargs
+    dynamic_args = [a for i, a in enumerate(args) if i not in excluded]
+    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
+    static_args = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int))
+                   if i < len(args)]
+    static_kwargs = {k: v for k, v in kwargs.items() if k in excluded}
+
+    def new_func(*args, **kwargs):
+        args = list(args)
+        for i, arg in static_args:
+            args.insert(i, arg)
+        return func(*args, **kwargs, **static_kwargs)
+    return new_func, dynamic_args, dynamic_kwargs
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """`pyfunc`, of scalars or of arrays with the core dimensions of `signature`, mapped with
+    `vmap` over its arguments' broadcast leading dimensions."""
+    if builtins.any(not isinstance(e, (str, int)) for e in excluded):
+        raise TypeError("jax.numpy.vectorize can only exclude integer or string arguments, but "
+                        f"excluded={excluded!r}")
+    if builtins.any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ValueError(f"excluded={excluded!r} contains negative numbers")
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        context = f"on vectorized function with excluded={excluded!r} and {signature=}"
+        func, args, kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
+        if signature is not None:
+            in_dims, out_dims = _parse_gufunc_signature(signature)
+        else:
+            in_dims, out_dims = [()] * len(args), None
+        nones = {i for i, a in enumerate(args) if a is None}
+        if nones:
+            if builtins.any(in_dims[i] != () for i in nones):
+                raise ValueError(f"Cannot pass None at locations {nones} with {signature=}")
+            func, args, _ = _apply_excluded(func, nones, args, {})
+            in_dims = [d for i, d in enumerate(in_dims) if i not in nones]
+        args = tuple(asarray(a) for a in args)
+        if len(args) != len(in_dims):
+            raise TypeError(f"wrong number of positional arguments: expected {len(in_dims)!r}, "
+                            f"got {len(args)!r} {context}")
+        sizes, shapes = {}, []
+        for arg, dims in zip(args, in_dims):
+            _update_dim_sizes(sizes, arg.shape, dims, context, is_input=True)
+            shapes.append(arg.shape[:arg.ndim - len(dims)])
+        shape = broadcast_shapes(*shapes)
+        checked = func if out_dims is None else _checking_outputs(func, sizes, out_dims, context)
+        squeezed = [squeeze(a, tuple(i for i, d in enumerate(s) if d == 1))
+                    for a, s in zip(args, shapes)]
+        reversed_shapes = [((1,) * (len(shape) - len(s)) + s)[::-1] for s in shapes]
+        mapped, expand = checked, []
+        for negdim, axis_sizes in enumerate(zip(*reversed_shapes)):
+            in_axes = tuple(None if d == 1 else 0 for d in axis_sizes)
+            if builtins.all(a is None for a in in_axes):
+                expand.append(len(shape) - 1 - negdim)
+            else:
+                mapped = vmap(mapped, in_axes)
+        result = mapped(*squeezed)
+        if not expand:
+            return result
+        if isinstance(result, tuple):
+            return tuple(expand_dims(r, expand) for r in result)
+        return expand_dims(result, expand)
+    return wrapped
+
+
+def _checking_outputs(func, dim_sizes, out_dims, context):
+    """`func`, its outputs checked against the core dimensions of the signature."""
+    def checked(*args):
+        out = func(*args)
+        shapes = [np.shape(o) for o in (out if isinstance(out, tuple) else [out])]
+        if len(out_dims) > 1 and not isinstance(out, tuple):
+            raise TypeError("output must be a tuple when multiple outputs are expected, got: "
+                            f"{out!r}\n{context}")
+        if len(shapes) != len(out_dims):
+            raise TypeError(f"wrong number of output arguments: expected {len(out_dims)!r}, "
+                            f"got {len(shapes)!r} {context}")
+        sizes = dict(dim_sizes)
+        for s, dims in zip(shapes, out_dims):
+            _update_dim_sizes(sizes, s, dims, context, is_input=False)
+        return out
+    return checked
+
+
+_register("vectorize")
+
+
+def _result_dtype(func, *args):
+    """The dtype of `func` of scalars like `args` (ones of their dtypes), from its jaxpr."""
+    ones_ = [np.ones((), asarray(a).dtype) for a in args]
+    return make_jaxpr(func)(*ones_).jaxpr.outvars[0].aval.dtype
+
+
+class ufunc:
+    """A function of scalars applied elementwise, with NumPy's ufunc methods (JAX's
+    `jnp.ufunc`)."""
+
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+        self.__doc__ = func.__doc__
+        self.__name__ = name or func.__name__
+        self._func, self.identity = func, identity
+        self.nin, self.nout = operator.index(nin), operator.index(nout)
+        self.nargs = operator.index(nargs or nin)
+
+    def _key(self):
+        return (self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs)
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __eq__(self, other):
+        return isinstance(other, ufunc) and self._key() == other._key()
+
+    def __repr__(self):
+        return f"<jnp.ufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, where=None):
+        check_arraylike(self.__name__, *args)
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self}")
+        if where is not None:
+            raise NotImplementedError(f"where argument of {self}")
+        return vectorize(self._func)(*args)
+
+    def _binary(self, method):
+        if self.nin != 2:
+            raise ValueError(f"{method} only supported for binary ufuncs")
+        if self.nout != 1:
+            raise ValueError(f"{method} only supported for functions returning a single value")
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+               where=None):
+        """`a` folded along `axis` with this function, from `initial` or the identity."""
+        check_arraylike(f"{self.__name__}.reduce", a)
+        self._binary("reduce")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+        if where is not None:
+            check_arraylike(f"{self.__name__}.reduce", where)
+            if self.identity is None and initial is None:
+                raise ValueError(f"reduction operation {self.__name__!r} does not have an "
+                                 "identity, so to use a where mask one has to specify "
+                                 "'initial'.")
+            if asarray(where).dtype != np.bool_:
+                raise ValueError("where argument must have dtype=bool; got "
+                                 f"dtype={asarray(where).dtype}")
+        arr = asarray(a)
+        initial = self.identity if initial is None else initial
+        dtype = _result_dtype(self._func, arr, arr) if dtype is None else dtype
+        if where is not None:
+            where = broadcast_to(where, arr.shape)
+        if isinstance(axis, tuple):
+            raise NotImplementedError("tuple of axes")
+        if axis is None:
+            final_shape = (1,) * arr.ndim if keepdims else ()
+            arr, axis = ravel(arr), 0
+            where = None if where is None else ravel(where)
+        else:
+            axis = canonical_axis(axis, arr.ndim)
+            final_shape = arr.shape[:axis] + ((1,) if keepdims else ()) + arr.shape[axis + 1:]
+        arr = moveaxis(arr, axis, 0)
+        where = None if where is None else moveaxis(where, axis, 0)
+        if arr.shape[0] == 0:
+            if initial is None:
+                raise ValueError(f"zero-size array to reduction operation {self.__name__} "
+                                 "which has no identity")
+            return lax.full(final_shape, initial, dtype)
+
+        def body(i, val):
+            new = self(val, arr[i].astype(dtype))
+            return new if where is None else where_(where[i], new, val)
+        start, init = (1, arr[0]) if initial is None else (0, initial)
+        result = fori_loop(start, arr.shape[0], body,
+                           broadcast_to(asarray(init).astype(dtype), arr.shape[1:]))
+        return result.reshape(final_shape) if keepdims else result
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        """Every partial result of folding `a` along `axis`."""
+        self._binary("accumulate")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+        check_arraylike(f"{self.__name__}.accumulate", a)
+        arr = asarray(a)
+        dtype = _result_dtype(self._func, arr, arr) if dtype is None else dtype
+        if axis is None or isinstance(axis, tuple):
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = canonical_axis(axis, arr.ndim)
+        if arr.size == 0:
+            return lax.full(arr.shape, 0, dtype)
+        arr = moveaxis(arr, axis, 0)
+
+        def step(carry, _):
+            i, x = carry
+            y = where_(i == 0, arr[0].astype(dtype), self(x.astype(dtype), arr[i].astype(dtype)))
+            return (i + 1, y), y
+        _, result = scan(step, (0, arr[0].astype(dtype)), None, length=arr.shape[0])
+        return moveaxis(result, 0, axis)
+
+    def outer(self, A, B, /):
+        """This function of every element of `A` with every element of `B`."""
+        self._binary("outer")
+        check_arraylike(f"{self.__name__}.outer", A, B)
+        result = vmap(vmap(self, (None, 0)), (0, None))(ravel(asarray(A)), ravel(asarray(B)))
+        return result.reshape(*np.shape(A), *np.shape(B))
+
+    def at(self, a, indices, b=None, /, *, inplace=True):
+        """`a` with its elements at `indices` replaced by this function of them (and of `b`),
+        one index at a time, so that a repeated index is applied repeatedly."""
+        if inplace:
+            raise NotImplementedError(
+                "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
+                "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; "
+                "e.g.\n>>> arr = jnp.add.at(arr, ind, val, inplace=False)\n")
+        args = () if b is None else (b,)
+        check_arraylike(f"{self.__name__}.at", a, *args)
+        dtype = _result_dtype(self._func, a, *args)
+        a = asarray(a).astype(dtype)
+        args = tuple(asarray(x).astype(dtype) for x in args)
+        indices = indices if isinstance(indices, tuple) else (indices,)
+        if not indices:
+            return a
+        shapes = [np.shape(i) for i in indices if not isinstance(i, slice)]
+        shape = shapes and broadcast_shapes(*shapes)
+        if not shape:
+            return a.at[indices].set(self(a.at[indices].get(), *args))
+        if args:
+            arg = broadcast_to(args[0], (*shape, *args[0].shape[len(shape):]))
+            args = (arg.reshape(math.prod(shape), *args[0].shape[len(shape):]),)
+        indices = [i if isinstance(i, slice) else ravel(broadcast_to(i, shape))
+                   for i in indices]
+
+        def step(carry, _):
+            i, a = carry
+            idx = tuple(ind if isinstance(ind, slice) else ind[i] for ind in indices)
+            return (i + 1, a.at[idx].set(self(a.at[idx].get(), *(x[i] for x in args)))), None
+        (_, a), _ = scan(step, (0, a), None, len(indices[0]))
+        return a
+
+    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+        """This function folded over each slice `a[indices[i]:indices[i + 1]]` along `axis`."""
+        self._binary("reduceat")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+        check_arraylike(f"{self.__name__}.reduceat", a, indices)
+        a, indices = asarray(a), asarray(indices)
+        if a.ndim == 0:
+            raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
+        if indices.ndim != 1:
+            raise ValueError("reduceat: indices must be one-dimensional, got "
+                             f"indices.shape={indices.shape}")
+        if axis is None or isinstance(axis, (tuple, list)):
+            raise ValueError("reduceat requires a single integer axis.")
+        axis = canonical_axis(axis, a.ndim)
+        out = take(a, indices, axis=axis)
+        ends = concatenate([indices, asarray([a.shape[axis]], indices.dtype)])
+        ind = lax.expand_dims(ends, [d for d in range(out.ndim) if d != axis])
+        start = lax.slice_in_dim(ind, 0, ind.shape[axis] - 1, axis=axis)
+        end = lax.slice_in_dim(ind, 1, ind.shape[axis], axis=axis)
+
+        def body(i, out):
+            inside = (i > start) & (i < end)
+            return where_(inside, self(out, take(a, lax.expand_dims(i, (0,)), axis=axis)), out)
+        return fori_loop(0, a.shape[axis], body, out)
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """`func`, of `nin` scalars to `nout`, as a `jnp.ufunc`."""
+    return ufunc(func, nin, nout, identity=identity)
+
+
+_register("ufunc frompyfunc")
+
+
+def _convolve_full(a, v):
+    """The full convolution of two vectors, `out[k] = sum_i a[i] * v[k - i]`, as the product
+    of a Toeplitz matrix of `a` with `v`."""
+    n, m = a.shape[0], v.shape[0]
+    k = lax.broadcasted_iota(np.int32, (n + m - 1, m), 0)
+    j = lax.broadcasted_iota(np.int32, (n + m - 1, m), 1)
+    padded = concatenate([zeros(m - 1, a.dtype), a, zeros(m - 1, a.dtype)])
+    return matmul(padded[k - j + m - 1], v)
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """The product of two polynomials (highest power first)."""
+    check_arraylike("polymul", a1, a2)
+    a1, a2 = promote_dtypes(a1, a2, inexact=True)
+    if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if len(a1) == 0:
+        a1 = zeros(1, dtype=a2.dtype)
+    if len(a2) == 0:
+        a2 = zeros(1, dtype=a1.dtype)
+    return _convolve_full(a1, a2)
+
+
+@jit_in_jaxprs("poly")
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial whose roots are `seq_of_zeros`."""
+    check_arraylike("poly", seq_of_zeros)
+    zeros_, = promote_dtypes(seq_of_zeros, inexact=True)
+    zeros_ = atleast_1d(zeros_)
+    if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
+        raise NotImplementedError("jnp.poly of a square matrix needs jnp.linalg.eigvals, which "
+                                  "autodidax lacks")
+    if zeros_.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = zeros_.dtype
+    if len(zeros_) == 0:
+        return ones((), dtype=dt)
+    a = ones((1,), dtype=dt)
+    for k in range(len(zeros_)):
+        a = _convolve_full(a, stack([ones((), dt), -zeros_[k]]))
+    return a
+
+
+_register("polymul poly")

@@ -56,3 +56,23 @@ def check_weighted_average(nb):
             "divide by the sum of the weights, and line them up with the axis")
     traced = jax.jit(weighted_average, static_argnums=2)(cases[0][0], np.ones(3, np.float32), 0)
     assert np.allclose(np.asarray(traced), cases[0][0].mean(0), rtol=1e-5), "under jit, too"
+
+
+def check_unique_sized(nb):
+    """3. `unique_sized`: sorted unique values, exactly `size`, padded with `fill_value`."""
+    unique_sized = nb["unique_sized"]
+    cases = [(np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.int32), 9, -1),
+             (np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.int32), 4, -1),
+             (np.array([7, 7, 7], np.int32), 3, 0),
+             (np.array([-2, 5, -2, 0], np.int32), 3, 99)]
+    for x, size, fill in cases:
+        want = np.asarray(jnp.unique(x, size=size, fill_value=fill))
+        got = jax.jit(unique_sized, static_argnums=1)(x, size, fill)
+        assert isinstance(got, jax.Array), f"return a jnp array, not a {type(got).__name__}"
+        assert got.shape == (size,), f"return exactly size={size} values, got shape {got.shape}"
+        assert np.array_equal(np.asarray(got), want), (
+            f"for x={x.tolist()}, size={size}, fill_value={fill}: expected {want.tolist()}, got "
+            f"{np.asarray(got).tolist()}: sort first, and fill the slots past the last unique "
+            "value with fill_value")
+    text = str(jax.make_jaxpr(unique_sized, static_argnums=1)(cases[0][0], 9, -1))
+    assert "_unique_sorted_mask" not in text, "write it without jnp.unique"

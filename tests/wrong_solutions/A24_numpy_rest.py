@@ -37,3 +37,25 @@ WRONG = [
           return np.average(np.asarray(a), axis=axis, weights=np.asarray(weights))
           """, reason="jnp array"),
 ]
+
+E3 = "3. Unique values, a static number of them"
+
+WRONG += [
+    Wrong(E3, "the padding left as nonzero's, the smallest value",
+          """
+          s = jnp.sort(x)
+          first = jnp.concatenate([jnp.array([True]), s[1:] != s[:-1]])
+          idx, = jnp.nonzero(first, size=size, fill_value=0)
+          return s[idx]
+          """, reason="fill_value"),
+    Wrong(E3, "neighbours compared before sorting",
+          """
+          first = jnp.concatenate([jnp.array([True]), x[1:] != x[:-1]])
+          idx, = jnp.nonzero(first, size=size, fill_value=0)
+          return jnp.where(jnp.arange(size) < first.sum(), jnp.sort(x[idx]), fill_value)
+          """, reason="sort first"),
+    Wrong(E3, "jnp.unique itself",
+          """
+          return jnp.unique(x, size=size, fill_value=fill_value)
+          """, reason="without jnp.unique"),
+]
