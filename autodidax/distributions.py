@@ -104,7 +104,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     if mode not in ["high", "low"]:
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     key, _ = check_prng_key("bernoulli", key)
-    dtype = get_aval(jnp.asarray(p)).dtype if not isinstance(p, float) else np.dtype(np.float32)
+    dtype = get_aval(jnp.asarray(p)).dtype if not isinstance(p, float) else canonicalize_dtype(
+        np.float64)
     if dtype_kind(dtype) != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype)
@@ -154,9 +155,9 @@ def _randint(key, minval, maxval, shape, dtype):
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
     if dtype_kind(minval.dtype) not in "iu":
-        minval = minval.astype(np.int32)
+        minval = minval.astype(int)                # the default int: int64 in 64-bit mode
     if dtype_kind(maxval.dtype) not in "iu":
-        maxval = maxval.astype(np.int32)
+        maxval = maxval.astype(int)
     top = _convert_and_clip_integer(jnp.asarray(np.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)
     minval = broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
@@ -181,7 +182,7 @@ def _randint(key, minval, maxval, shape, dtype):
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniformly drawn from [minval, maxval)."""
     key, _ = check_prng_key("randint", key)
-    dtype = np.dtype(np.int32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.int64 if dtype is None else dtype)
     if dtype_kind(dtype) not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = np.iinfo(dtype)
@@ -389,7 +390,7 @@ def _lognormal(key, sigma, shape, dtype):
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     """Floats whose logarithm is normal with standard deviation `sigma`."""
     key, _ = check_prng_key("lognormal", key)
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)
     if dtype_kind(dtype) != "f":
         raise ValueError("dtype argument to `lognormal` must be a float or complex dtype, "
                          f"got {dtype}")
@@ -842,7 +843,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
     with a random sign."""
     shape = canonical_shape(shape)
     key, _ = check_prng_key("generalized_normal", key)
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)
     return _generalized_normal(key, p, shape, dtype)
 
 
@@ -858,7 +859,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
     """Points uniformly distributed in the unit p-norm ball of dimension `d`."""
     shape = canonical_shape(shape)
     key, _ = check_prng_key("ball", key)
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)
     d = operator.index(d)
     return _ball(key, p, d, shape, dtype)
 
@@ -1062,7 +1063,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     key, _ = check_prng_key("multinomial", key)
     jnp.check_arraylike("multinomial", n, p)
     n, p = _promote_inexact(n, p)
-    dtype = np.dtype(np.float32) if dtype is None else canonicalize_dtype(dtype)
+    dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)
     if shape is None:
         shape = p.shape
     n = jnp.broadcast_to(n, shape[:-1])
@@ -1178,7 +1179,7 @@ def _promote_inexact(*args):
 
 
 def _int_dtype(dtype):
-    return np.dtype(np.int32) if dtype is None else canonicalize_dtype(dtype)
+    return canonicalize_dtype(np.int64 if dtype is None else dtype)
 
 
 def _split_n(keys, n):

@@ -34,18 +34,17 @@ def make_ir_context() -> ir.Context:
     return context
 
 
-_IR_ELEMENT_TYPES = {"bool": lambda: ir.IntegerType.get_signless(1), "float16": ir.F16Type.get,
-                     "float32": ir.F32Type.get, "float64": ir.F64Type.get,
-                     "bfloat16": ir.BF16Type.get,
-                     "complex64": lambda: ir.ComplexType.get(ir.F32Type.get()),
-                     "complex128": lambda: ir.ComplexType.get(ir.F64Type.get())}
+_IR_TYPES = {"bool": lambda: ir.IntegerType.get_signless(1), "bfloat16": ir.BF16Type.get,
+             "float16": ir.F16Type.get, "float32": ir.F32Type.get, "float64": ir.F64Type.get,
+             "complex64": lambda: ir.ComplexType.get(ir.F32Type.get()),
+             "complex128": lambda: ir.ComplexType.get(ir.F64Type.get())}
 
 
 def dtype_to_ir_type(dtype) -> ir.Type:
     """The MLIR element type of a dtype. Needs a current context (`with context:`)."""
     name = np.dtype(dtype).name
-    if name in _IR_ELEMENT_TYPES:
-        return _IR_ELEMENT_TYPES[name]()
+    if name in _IR_TYPES:
+        return _IR_TYPES[name]()
     if name.startswith("float"):          # float8_e4m3fn is Float8E4M3FNType, and so on
         return getattr(ir, f"Float{name[5:].replace('_', '').upper()}Type").get()
     signed = name.startswith("int")       # int8, int4, uint32: by their width in bits

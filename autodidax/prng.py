@@ -338,8 +338,7 @@ def fold_in(key, data):
 
 
 def canonical_shape(shape):
-    """`shape` as a tuple of ints; an int is a shape of one axis, a float is refused, as JAX's
-    `core.canonicalize_shape` does."""
+    """`shape` as a tuple of ints, a float refused (JAX's `core.canonicalize_shape`)."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     try:
@@ -474,27 +473,20 @@ def check_shape(name, shape, *param_shapes):
 
 def broadcast_to_rank(x, rank):
     """`x` with leading axes of size 1 up to rank `rank` (JAX's `lax.broadcast_to_rank`)."""
-    aval = get_aval(x)
-    if aval.ndim >= rank:
-        return x
-    lead = rank - aval.ndim
-    return lax.broadcast_in_dim(x, (1,) * lead + aval.shape, tuple(range(lead, rank)))
+    shape, lead = get_aval(x).shape, rank - get_aval(x).ndim
+    return x if lead <= 0 else lax.broadcast_in_dim(x, (1,) * lead + shape, range(lead, rank))
 
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
     check_shape("uniform", shape)
-    minval = lax.convert_element_type(minval, dtype)
-    maxval = lax.convert_element_type(maxval, dtype)
-    minval = broadcast_to_rank(minval, len(shape))
-    maxval = broadcast_to_rank(maxval, len(shape))
+    minval, maxval = (lax.convert_element_type(v, dtype) for v in (minval, maxval))
+    minval, maxval = (broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     finfo = jnp.finfo(dtype)          # ml_dtypes.finfo: bfloat16 too
     nbits, nmant = finfo.bits, finfo.nmant
     uint = np.dtype(f"uint{nbits}")
     rng_bits = 8 if nmant < 8 else nbits     # bfloat16 and the float8s: 8 random bits, as JAX
-    raw = random_bits(key, rng_bits, shape)
-    if rng_bits != nbits:
-        raw = lax.convert_element_type(raw, uint)
+    raw = lax.convert_element_type(random_bits(key, rng_bits, shape), uint)   # (no-op: 32 bits)
     # Keep `nmant` random bits as the mantissa of a float in [1, 2), then subtract 1.
     mantissa = lax.shift_right_logical(raw, LiteralArray(np.asarray(rng_bits - nmant, uint)))
     one_bits = LiteralArray(np.asarray(1.0, dtype).view(uint))

@@ -640,8 +640,7 @@ class Config:
 def _from_text(text: str, default):
     """An option's value from its environment variable, typed like its default (JAX's)."""
     if isinstance(default, bool):
-        if text.lower() not in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false",
-                                "off", "0"):
+        if text.lower() not in "y yes t true on 1 n no f false off 0".split():
             raise ValueError(f"invalid truth value {text!r}")
         return text.lower() in ("y", "yes", "t", "true", "on", "1")
     return text if default is None else type(default)(text)
