@@ -74,6 +74,7 @@ if not _RUNNER:
                                     eval_shape, host_count, host_id, host_ids, named_call,
                                     named_scope, process_indices, typeof)  # (appendix A25)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
+    from autodidax import special_functions  # noqa: F401  (appendix A26: special functions)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

@@ -94,3 +94,10 @@ from autodidax.sharding import (
 from autodidax.collectives_on_devices import (
     all_to_all, all_to_all_p, pcast, ppermute, ppermute_p,
 )
+
+# Appendix A26: the special functions' primitives of jax/_src/lax/special.py, under their lax names.
+from autodidax.special_functions import (
+    bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, igamma, igamma_grad_a, igamma_grad_a_p,
+    igamma_p, igammac, igammac_p, regularized_incomplete_beta_p, zeta_p,
+    lax_betainc as betainc, lax_zeta as zeta,
+)
