@@ -443,13 +443,15 @@ bessel_i1e = _binder(bessel_i1e_p, "bessel_i1e")
 lax_zeta = _binder(zeta_p, "zeta")
 
 
+import functools
 import operator
 
 from autodidax import nn
+from autodidax.batching import vmap
 from autodidax.custom import custom_jvp
 from autodidax.jit import jit
 from autodidax.jvp import jvp
-from autodidax.scipy import special as _special
+from autodidax.scipy import special as scipy_special
 from autodidax.scipy.special import xlogy
 
 
@@ -622,6 +624,83 @@ def multigammaln(a, d):
     return jnp.sum(terms, axis=-1) + constant
 
 
+def _algdiv(a, b):
+    """log(Gamma(b) / Gamma(a + b)) for b >= 8 and a <= b, by the asymptotic series of
+    SciPy's cdflib (`algdiv`): no difference of two huge lgammas."""
+    c0, c1, c2 = 0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03
+    c3, c4, c5 = -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02
+    h = a / b
+    c = h / (1 + h)
+    x = h / (1 + h)
+    d = b + (a - 0.5)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    t = (1.0 / b) ** 2
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return jnp.where(u <= v, (w - v) - u, (w - u) - v)
+
+
+def betaln(a, b):
+    """log |B(a, b)|, with `_algdiv` for the larger argument from 8 on."""
+    a, b = promote_args_inexact("betaln", a, b)
+    a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+    small_b = lgamma_p.bind(a) + (lgamma_p.bind(b) - lgamma_p.bind(a + b))
+    large_b = lgamma_p.bind(a) + _algdiv(a, b)
+    return jnp.where(b < 8, small_b, large_b)
+
+
+def beta(a, b):
+    """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b), as its sign times exp(betaln)."""
+    a, b = promote_args_inexact("beta", a, b)
+    _real_only("beta", a)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * lax.exp(betaln(a, b))
+
+
+def loggamma(x):
+    """log(Gamma(x)) for x > 0, NaN elsewhere (real arguments only, here)."""
+    x, = promote_args_inexact("loggamma", x)
+    _real_only("loggamma", x)
+    return jnp.where(x > 0, lgamma_p.bind(x), jnp.nan)
+
+
+def comb(N, k, *, exact=False, repetition=False):
+    """The number of ways to choose k of N, as exp of lgammas; 0 outside 0 <= k <= N."""
+    if exact:
+        raise NotImplementedError("comb with exact=True")
+    N, k = promote_args_inexact("comb", N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    safe_N, safe_k = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
+    out = lax.exp(lgamma_p.bind(safe_N + 1) - lgamma_p.bind(safe_k + 1)
+                  - lgamma_p.bind(safe_N + 1 - safe_k))
+    return jnp.where(ok, out, 0.0)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 ... B_n, from zeta(m) = sum_k k^-m at the even m."""
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    first = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return first[:n + 1]
+    out = jnp.zeros(n + 1).at[:3].set(first)
+    m = jnp.arange(4, n + 1, 2, dtype=out.dtype)
+    q1 = (1.0 / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    k = jnp.arange(2, 50, dtype=out.dtype)           # 2**-50 is below float64's epsilon
+    q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+    return out.at[4::2].set(q1 * (1 + q2))
+
+
 def softmax(x, /, *, axis=None):
     """jax.nn.softmax, with SciPy's default: over every axis."""
     return nn.softmax(x, axis=axis)
@@ -632,11 +711,12 @@ def log_softmax(x, /, *, axis=None):
     return nn.log_softmax(x, axis=axis)
 
 
-SCIPY_SPECIAL = ["betainc", "boxcox", "boxcox1p", "entr", "factorial", "gamma", "gammainc",
-                 "gammaincc", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_softmax",
-                 "multigammaln", "poch", "rel_entr", "softmax", "zeta"]
+SCIPY_SPECIAL = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "entr",
+                 "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0", "i0e", "i1",
+                 "i1e", "kl_div", "log_softmax", "loggamma", "multigammaln", "poch", "rel_entr",
+                 "softmax", "zeta"]
 wrap_public_functions(globals(), __name__)
-_special.more_functions.update({name: globals()[name] for name in SCIPY_SPECIAL})
+scipy_special.more_functions.update({name: globals()[name] for name in SCIPY_SPECIAL})
 
 
 @custom_jvp
@@ -661,3 +741,62 @@ def _numpy_i0(x):
 
 _numpy_i0.__name__ = _numpy_i0.__qualname__ = "i0"
 jnp.more_functions["i0"] = jit(_numpy_i0)
+
+
+from autodidax.control_flow import cond
+from autodidax.indexing import sort_key_val
+from autodidax.scipy import stats as scipy_stats
+
+
+@functools.partial(jit, static_argnames=("axis", "nan_policy", "keepdims"))
+def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
+    """The standard error of the mean along `axis`."""
+    b, = promote_args_inexact("sem", a)
+    if nan_policy == "propagate":
+        size = b.size if axis is None else b.shape[axis]
+        return b.std(axis, ddof=ddof, keepdims=keepdims) / jnp.sqrt(size).astype(b.dtype)
+    if nan_policy == "omit":
+        count = (~jnp.isnan(b)).sum(axis, keepdims=keepdims)
+        return jnp.nanstd(b, axis, ddof=ddof, keepdims=keepdims) / jnp.sqrt(count).astype(b.dtype)
+    raise ValueError(f"{nan_policy} is not supported")
+
+
+def _ranks(a, method):
+    arr, sorter = sort_key_val(a, jnp.arange(a.size))
+    inv = jnp.empty_like(sorter).at[sorter].set(jnp.arange(sorter.size, dtype=sorter.dtype))
+    if method == "ordinal":
+        return (inv + 1).astype(np.float32)
+    first = jnp.concatenate([jnp.array([True]), arr[1:] != arr[:-1]])
+    dense = first.cumsum()[inv]
+    if method == "dense":
+        return dense.astype(np.float32)
+    count = jnp.nonzero(first, size=arr.size + 1, fill_value=first.size)[0].astype(np.float32)
+    if method == "max":
+        return count[dense]
+    if method == "min":
+        return count[dense - 1] + 1
+    return 0.5 * (count[dense] + count[dense - 1] + 1)
+
+
+@functools.partial(jit, static_argnames=("method", "axis", "nan_policy"))
+def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
+    """The ranks of `a`'s entries, 1 for the smallest; ties by `method` ('average', 'min',
+    'max', 'dense' or 'ordinal'); all NaN if any entry is NaN."""
+    jnp.check_arraylike("rankdata", a)
+    if nan_policy not in ["propagate", "omit", "raise"]:
+        raise ValueError(f"Illegal nan_policy value {nan_policy!r}; expected one of "
+                         "{'propagate', 'omit', 'raise'}")
+    if nan_policy != "propagate":
+        raise NotImplementedError(f"Logic for `nan_policy` of {nan_policy} is not implemented")
+    if method not in ("average", "min", "max", "dense", "ordinal"):
+        raise ValueError(f"unknown method '{method}'")
+    if axis is not None:                       # JAX's apply_along_axis: a vmap over the rest
+        a = jnp.moveaxis(jnp.asarray(a), axis, -1)
+        ranked = vmap(lambda row: rankdata(row, method))(a.reshape(-1, a.shape[-1]))
+        return jnp.moveaxis(ranked.reshape(a.shape), -1, axis)
+    a = jnp.ravel(a)
+    return cond(jnp.any(jnp.isnan(a)), lambda a: jnp.full_like(a, jnp.nan, np.float32),
+                lambda a: _ranks(a, method), a)
+
+
+scipy_stats.more_functions.update(sem=sem, rankdata=rankdata)

@@ -40,10 +40,10 @@ LAX = {
     "values": B(lambda jax, jnp: _lax_all(jax, A, Z, U, X)),
     "values float16": B(lambda jax, jnp: (jax.lax.igamma(A.astype(np.float16), Z.astype(
         np.float16)), jax.lax.bessel_i0e(X.astype(np.float16)))),
-    "scalar broadcast and vmap": B(lambda jax, jnp: (
+    "scalar broadcast and vmap": B(lambda jax, jnp: jax.jit(lambda: (
         jax.lax.igamma(np.float32(2.5), Z), jax.vmap(jax.lax.igammac, (0, None))(
             A.reshape(5, 2), Z[:2]), jax.vmap(jax.lax.zeta, (None, 0))(
-            np.float32(2.0), Z.reshape(2, 5)))),
+            np.float32(2.0), jnp.asarray(Z).reshape(2, 5))))()),
     "grads under jit": C(lambda jax, jnp: jax.jit(lambda: _lax_grads(jax))(), **GRAD),
     "igamma_grad_a has no jvp": E(lambda jax, jnp: jax.grad(jax.lax.igamma_grad_a)(2.0, 1.0)),
     "betainc grad a": E(lambda jax, jnp: jax.grad(jax.lax.betainc)(
@@ -63,29 +63,38 @@ _S = [("gammainc", (P, Z)), ("gammaincc", (P, Z)), ("betainc", (Z, P + 1, U)),
       ("i0", (X,)), ("i0e", (X,)), ("i1", (X,)), ("i1e", (X,)), ("zeta", (P + 1.5, Z + 0.1)),
       ("gamma", (X,)), ("gammasgn", (X,)), ("factorial", (X,)), ("poch", (P, Z)),
       ("entr", (X,)), ("rel_entr", (P, U)), ("kl_div", (P, U)), ("boxcox", (P, X)),
-      ("boxcox1p", (P, X)), ("softmax", (M,)), ("log_softmax", (M,))]
+      ("boxcox1p", (P, X)), ("softmax", (M,)), ("log_softmax", (M,)), ("beta", (X, Z)),
+      ("betaln", (P + 0.5, Z * 100)), ("loggamma", (X,)), ("comb", (Z, P))]
 
 
-_FEW = ("gammainc", "i0", "gamma", "entr", "rel_entr")
+_FEW = ("gammainc", "i0", "entr", "rel_entr")
 
 
 def _special_grads(jax, jnp, x):
     s = jax.scipy.special
-    fs = [s.gamma, s.i0, s.i1, s.i0e, s.entr, s.factorial, jnp.i0,
-          lambda a: s.gammainc(a, np.float32(2.0)), lambda x: s.poch(x, np.float32(1.5))]
+    fs = [s.gamma, s.entr, jnp.i0, lambda a: s.gammainc(a, np.float32(2.0)),
+          lambda x: s.poch(x, np.float32(1.5))]
     return [jax.vmap(jax.grad(f))(x) for f in fs]
 
 
 SPECIAL = {
-    "values": B(lambda jax, jnp: {n: getattr(jax.scipy.special, n)(*a) for n, a in _S}),
-    "of Python scalars and ints": B(lambda jax, jnp: {n: (
+    "values": B(lambda jax, jnp: {n: getattr(jax.scipy.special, n)(*a) for n, a in _S
+                                  if n in _FEW}),
+    "values under jit": B(lambda jax, jnp: jax.jit(lambda: {
+        n: getattr(jax.scipy.special, n)(*map(jnp.asarray, a)) for n, a in _S})()),
+    "of Python scalars and ints": B(lambda jax, jnp: jax.jit(lambda: {n: (
         getattr(jax.scipy.special, n)(*[1.5] * len(a)),
-        getattr(jax.scipy.special, n)(*[np.arange(1, 4)] * len(a))) for n, a in _S if n in _FEW}),
+        getattr(jax.scipy.special, n)(*[jnp.arange(1, 4)] * len(a))) for n, a in _S
+        if n in _FEW})()),
     "softmax axes and multigammaln": B(lambda jax, jnp: (
         jax.scipy.special.softmax(M, axis=1), jax.scipy.special.log_softmax(M, axis=0),
         jax.scipy.special.multigammaln(Z[:-1] + 2, 3))),
     "grads under jit": C(lambda jax, jnp: jax.jit(lambda x: _special_grads(jax, jnp, x))(X[4:]),
                          **GRAD),
+    "comb with repetition, bernoulli": B(lambda jax, jnp: jax.jit(lambda: (
+        jax.scipy.special.comb(jnp.asarray(Z), jnp.asarray(P), repetition=True),
+        jax.scipy.special.bernoulli(6), jax.scipy.special.bernoulli(1)))()),
+    "bernoulli of a negative n": E(lambda jax, jnp: jax.scipy.special.bernoulli(-1)),
     "zeta without q": E(lambda jax, jnp: jax.scipy.special.zeta(2.0)),
     "factorial exact": E(lambda jax, jnp: jax.scipy.special.factorial(3, exact=True)),
     "i0 jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.scipy.special.i0)(X)),
@@ -116,7 +125,8 @@ NN = {
         jax.nn.logmeanexp(M, axis=1, keepdims=True),
         jax.nn.logmeanexp(M, axis=0, where=M > 0))),
     "glu odd": E(lambda jax, jnp: jax.nn.glu(M[:3], axis=0)),
-    "attention": B(lambda jax, jnp: jax.nn.dot_product_attention(Q, K, V, is_causal=True)),
+    "attention": B(lambda jax, jnp: jax.nn.dot_product_attention(
+        Q[:1, :3, :2, :4], K[:1, :3, :1, :4], V[:1, :3, :1, :4], is_causal=True)),
     "attention under jit": C(lambda jax, jnp: _attention(jax)),
     "attention bias, mask, lengths, window": C(lambda jax, jnp: (
         jax.jit(lambda q, b, m: jax.nn.dot_product_attention(q, K, V, b, m, scale=0.5))(
@@ -125,7 +135,7 @@ NN = {
                    key_value_seq_lengths=np.array([6, 2], np.int32)))),
     "attention residual, unbatched": C(lambda jax, jnp: (
         _attention(jax, implementation="xla", return_residual=True),
-        jax.nn.dot_product_attention(Q[0, :2, :2, :4], K[0, :3, :1, :4], V[0, :3, :1, :4]))),
+        jax.jit(jax.nn.dot_product_attention)(Q[0], K[0], V[0]))),
     "attention grad": C(lambda jax, jnp: jax.jit(jax.grad(lambda q: jax.nn.dot_product_attention(
         q, K, V, is_causal=True).sum()))(Q), rtol=1e-5, atol=1e-5),
     "attention heads": E(lambda jax, jnp: jax.nn.dot_product_attention(Q[:, :, :3], K, V)),
@@ -136,6 +146,62 @@ NN = {
     "attention implementation": E(lambda jax, jnp: jax.nn.dot_product_attention(
         Q, K, V, implementation="flash")),
 }
+
+
+Q01 = np.array([0.0, 0.1, 0.5, 0.9, 1.0, 1.5, np.nan], np.float32)
+KS = np.array([-1.0, 0.0, 1.0, 2.0, 3.5, 5.0, 12.0], np.float32)
+_DISTRIBUTIONS = {
+    "expon": [("logpdf", (X,)), ("pdf", (X, 0.5, 2.0)), ("cdf", (X,)), ("logcdf", (X,)),
+              ("sf", (X,)), ("logsf", (X,)), ("ppf", (Q01,))],
+    "uniform": [("logpdf", (X, 0.0, 2.0)), ("pdf", (X,)), ("cdf", (X, 0.0, 2.0)),
+                ("ppf", (Q01, 1.0, 2.0))],
+    "logistic": [("logpdf", (X,)), ("pdf", (X,)), ("cdf", (X,)), ("sf", (X,)), ("ppf", (Q01,)),
+                 ("isf", (Q01,))],
+    "laplace": [("logpdf", (X,)), ("pdf", (X, 1.0, 2.0)), ("cdf", (X,))],
+    "cauchy": [("logpdf", (X,)), ("pdf", (X,)), ("cdf", (X,)), ("logcdf", (X,)), ("sf", (X,)),
+               ("logsf", (X,)), ("ppf", (Q01,)), ("isf", (Q01,))],
+    "gamma": [("logpdf", (X, 2.0)), ("pdf", (X, 0.5)), ("cdf", (X, 2.0)), ("sf", (X, 2.0))],
+    "chi2": [("logpdf", (X, 3.0)), ("pdf", (X, 3.0)), ("cdf", (X, 3.0)), ("logsf", (X, 3.0))],
+    "beta": [("logpdf", (Q01, 2.0, 3.0)), ("pdf", (Q01, 2.0, 3.0)), ("logcdf", (Q01, 2.0, 3.0)),
+             ("sf", (Q01, 2.0, 3.0))],
+    "t": [("logpdf", (X, 3.0)), ("pdf", (X, 3.0))],
+    "poisson": [("logpmf", (KS, 3.0)), ("pmf", (KS, 3.0)), ("cdf", (KS, 3.0))],
+    "bernoulli": [("logpmf", (KS, 0.3)), ("pmf", (KS, 0.3)), ("cdf", (KS, 0.3)),
+                  ("ppf", (Q01, 0.3))],
+}
+R = np.array([[3.0, 1.0, 3.0, 2.0], [0.0, 0.0, 5.0, -1.0]], np.float32)
+
+STATS = {
+    "distributions under jit": B(lambda jax, jnp: jax.jit(lambda: {
+        (d, f): getattr(getattr(jax.scipy.stats, d), f)(*map(jnp.asarray, a))
+        for d, fs in _DISTRIBUTIONS.items() for f, a in fs})()),
+    "eager": B(lambda jax, jnp: (jax.scipy.stats.expon.logpdf(X), jax.scipy.stats.beta.pdf(
+        Q01, 2.0, 3.0), jax.scipy.stats.poisson.logpmf(KS, 3.0))),
+    "of Python scalars": B(lambda jax, jnp: jax.jit(lambda: (
+        jax.scipy.stats.gamma.cdf(1.0, 2.0), jax.scipy.stats.expon.logpdf(1.0),
+        jax.scipy.stats.beta.pdf(0.5, 2, 3)))()),
+    "grads": C(lambda jax, jnp: jax.jit(lambda x: (
+        jax.vmap(jax.grad(lambda v: jax.scipy.stats.gamma.logpdf(v, 2.0)))(x),
+        jax.vmap(jax.grad(lambda v: jax.scipy.stats.t.logpdf(v, 3.0)))(x)))(X[5:]), **GRAD),
+    "rankdata": B(lambda jax, jnp: [jax.scipy.stats.rankdata(R, m) for m in (
+        "average", "max", "dense", "ordinal")]),
+    "rankdata axis and nan": B(lambda jax, jnp: (
+        jax.scipy.stats.rankdata(R, axis=1), jax.scipy.stats.rankdata(R, "min", axis=0),
+        jax.scipy.stats.rankdata(np.array([1.0, np.nan])))),
+    "rankdata method": E(lambda jax, jnp: jax.scipy.stats.rankdata(R, "middle")),
+    "rankdata nan_policy": E(lambda jax, jnp: jax.scipy.stats.rankdata(R, nan_policy="omit")),
+    "sem": B(lambda jax, jnp: (jax.scipy.stats.sem(R), jax.scipy.stats.sem(R, axis=1),
+                               jax.scipy.stats.sem(R, axis=None),
+                               jax.scipy.stats.sem(R, ddof=0, keepdims=True),
+                               jax.scipy.stats.sem(np.array([1.0, np.nan, 3.0, 4.0]),
+                                                   nan_policy="omit"))),
+    "sem nan_policy": E(lambda jax, jnp: jax.scipy.stats.sem(R, nan_policy="raise")),
+}
+
+
+@pytest.mark.parametrize("name", _params(STATS))
+def test_scipy_stats(name):
+    check(STATS[name])
 
 
 @pytest.mark.parametrize("name", _params(LAX))
