@@ -18,7 +18,8 @@ from autodidax.core import (Primitive, ShapedArray, abstract_eval_rules, dtype_k
 from autodidax.indexing import lower_fun, xla_impl
 from autodidax.jvp import defjvp2
 from autodidax.lowering import lowering_rules, nary_lowering
-from autodidax.scipy.special import const_like, digamma_p, lgamma_p, promote_args_inexact
+from autodidax.scipy.special import (const_like, digamma_p, erfc_p, lgamma_p,
+                                     promote_args_inexact)
 
 
 def _float_abstract(name):
@@ -701,6 +702,75 @@ def bernoulli(n):
     return out.at[4::2].set(q1 * (1 + q2))
 
 
+def _erfcx_asymptotic(x, nterms):
+    """erfcx(x) ~ P(1/x^2) / (sqrt(pi) x), P's coefficients (-1)^k (2k-1)!! / 2^k."""
+    coeffs = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75, -0.5,
+              1.0]
+    t = const_like(x, 1.0) / lax.square(x)
+    p = jnp.polyval(np.array(coeffs[-nterms:], dtype=x.dtype), t)
+    return p / (x * const_like(x, np.sqrt(np.pi)))
+
+
+def _erfcx_impl(x, nterms):
+    large = x > const_like(x, np.sqrt(np.log(jnp.finfo(x.dtype).max)))   # exp(x^2) overflows
+    safe_x = lax.select(large, lax.full_like(x, 1.0), x)
+    direct = lax.exp(lax.square(safe_x)) * erfc_p.bind(safe_x)
+    return lax.select(large, _erfcx_asymptotic(x, nterms), direct)
+
+
+@custom_jvp
+def _erfcx(x):
+    if x.dtype == np.float64:
+        return _erfcx_impl(x, nterms=9)
+    if x.dtype == np.float32:
+        return _erfcx_impl(x, nterms=5)
+    return _erfcx_impl(x.astype(np.float32), nterms=5).astype(x.dtype)
+
+
+_erfcx.defjvps(lambda t, ans, x: t * (2 * x * ans - const_like(x, 2.0 / np.sqrt(np.pi))))
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), for real x: the direct
+    formula until exp(x^2) overflows, then the asymptotic series."""
+    x, = promote_args_inexact("erfcx", x)
+    if dtype_kind(x.dtype) == "c":
+        raise NotImplementedError("erfcx of complex numbers (Faddeeva's wofz) is not built.")
+    return _erfcx(x)
+
+
+_SPENCE_A = [4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+             8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+             3.29771340985225106936E0, 1.00000000000000000126E0]
+_SPENCE_B = [6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+             1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+             3.54771340985225096217E0, 9.99999999999999998740E-1]
+
+
+def _spence_calc(x):
+    """Cephes' rational approximation on [0.5, 1.5], and its reflections for the rest."""
+    above_2 = x > 2.0
+    x = jnp.where(above_2, 1.0 / x, x)
+    above_1_5, below_0_5 = x > 1.5, x < 0.5
+    above_2 = above_2 | above_1_5
+    w = jnp.where(above_1_5, 1.0 / x - 1.0, jnp.where(below_0_5, -x, x - 1.0))
+    y = -w * jnp.polyval(jnp.array(_SPENCE_A, dtype=w.dtype), w) / jnp.polyval(
+        jnp.array(_SPENCE_B, dtype=w.dtype), w)
+    y = jnp.where(below_0_5, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
+    return jnp.where(above_2, -0.5 * jnp.log(x) ** 2 - y, y)
+
+
+def spence(x):
+    """Spence's function, the dilogarithm integral of log(t) / (1 - t) from 1 to x, x >= 0."""
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
+                        "types.")
+    return jnp.select([x < 0.0, x == 1.0, x == 0.0],
+                      [jnp.full_like(x, np.nan), jnp.zeros_like(x),
+                       jnp.full_like(x, np.pi ** 2 / 6)], _spence_calc(x))
+
+
 def softmax(x, /, *, axis=None):
     """jax.nn.softmax, with SciPy's default: over every axis."""
     return nn.softmax(x, axis=axis)
@@ -712,9 +782,9 @@ def log_softmax(x, /, *, axis=None):
 
 
 SCIPY_SPECIAL = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "entr",
-                 "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0", "i0e", "i1",
-                 "i1e", "kl_div", "log_softmax", "loggamma", "multigammaln", "poch", "rel_entr",
-                 "softmax", "zeta"]
+                 "erfcx", "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0", "i0e",
+                 "i1", "i1e", "kl_div", "log_softmax", "loggamma", "multigammaln", "poch",
+                 "rel_entr", "softmax", "spence", "zeta"]
 wrap_public_functions(globals(), __name__)
 scipy_special.more_functions.update({name: globals()[name] for name in SCIPY_SPECIAL})
 

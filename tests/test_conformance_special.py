@@ -64,15 +64,16 @@ _S = [("gammainc", (P, Z)), ("gammaincc", (P, Z)), ("betainc", (Z, P + 1, U)),
       ("gamma", (X,)), ("gammasgn", (X,)), ("factorial", (X,)), ("poch", (P, Z)),
       ("entr", (X,)), ("rel_entr", (P, U)), ("kl_div", (P, U)), ("boxcox", (P, X)),
       ("boxcox1p", (P, X)), ("softmax", (M,)), ("log_softmax", (M,)), ("beta", (X, Z)),
-      ("betaln", (P + 0.5, Z * 100)), ("loggamma", (X,)), ("comb", (Z, P))]
+      ("betaln", (P + 0.5, Z * 100)), ("loggamma", (X,)), ("comb", (Z, P)), ("erfcx", (X,)),
+      ("spence", (P,))]
 
 
-_FEW = ("gammainc", "i0", "entr", "rel_entr")
+_FEW = ("gammainc", "i0", "entr", "rel_entr", "erfcx")
 
 
 def _special_grads(jax, jnp, x):
     s = jax.scipy.special
-    fs = [s.gamma, s.entr, jnp.i0, lambda a: s.gammainc(a, np.float32(2.0)),
+    fs = [s.gamma, s.entr, jnp.i0, s.erfcx, lambda a: s.gammainc(a, np.float32(2.0)),
           lambda x: s.poch(x, np.float32(1.5))]
     return [jax.vmap(jax.grad(f))(x) for f in fs]
 
@@ -91,6 +92,8 @@ SPECIAL = {
         jax.scipy.special.multigammaln(Z[:-1] + 2, 3))),
     "grads under jit": C(lambda jax, jnp: jax.jit(lambda x: _special_grads(jax, jnp, x))(X[4:]),
                          **GRAD),
+    "spence eagerly": C(lambda jax, jnp: jax.scipy.special.spence(P), rtol=2e-7, atol=0),
+    "spence of ints": E(lambda jax, jnp: jax.scipy.special.spence(np.arange(3))),
     "comb with repetition, bernoulli": B(lambda jax, jnp: jax.jit(lambda: (
         jax.scipy.special.comb(jnp.asarray(Z), jnp.asarray(P), repetition=True),
         jax.scipy.special.bernoulli(6), jax.scipy.special.bernoulli(1)))()),
