@@ -446,6 +446,7 @@ lax_zeta = _binder(zeta_p, "zeta")
 
 import functools
 import operator
+from typing import Any, NamedTuple
 
 from autodidax import nn
 from autodidax.batching import vmap
@@ -869,4 +870,42 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
                 lambda a: _ranks(a, method), a)
 
 
-scipy_stats.more_functions.update(sem=sem, rankdata=rankdata)
+class ModeResult(NamedTuple):
+    mode: Any
+    count: Any
+
+
+def _mode_of_column(x):
+    """The smallest of the most frequent values of a 1-D `x`, and how often it occurs."""
+    if x.size == 0:
+        return jnp.array(np.nan, dtype=np.float32), jnp.array(0, dtype=np.float32)
+    s = jnp.sort(x)
+    counts = jnp.sum(s[:, None] == s[None, :], axis=1, dtype=np.int32)
+    i = jnp.argmax(counts)                        # the first maximum: the smallest value
+    return s[i], counts[i]
+
+
+@functools.partial(jit, static_argnames=("axis", "nan_policy", "keepdims"))
+def mode(a, axis=0, nan_policy="propagate", keepdims=False):
+    """The most common value along `axis` (the smallest of them on a tie), and its count."""
+    jnp.check_arraylike("mode", a)
+    x = jnp.atleast_1d(a)
+    if nan_policy not in ["propagate", "omit", "raise"]:
+        raise ValueError(f"Illegal nan_policy value {nan_policy!r}; expected one of "
+                         "{'propagate', 'omit', 'raise'}")
+    if nan_policy != "propagate":
+        raise NotImplementedError(f"Logic for `nan_policy` of {nan_policy} is not implemented")
+    if axis is None:
+        shape = (1,) * x.ndim if keepdims else ()
+        x, axis = x.ravel(), 0
+    else:
+        axis = axis + x.ndim if axis < 0 else axis
+        shape = tuple(1 if i == axis else n for i, n in enumerate(x.shape)
+                      if keepdims or i != axis)
+    x = jnp.moveaxis(x, axis, 0)
+    x = x.reshape(x.shape[0], int(np.prod(x.shape[1:])))
+    values, counts = vmap(_mode_of_column, in_axes=1)(x)
+    return ModeResult(values.reshape(shape), counts.reshape(shape))
+
+
+scipy_stats.more_functions.update(sem=sem, rankdata=rankdata, mode=mode)

@@ -198,6 +198,11 @@ STATS = {
                                jax.scipy.stats.sem(R, ddof=0, keepdims=True),
                                jax.scipy.stats.sem(np.array([1.0, np.nan, 3.0, 4.0]),
                                                    nan_policy="omit"))),
+    "mode": B(lambda jax, jnp: (jax.scipy.stats.mode(R), jax.scipy.stats.mode(R, axis=1),
+                                jax.scipy.stats.mode(R, axis=None, keepdims=True),
+                                jax.scipy.stats.mode(np.array([True, False, True])),
+                                jax.scipy.stats.mode(np.zeros((0, 3))))),
+    "mode nan_policy": E(lambda jax, jnp: jax.scipy.stats.mode(R, nan_policy="omit")),
     "sem nan_policy": E(lambda jax, jnp: jax.scipy.stats.sem(R, nan_policy="raise")),
 }
 
