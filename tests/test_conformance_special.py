@@ -178,8 +178,6 @@ STATS = {
     "distributions under jit": B(lambda jax, jnp: jax.jit(lambda: {
         (d, f): getattr(getattr(jax.scipy.stats, d), f)(*map(jnp.asarray, a))
         for d, fs in _DISTRIBUTIONS.items() for f, a in fs})()),
-    "eager": B(lambda jax, jnp: (jax.scipy.stats.expon.logpdf(X), jax.scipy.stats.beta.pdf(
-        Q01, 2.0, 3.0), jax.scipy.stats.poisson.logpmf(KS, 3.0))),
     "of Python scalars": B(lambda jax, jnp: jax.jit(lambda: (
         jax.scipy.stats.gamma.cdf(1.0, 2.0), jax.scipy.stats.expon.logpdf(1.0),
         jax.scipy.stats.beta.pdf(0.5, 2, 3)))()),
@@ -189,7 +187,7 @@ STATS = {
     "rankdata": B(lambda jax, jnp: [jax.scipy.stats.rankdata(R, m) for m in (
         "average", "max", "dense", "ordinal")]),
     "rankdata axis and nan": B(lambda jax, jnp: (
-        jax.scipy.stats.rankdata(R, axis=1), jax.scipy.stats.rankdata(R, "min", axis=0),
+        jax.scipy.stats.rankdata(R, "min", axis=0),
         jax.scipy.stats.rankdata(np.array([1.0, np.nan])))),
     "rankdata method": E(lambda jax, jnp: jax.scipy.stats.rankdata(R, "middle")),
     "rankdata nan_policy": E(lambda jax, jnp: jax.scipy.stats.rankdata(R, nan_policy="omit")),
@@ -198,9 +196,8 @@ STATS = {
                                jax.scipy.stats.sem(R, ddof=0, keepdims=True),
                                jax.scipy.stats.sem(np.array([1.0, np.nan, 3.0, 4.0]),
                                                    nan_policy="omit"))),
-    "mode": B(lambda jax, jnp: (jax.scipy.stats.mode(R), jax.scipy.stats.mode(R, axis=1),
+    "mode": B(lambda jax, jnp: (jax.scipy.stats.mode(R, axis=1),
                                 jax.scipy.stats.mode(R, axis=None, keepdims=True),
-                                jax.scipy.stats.mode(np.array([True, False, True])),
                                 jax.scipy.stats.mode(np.zeros((0, 3))))),
     "mode nan_policy": E(lambda jax, jnp: jax.scipy.stats.mode(R, nan_policy="omit")),
     "sem nan_policy": E(lambda jax, jnp: jax.scipy.stats.sem(R, nan_policy="raise")),
