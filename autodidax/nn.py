@@ -4,9 +4,12 @@
 """`jax.nn`: activation functions and friends, as compositions of primitives."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
+from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from autodidax import lax_core as lax
@@ -386,6 +389,30 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     if return_residual:
         return jnp.reshape(out[0], output_shape), jnp.reshape(out[1], output_shape[:-1])
     return jnp.reshape(out, output_shape)
+
+
+@dataclasses.dataclass(slots=True)
+class BlockScaleConfig:
+    """How `scaled_dot_general` quantizes an operand: blocks of `block_size` elements of
+    `data_type`, each block with one scale of `scale_type`."""
+    mode: str
+    block_size: int
+    data_type: Any
+    scale_type: Any
+    global_scale: Any
+    infer_only: bool
+
+
+def get_scaled_dot_general_config(mode, global_scale=None):
+    """The BlockScaleConfig of a microscaling format: 'nvfp4' or 'mxfp8'."""
+    if mode == "nvfp4":
+        scale = jnp.ones((1,), dtype=np.float32) if global_scale is None else global_scale
+        return BlockScaleConfig("nvfp4", 16, ml_dtypes.float4_e2m1fn, ml_dtypes.float8_e4m3fn,
+                                scale, False)
+    if mode == "mxfp8":
+        return BlockScaleConfig("mxfp8", 32, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu,
+                                None, False)
+    raise ValueError(f"Unsupported mode: {mode}")
 
 
 wrap_public_functions(globals(), __name__)

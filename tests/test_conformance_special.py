@@ -146,6 +146,13 @@ NN = {
         Q, K, V.astype(np.float16))),
     "attention mask dtype": E(lambda jax, jnp: jax.nn.dot_product_attention(
         Q, K, V, mask=MASK.astype(np.int32))),
+    "get_scaled_dot_general_config": C(lambda jax, jnp: [
+        (c.mode, c.block_size, np.dtype(c.data_type).name, np.dtype(c.scale_type).name,
+         c.global_scale, c.infer_only, type(c).__name__)
+        for c in (jax.nn.get_scaled_dot_general_config("nvfp4"),
+                  jax.nn.get_scaled_dot_general_config("mxfp8"))]),
+    "get_scaled_dot_general_config mode": E(
+        lambda jax, jnp: jax.nn.get_scaled_dot_general_config("fp8")),
     "attention implementation": E(lambda jax, jnp: jax.nn.dot_product_attention(
         Q, K, V, implementation="flash")),
 }
