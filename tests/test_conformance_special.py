@@ -65,15 +65,15 @@ _S = [("gammainc", (P, Z)), ("gammaincc", (P, Z)), ("betainc", (Z, P + 1, U)),
       ("entr", (X,)), ("rel_entr", (P, U)), ("kl_div", (P, U)), ("boxcox", (P, X)),
       ("boxcox1p", (P, X)), ("softmax", (M,)), ("log_softmax", (M,)), ("beta", (X, Z)),
       ("betaln", (P + 0.5, Z * 100)), ("loggamma", (X,)), ("comb", (Z, P)), ("erfcx", (X,)),
-      ("spence", (P,))]
+      ("spence", (P,)), ("dawsn", (X,))]
 
 
-_FEW = ("gammainc", "i0", "entr", "rel_entr", "erfcx")
+_FEW = ("gammainc", "i0", "entr", "rel_entr", "erfcx", "dawsn")
 
 
 def _special_grads(jax, jnp, x):
     s = jax.scipy.special
-    fs = [s.gamma, s.entr, jnp.i0, s.erfcx, lambda a: s.gammainc(a, np.float32(2.0)),
+    fs = [s.gamma, s.entr, jnp.i0, s.erfcx, s.dawsn, lambda a: s.gammainc(a, np.float32(2.0)),
           lambda x: s.poch(x, np.float32(1.5))]
     return [jax.vmap(jax.grad(f))(x) for f in fs]
 
