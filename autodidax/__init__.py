@@ -75,6 +75,11 @@ if not _RUNNER:
                                     host_ids, named_call, named_scope, process_indices, typeof)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
     from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)
+    from autodidax import special_functions  # noqa: F401  (appendix A26: special functions)
+    # Appendix A26: more of jax.scipy.stats's distributions, as its submodules.
+    from autodidax.scipy.stats import (bernoulli, beta, cauchy, chi2, expon,  # noqa: F401
+                                       gamma, laplace, logistic, poisson, t, uniform)
+    del bernoulli, beta, cauchy, chi2, expon, gamma, laplace, logistic, poisson, t, uniform
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

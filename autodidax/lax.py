@@ -127,3 +127,10 @@ from autodidax.numpy_rest import (
     cbrt_lax as cbrt, cbrt_p, clz, clz_p, copy_p, nextafter_lax as nextafter, nextafter_p,
     population_count, population_count_p,
 )
+
+# Appendix A26: the special functions' primitives of jax/_src/lax/special.py, under their lax names.
+from autodidax.special_functions import (
+    bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, igamma, igamma_grad_a, igamma_grad_a_p,
+    igamma_p, igammac, igammac_p, regularized_incomplete_beta_p, zeta_p,
+    lax_betainc as betainc, lax_zeta as zeta,
+)

@@ -44,6 +44,11 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
         "ragged_all_to_all": "XLA's CPU backend refuses the operation ('HLO opcode "
                              "ragged-all-to-all is not supported by XLA:CPU')",
     },
+    "jax.nn": {
+        "scaled_matmul": "cuDNN's block-scaled matmul: an NVIDIA GPU (Blackwell); JAX's own call "
+                         "has no CPU lowering",
+        "scaled_dot_general": "block-scaled dot_general through scaled_matmul: an NVIDIA GPU",
+    },
 }
 
 
