@@ -630,7 +630,8 @@ def seven_collectives():
     seven = ["pmax", "pmin", "pmean", "axis_size", "axis_index", "all_gather", "psum_scatter"]
     assert all(hasattr(collectives, n) for n in seven)
     assert not any(hasattr(collectives, n) for n in more)
-    assert [n for n in more if hasattr(autodidax.lax, n)] == ["ppermute", "all_to_all"]
+    assert [n for n in more if hasattr(autodidax.lax, n)] == ["ppermute", "all_to_all", "pshuffle",
+                                                               "pswapaxes"]
 
 
 @claim(A9, "only `pmap` supports it; JAX's `vmap` refuses it, and so do we, everywhere.")

@@ -301,16 +301,6 @@ def nn_compositions_where_jax_has_rules():
         np.testing.assert_allclose(np.asarray(g_ours), np.asarray(g_theirs), rtol=1e-5)
 
 
-@claim("A2_library", "`jax.nn` also has `glu`, `selu`, `mish`, `squareplus`, `hard_tanh`, "
-                     "`soft_sign`, `log1mexp`, `dot_product_attention` and more")
-def nn_functions_not_built():
-    import autodidax.nn
-    names = ["glu", "selu", "mish", "squareplus", "hard_tanh", "soft_sign", "log1mexp",
-             "dot_product_attention"]
-    assert all(hasattr(jax.nn, n) for n in names)
-    assert not any(hasattr(autodidax.nn, n) for n in names)
-
-
 @claim("A2_library", "`jax.scipy.stats.norm` is complete.")
 def stats_norm_is_complete():
     import jax.scipy.stats

@@ -457,11 +457,14 @@ def test_every_array_has_a_device():
 
 def test_config_options_of_the_runtime(tmp_path):
     from autodidax.runtime import config
+    from autodidax.core import get_aval
     assert config.jax_enable_x64 is False
-    with pytest.raises(NotImplementedError, match="64-bit"):
-        config.update("jax_enable_x64", True)
-    assert config.jax_enable_x64 is False
-    config.update("jax_enable_x64", 0)
+    try:
+        config.update("jax_enable_x64", 1)               # stored as a bool, and in effect
+        assert config.jax_enable_x64 is True and get_aval(1.0).dtype == np.float64
+    finally:
+        config.update("jax_enable_x64", 0)
+    assert config.jax_enable_x64 is False and get_aval(1.0).dtype == np.float32
     previous = runtime.get_cache_dir()
     try:
         config.update("jax_compilation_cache_dir", str(tmp_path))

@@ -129,8 +129,9 @@ def result_type(*args) -> np.dtype:
     avals = []
     for a in args:
         if isinstance(a, type) and a in _PYTHON_SCALAR_TYPES:
-            avals.append(ShapedArray((), _default(t) if isinstance(t := _PYTHON_SCALAR_TYPES[a], str)
-                                     else t, weak_type=a is not bool))
+            t = _PYTHON_SCALAR_TYPES[a]
+            avals.append(ShapedArray((), _default(t) if isinstance(t, str) else t,
+                                     weak_type=a is not bool))
         elif _is_array(a) or isinstance(a, (np.ndarray, np.generic, *_PYTHON_SCALARS)):
             avals.append(get_aval(a))
         else:
