@@ -72,7 +72,8 @@ if not _RUNNER:
     from autodidax import numpy_rest  # noqa: F401  (appendix A24: more of jax.numpy)
     from autodidax.jax_rest import (custom_gradient, enable_x64,  # noqa: F401  (appendix A25)
                                     ensure_compile_time_eval, eval_shape, host_count, host_id,
-                                    host_ids, named_call, named_scope, process_indices, typeof)
+                                    host_ids, named_call, named_scope, pmap, process_indices,
+                                    typeof)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
     from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)
     from autodidax import special_functions  # noqa: F401  (appendix A26: special functions)

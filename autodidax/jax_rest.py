@@ -2,24 +2,29 @@
 
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
-`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions and
-`enable_x64`, each written as JAX 0.10.2 writes it."""
+`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`
+and `enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
 import functools
 import warnings
 
-from autodidax import core
+import numpy as np
+
+from autodidax import core, lax_core as lax
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
 from autodidax.core import Trace, Tracer, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
 from autodidax.jaxpr import eval_jaxpr
-from autodidax.jit import jit
+from autodidax.jit import flatten_prefix, jit
 from autodidax.jvp import tangent_aval
 from autodidax.runtime import config, process_count, process_index
-from autodidax.tree_util import register_pytree_node, tree_flatten, tree_structure, tree_unflatten
+from autodidax.runtime import devices as all_devices
+from autodidax.sharding import Mesh, NamedSharding, PartitionSpec, devices_indices, shard_map
+from autodidax.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves,
+                                 tree_map, tree_structure, tree_unflatten)
 
 
 def eval_shape(fun, *args, **kwargs):
@@ -140,6 +145,103 @@ def host_ids(backend=None) -> list[int]:
     warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias will "
                   "eventually be removed; please update your code.")
     return process_indices(backend)
+
+
+_PMAP_AXIS = "_internal_pmap_axis_name"     # JAX's name for the axis when none is given
+
+
+def _index_tuple(x) -> tuple:
+    return (x,) if isinstance(x, int) else tuple(x)
+
+
+def _axis_spec(axis_name, axis) -> PartitionSpec:
+    """The spec of a value mapped along `axis` (None: not mapped) over the mesh axis."""
+    return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
+    """`fun` mapped over an axis of its arguments, one slice per device, as a `shard_map`
+    inside a `jit` (JAX's `pmap`, jax/_src/pmap.py)."""
+    if devices is not None:
+        if not devices:
+            raise ValueError("'devices' argument to pmap must be non-empty, or None.")
+        devices = tuple(devices)
+    axis_name = _PMAP_AXIS if axis_name is None else axis_name
+    static = _index_tuple(static_broadcasted_argnums)
+    donate = tuple(i - sum(s < i for s in static)         # counted among the dynamic ones
+                   for i in _index_tuple(donate_argnums) if i not in static)
+    for what, axes in [("in_axes", in_axes), ("out_axes", out_axes)]:
+        if not all(type(leaf) is int for leaf in tree_leaves(axes)):
+            raise TypeError(f"pmap {what} must be an int, None, or (nested) container "
+                            f"with those types as leaves, but got {axes}.")
+    programs: dict = {}
+
+    @functools.wraps(fun)
+    def pmapped(*args, **kwargs):
+        if static and max(static) >= len(args):
+            n = len(args)
+            raise ValueError(
+                f"pmapped function has static_broadcasted_argnums={static} but was called "
+                f"with only {n} positional argument{'s' if n > 1 else ''}. All static "
+                "broadcasted arguments must be passed positionally.")
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        fixed = tuple((i, args[i]) for i in static)
+        dyn_in_axes = (tuple(a for i, a in enumerate(in_axes) if i not in static)
+                       if static and isinstance(in_axes, tuple) else in_axes)
+        flat, tree = tree_flatten((dyn, kwargs))
+        axes = tuple(flatten_prefix("in_axes", (dyn_in_axes, 0), tree,
+                                    "positional arguments", "pmap"))
+        size = next((x.shape[a] for x, a in zip(flat, axes)
+                     if a is not None and hasattr(x, "shape")), None)
+        if size is None:
+            raise ValueError("pmap requires at least one argument with a mapped axis.")
+        if axis_size is not None and axis_size != size:
+            raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
+                             f"axis_size {size}.")
+        devs = (devices if devices is not None else tuple(all_devices(backend)))[:size]
+        eager = isinstance(core.trace_ctx.trace, core.EvalTrace)
+        key = (tree, axes, fixed, devs, eager)
+        if key not in programs:
+            sizes = [len(tree_leaves(a)) for a in dyn]
+            donated = [sum(sizes[:i]) + j for i in donate if i < len(dyn)
+                       for j in range(sizes[i])]
+            programs[key] = _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs,
+                                          donated, eager)
+        program, in_shardings = programs[key]
+        for x, sharding in zip(flat, in_shardings):    # jit's check of its in_shardings
+            devices_indices(sharding, np.shape(x))
+        return program(*flat)
+    return pmapped
+
+
+def _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs, donated, eager):
+    """(the `jit` of a `shard_map` of `fun` over a mesh of `devs`, its input shardings)."""
+    mesh = Mesh(devs, (axis_name,))
+    in_specs = tuple(_axis_spec(axis_name, a) for a in axes)
+    out_specs = tree_map(lambda a: _axis_spec(axis_name, a), out_axes,
+                         is_leaf=lambda x: x is None)
+
+    def _fun(*flat):            # one device's block: the mapped axis, of size 1, taken out
+        flat = [x if a is None else lax.squeeze(x, [a]) for x, a in zip(flat, axes)]
+        dyn, kwargs = tree_unflatten(tree, flat)
+        args = list(dyn)
+        for i, value in fixed:
+            args.insert(i, value)
+        out = fun(*args, **kwargs)
+        leaves, out_tree = tree_flatten(out)
+        out_axes_flat = broadcast_prefix(out_axes, out, is_leaf=lambda x: x is None)
+        return tree_unflatten(out_tree, [x if a is None else lax.expand_dims(x, [a])
+                                         for x, a in zip(leaves, out_axes_flat)])
+
+    mapped = shard_map(_fun, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                       check_vma=False, axis_names=set(mesh.axis_names))
+    named = [NamedSharding(mesh, s) for s in in_specs]
+    if not eager:           # inside a transformation: the layout is the caller's business
+        return jit(mapped, donate_argnums=donated), ()
+    outs = tree_map(lambda s: NamedSharding(mesh, s), out_specs, is_leaf=lambda x: x is None)
+    return jit(mapped, in_shardings=tuple(named), out_shardings=outs,
+               donate_argnums=donated), named
 
 
 _NO_VALUE = object()
