@@ -2,8 +2,8 @@
 
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
-`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`
-and `enable_x64`, each written as JAX 0.10.2 writes it."""
+`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
+`linear_transpose`, `closure_convert` and `enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
@@ -13,18 +13,20 @@ import warnings
 import numpy as np
 
 from autodidax import core, lax_core as lax
+from autodidax.autodiff import UndefinedPrimal, backward_pass, dce_jaxpr
+from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
-from autodidax.core import Trace, Tracer, get_aval, set_current_trace
+from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
-from autodidax.jaxpr import eval_jaxpr
+from autodidax.jaxpr import JaxprTracer, eval_jaxpr, trace_to_jaxpr
 from autodidax.jit import flatten_prefix, jit
-from autodidax.jvp import tangent_aval
+from autodidax.jvp import JVPTracer, float0, instantiate_zeros, tangent_aval
 from autodidax.runtime import config, process_count, process_index
 from autodidax.runtime import devices as all_devices
 from autodidax.sharding import Mesh, NamedSharding, PartitionSpec, devices_indices, shard_map
-from autodidax.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves,
-                                 tree_map, tree_structure, tree_unflatten)
+from autodidax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node, tree_flatten,
+                                 tree_leaves, tree_map, tree_structure, tree_unflatten)
 
 
 def eval_shape(fun, *args, **kwargs):
@@ -242,6 +244,76 @@ def _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs, donated, ea
     outs = tree_map(lambda s: NamedSharding(mesh, s), out_specs, is_leaf=lambda x: x is None)
     return jit(mapped, in_shardings=tuple(named), out_shardings=outs,
                donate_argnums=donated), named
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of `fun`, linear in its arguments, at the types of `primals`: a function
+    from a cotangent of `fun`'s output to the tuple of cotangents of its inputs."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    primals_flat, in_tree = tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    in_avals = [get_aval(x) for x in primals_flat]     # a ShapeDtypeStruct's too
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars), prune_inputs=False)
+    out_avals = [a.update(weak_type=False) for a in closed.out_avals]
+    in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
+    kinds = {dtype_kind(d) for d in in_dtypes + out_dtypes}
+    if not (kinds <= set("fc") or kinds <= set("iu")):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        f"complex], and integer -> integer functions, but got {in_dtypes} -> "
+                        f"{out_dtypes}.")
+    out_tree = out_tree()
+
+    def transposed_fun(out_cotangent):
+        out_cts, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, "
+                            f"expected {out_tree} but got {ct_tree}")
+        if any(a != get_aval(ct).update(weak_type=False) for a, ct in zip(out_avals, out_cts)):
+            raise TypeError("cotangent type does not match function output, "
+                            f"expected {out_avals} but got {out_cts}")
+        in_cts = backward_pass(jaxpr, closed.consts, [UndefinedPrimal(a) for a in in_avals],
+                               out_cts)
+        return tree_unflatten(in_tree, [instantiate_zeros(ct) for ct in in_cts])
+    return transposed_fun
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether `x` may carry a derivative: a tracer of jvp with a tangent, or of a staging
+    trace (differentiation may come later), with what it wraps looked into."""
+    if not isinstance(x, Tracer):
+        return False
+    if isinstance(x, JVPTracer):
+        return True              # a JVPTracer's tangent is never a Zero (chapter 3)
+    if isinstance(x, JaxprTracer):
+        return tangent_aval(x.aval).dtype != float0
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    return True                  # a tracer of a trace this appendix does not know
+
+
+def closure_convert(fun, *example_args):
+    """(`converted`, `consts`): `converted(*args, *consts)` is `fun(*args)`, with the values
+    that `fun` closes over and that may carry a derivative passed in as `consts`."""
+    flat_args, in_tree = tree_flatten(example_args)
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
+    out_tree = out_tree()
+    perturbed = [_maybe_perturbed(c) for c in closed.consts]
+    const_args = [c for c, p in zip(closed.consts, perturbed) if p]
+
+    def converted_fun(*args_hconsts):
+        num_args = len(args_hconsts) - len(const_args)
+        args, given = args_hconsts[:num_args], iter(args_hconsts[num_args:])
+        consts = [next(given) if p else c for c, p in zip(closed.consts, perturbed)]
+        all_args, in_tree2 = tree_flatten(tuple(args))
+        if in_tree != in_tree2:
+            raise TypeError("The inputs to the closure produced by closure_convert must have the "
+                            "same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {in_tree2}")
+        return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *all_args))
+    return converted_fun, const_args
 
 
 _NO_VALUE = object()

@@ -102,10 +102,76 @@ REST = {
         jnp.int4, np.float32, jnp.bfloat16, np.bool_, jnp.float8_e4m3fn, np.complex64,
         jnp.uint2)]),
     "dtypes canonicalize passes through": C(lambda jax, jnp: jax.dtypes.canonicalize_dtype("S3")),
+    "linear_transpose": C(lambda jax, jnp: _transposed(jax, jnp)),
+    "linear_transpose of a pytree": C(lambda jax, jnp: jax.linear_transpose(
+        lambda d: {"s": d["a"] * 2.0 + d["b"].sum(), "t": -d["a"]}, {"a": X, "b": M2})(
+            {"s": X, "t": X * 3})),
+    "linear_transpose of integers": C(lambda jax, jnp: jax.linear_transpose(
+        lambda v: v * 3 + v, np.arange(3, dtype=np.int32))(np.ones(3, np.int32))),
+    "linear_transpose of a constant output": C(lambda jax, jnp: jax.linear_transpose(
+        lambda x: (x * 2, jnp.zeros(2)), X)((X, np.ones(2, np.float32)))),
+    "linear_transpose under jit": C(lambda jax, jnp: jax.jit(jax.linear_transpose(
+        lambda x: jnp.cumsum(x)[::-1], X))(X)),
+    "linear_transpose mixed types": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x.astype(jnp.float32), np.arange(3, dtype=np.int32))),
+    "linear_transpose cotangent tree": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x * 2, X)((X,))),
+    "linear_transpose cotangent type": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x * 2, X)(np.ones(2, np.float32))),
+    "linear_transpose reduce_axes": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x, X, reduce_axes=("i",))),
+    "closure_convert alone": C(lambda jax, jnp: _converted(jax, jnp, 3.0)),
+    "closure_convert under grad": C(lambda jax, jnp: jax.grad(
+        lambda w: _converted(jax, jnp, w)[0])(3.0)),
+    "closure_convert under jit": C(lambda jax, jnp: jax.jit(lambda w: _converted(jax, jnp, w))(
+        3.0)),
+    "closure_convert under vmap": C(lambda jax, jnp: jax.vmap(
+        lambda w: _converted(jax, jnp, w)[0])(X)),
+    "closure_convert in custom_vjp": C(lambda jax, jnp: jax.grad(
+        lambda w: _scaled_root(jax, jnp, w))(3.0)),
+    "closure_convert wrong structure": E(lambda jax, jnp: jax.closure_convert(
+        lambda x: x * 2, 1.0)[0]((1.0, 2.0))),
     "process_indices": C(lambda jax, jnp: jax.process_indices()),
     "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
                                                              jax.host_ids)]),
 }
+
+
+M2 = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def _transposed(jax, jnp):
+    scalar = jax.ShapeDtypeStruct((), jnp.float32)
+    t = jax.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, scalar, scalar)
+    return t(1.0), jax.linear_transpose(lambda v: M2 @ v, X)(np.ones(2, np.float32))
+
+
+def _converted(jax, jnp, w):
+    """The value of a closure-converted function, and how many constants it took out."""
+    g, consts = jax.closure_convert(lambda x: jnp.sin(x) * w + jnp.asarray(X).sum(), 1.0)
+    return g(2.0, *consts), len(consts)
+
+
+def _scaled_root(jax, jnp, w):
+    """A custom_vjp that takes a function as a nondifferentiable argument, made able to
+    differentiate what that function closes over by closure_convert."""
+    import functools
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *args):
+        return f(x, *args)
+
+    def fwd(f, x, *args):
+        return f(x, *args), (x, args)
+
+    def bwd(f, res, g):
+        x, args = res
+        _, vjp = jax.vjp(f, x, *args)
+        return vjp(g)
+
+    apply.defvjp(fwd, bwd)
+    h, consts = jax.closure_convert(lambda x: jnp.sqrt(x) * w, 4.0)
+    return apply(h, 4.0, *consts)
 
 
 def _scoped(jax, jnp, x):
