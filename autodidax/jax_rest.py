@@ -3,25 +3,35 @@
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
 `named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
-`linear_transpose`, `closure_convert` and `enable_x64`, each written as JAX 0.10.2 writes it."""
+`linear_transpose`, `closure_convert`, `fwd_and_bwd`, `make_user_context`, a few small names and
+`enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
+import os
+import platform
+import sys
+import textwrap
 import warnings
 
+import jaxlib.version
 import numpy as np
+from jaxlib import xla_client as xc
 
 from autodidax import core, lax_core as lax
-from autodidax.autodiff import UndefinedPrimal, backward_pass, dce_jaxpr
+from autodidax.autodiff import (UndefinedPrimal, backward_pass, dce_jaxpr, grad_checks,
+                                linearize_flat)
 from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
 from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
-from autodidax.jaxpr import JaxprTracer, eval_jaxpr, trace_to_jaxpr
-from autodidax.jit import flatten_prefix, jit
-from autodidax.jvp import JVPTracer, float0, instantiate_zeros, tangent_aval
+from autodidax.jaxpr import Jaxpr, JaxprTracer, eval_jaxpr, trace_to_jaxpr
+from autodidax.jit import flatten_prefix, jit, signature_context
+from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux,
+                           tangent_aval)
 from autodidax.runtime import config, process_count, process_index
 from autodidax.runtime import devices as all_devices
 from autodidax.sharding import Mesh, NamedSharding, PartitionSpec, devices_indices, shard_map
@@ -314,6 +324,145 @@ def closure_convert(fun, *example_args):
                             f"closure_convert was called. Expected {in_tree}, but got {in_tree2}")
         return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *all_args))
     return converted_fun, const_args
+
+
+class _Pullback:
+    """A VJP as a pytree: the linear jaxpr of chapter 9 and the structures (static), its
+    constants, the residuals (the leaves); calling it transposes the jaxpr as `vjp` does."""
+
+    def __init__(self, static, consts):
+        self.static, self.consts = static, list(consts)
+
+    def __call__(self, cotangent):
+        jaxpr, in_tree, out_tree, in_avals, out_avals = self.static
+        cts_flat, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"the cotangent must have the structure of the function's output, "
+                            f"{out_tree}, but it has {ct_tree}")
+        grad_checks["cotangents"](cts_flat, out_avals)
+        cts = [ct for ct, a in zip(cts_flat, out_avals) if dtype_kind(a.dtype) in "fc"]
+        floats = [dtype_kind(a.dtype) in "fc" for a in in_avals]
+        cts_in = backward_pass(jaxpr, self.consts,
+                               [UndefinedPrimal(a) for a, f in zip(in_avals, floats) if f], cts)
+        values = iter(instantiate_zeros(ct) for ct in cts_in)
+        return tree_unflatten(in_tree, [next(values) if f else Zero(tangent_aval(a)).instantiate()
+                                        for f, a in zip(floats, in_avals)])
+
+
+register_pytree_node(_Pullback, lambda p: (p.consts, p.static),
+                     lambda static, consts: _Pullback(static, consts))
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(`fwd`, `bwd`): `fwd(*args)` is `(fun(*args), residuals)` (with `aux` last if
+    `has_aux`); `bwd(residuals, cotangent)` the cotangents of the arguments in `argnums`."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def fwd(*args):
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, x in zip(nums, dyn):
+                full[i] = x
+            return fun(*full)
+        primals_flat, in_tree = tree_flatten(tuple(args[i] for i in nums))
+        flat_fun, out_tree = flatten_fun(split_aux(partial_fun) if has_aux else partial_fun,
+                                         in_tree)
+        out_flat, linear = linearize_flat(flat_fun, primals_flat)
+        out_tree = out_tree()
+        aux = None
+        if has_aux:
+            out_tree, aux_tree = out_tree.children()
+            out_flat, aux_flat = out_flat[:out_tree.num_leaves], out_flat[out_tree.num_leaves:]
+            aux = tree_unflatten(aux_tree, aux_flat)
+        jaxpr = linear.jaxpr
+        jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:len(
+            [o for o in out_flat if dtype_kind(get_aval(o).dtype) in "fc"])])
+        static = (jaxpr, in_tree, out_tree, tuple(get_aval(p) for p in primals_flat),
+                  tuple(get_aval(o) for o in out_flat))
+        res = _Pullback(static, linear.consts)
+        out = tree_unflatten(out_tree, out_flat)
+        return (out, res, aux) if has_aux else (out, res)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if isinstance(argnums, int) else g
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
+Device = xc.Device
+
+
+def copy_to_host_async(x):
+    """Start copying each array of the pytree `x` to the host, where it has the method; `x`."""
+    for leaf in tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """The versions, devices and platform, as a bug report wants them: printed, or returned."""
+    devs = all_devices()
+    try:
+        version = importlib.metadata.version("autodidax")
+    except importlib.metadata.PackageNotFoundError:         # run from a checkout, uninstalled
+        version = "(not installed)"
+    info = textwrap.dedent(f"""\
+    autodidax: {version}
+    jaxlib: {jaxlib.version.__version__}
+    numpy:  {np.__version__}
+    python: {sys.version.replace(chr(10), " ")}
+    device info: {devs[0].device_kind}-{len(devs)}, {len(devs)} local devices"
+    process_count: {process_count()}
+    platform: {platform.uname()}""")
+    for key, value in os.environ.items():
+        if key.startswith(("JAX_", "XLA_")):
+            info += f"\n{key}={value}"
+    if return_string:
+        return info
+    print(info)
+
+
+class _UserContext(contextlib.ContextDecorator):
+    """`with ctx(value):` the user's option `ctx` set to `value`, and set back after."""
+
+    def __init__(self, config, value):
+        self.config, self.value, self.previous = config, value, []
+
+    def __enter__(self):
+        self.previous.append(self.config.value)
+        self.config._set(self.value)
+
+    def __exit__(self, *exc):
+        self.config._set(self.previous.pop())
+
+
+class UserConfig:
+    """An option of the user's, part of `jit`'s signatures while it differs from its default."""
+
+    def __init__(self, default_value):
+        self.default, self.value = default_value, default_value
+
+    def _set(self, value):
+        self.value = value
+        if value is self.default:          # the usual case costs `jit` nothing
+            signature_context.pop(self, None)
+        else:
+            signature_context[self] = value
+
+    get_global = lambda self: self.value
+    set_global = _set
+
+    def __call__(self, new_value):
+        return _UserContext(self, new_value)
+
+
+def make_user_context(default_value=None) -> UserConfig:
+    """A new option of the user's, `default_value` until set: see `UserConfig`."""
+    return UserConfig(default_value)
 
 
 _NO_VALUE = object()

@@ -131,6 +131,21 @@ REST = {
         lambda w: _scaled_root(jax, jnp, w))(3.0)),
     "closure_convert wrong structure": E(lambda jax, jnp: jax.closure_convert(
         lambda x: x * 2, 1.0)[0]((1.0, 2.0))),
+    "fwd_and_bwd": C(lambda jax, jnp: _fwd_bwd(jax, jnp, (0, 1))),
+    "fwd_and_bwd one argnum": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 1)),
+    "fwd_and_bwd not jitted": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 0, jitted=False)),
+    "fwd_and_bwd has_aux": C(lambda jax, jnp: _fwd_bwd_aux(jax, jnp)),
+    "fwd_and_bwd compiles once": C(lambda jax, jnp: _fwd_bwd_compiles(jax, jnp)),
+    "fwd_and_bwd not callable": E(lambda jax, jnp: jax.fwd_and_bwd(3, 0)),
+    "Device and Shard": C(lambda jax, jnp: (
+        isinstance(jax.devices()[0], jax.Device), jax.Device.__name__,
+        [(type(s) is jax.Shard, repr(s)) for s in (jnp.asarray(X) * 2).addressable_shards])),
+    "copy_to_host_async": C(lambda jax, jnp: jax.copy_to_host_async(
+        {"a": jnp.asarray(X) * 2, "b": 3, "c": [np.ones(2, np.float32)]})),
+    "print_environment_info": C(lambda jax, jnp: [
+        line.split(":")[0].replace("autodidax", "jax") for line in
+        jax.print_environment_info(return_string=True).splitlines()[:7]]),
+    "make_user_context": C(lambda jax, jnp: _user_context(jax, jnp)),
     "process_indices": C(lambda jax, jnp: jax.process_indices()),
     "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
                                                              jax.host_ids)]),
@@ -172,6 +187,39 @@ def _scaled_root(jax, jnp, w):
     apply.defvjp(fwd, bwd)
     h, consts = jax.closure_convert(lambda x: jnp.sqrt(x) * w, 4.0)
     return apply(h, 4.0, *consts)
+
+
+def _fwd_bwd(jax, jnp, argnums, jitted=True):
+    fwd, bwd = jax.fwd_and_bwd(lambda x, w, n: (jnp.tanh(x @ w) * n, x.sum()), argnums=argnums,
+                               jitted=jitted)
+    y, res = fwd(M2, M2.T, 3)
+    return y, bwd(res, (np.ones((2, 2), np.float32), np.float32(2.0)))
+
+
+def _fwd_bwd_aux(jax, jnp):
+    fwd, bwd = jax.fwd_and_bwd(lambda x: (jnp.sin(x).sum(), {"x2": x * 2}), 0, has_aux=True)
+    y, res, aux = fwd(X)
+    return y, aux, bwd(res, 1.0)
+
+
+def _fwd_bwd_compiles(jax, jnp):
+    fwd, bwd = jax.fwd_and_bwd(lambda x, w: x @ w, argnums=(0, 1))
+    for i in range(3):
+        y, res = fwd(M2 + i, M2.T)
+        cts = bwd(res, np.ones((2, 2), np.float32))
+    return cts, fwd._cache_size(), bwd._cache_size()
+
+
+def _user_context(jax, jnp):
+    mode = jax.make_user_context(default_value=None)
+    seen = []
+    f = jax.jit(lambda x: seen.append(mode.value) or x * 2)
+    f(X)
+    with mode("train"):
+        f(X)
+        inside = mode.value
+    f(X)
+    return seen, inside, mode.value
 
 
 def _scoped(jax, jnp, x):
