@@ -73,7 +73,8 @@ if not _RUNNER:
     from autodidax.jax_rest import (Device, closure_convert, copy_to_host_async,  # noqa: F401
                                     custom_gradient, enable_x64, ensure_compile_time_eval,
                                     eval_shape, fwd_and_bwd, host_count, host_id, host_ids,
-                                    linear_transpose, make_user_context, named_call, named_scope,
+                                    linear_transpose, make_array_from_callback, make_user_context,
+                                    named_call, named_scope,
                                     pmap, print_environment_info, process_indices,
                                     typeof)  # (appendix A25)
     from autodidax.sharding import Shard  # noqa: F401  (chapter 16: jax.Shard)

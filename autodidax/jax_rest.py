@@ -3,8 +3,8 @@
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
 `named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
-`linear_transpose`, `closure_convert`, `fwd_and_bwd`, `make_user_context`, a few small names and
-`enable_x64`, each written as JAX 0.10.2 writes it."""
+`linear_transpose`, `closure_convert`, `make_array_from_callback`, `fwd_and_bwd`,
+`make_user_context`, a few small names and `enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
@@ -34,7 +34,10 @@ from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux
                            tangent_aval)
 from autodidax.runtime import config, process_count, process_index
 from autodidax.runtime import devices as all_devices
-from autodidax.sharding import Mesh, NamedSharding, PartitionSpec, devices_indices, shard_map
+from autodidax.processes import make_array_from_single_device_arrays
+from autodidax.runtime import device_put
+from autodidax.sharding import (Mesh, NamedSharding, PartitionSpec, devices_indices,
+                                is_local_device, shard_map)
 from autodidax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node, tree_flatten,
                                  tree_leaves, tree_map, tree_structure, tree_unflatten)
 
@@ -324,6 +327,26 @@ def closure_convert(fun, *example_args):
                             f"closure_convert was called. Expected {in_tree}, but got {in_tree2}")
         return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *all_args))
     return converted_fun, const_args
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """The array of `shape` laid out as `sharding`, each device's part `data_callback(index)`,
+    where `index` (a tuple of slices) says where that part sits in the whole."""
+    shape = tuple(shape)
+    index = devices_indices(sharding, shape)
+    devs = [d for d in sharding._device_assignment if is_local_device(d)]
+    if sharding.is_fully_replicated:         # every device holds the whole: asked for once
+        parts = [data_callback(index[devs[0]])] * len(devs) if devs else []
+    else:
+        parts = [data_callback(index[d]) for d in devs]
+    if any(isinstance(part, Tracer) for part in parts):
+        raise core.UnexpectedTracerError("jax.make_array_from_callback cannot be called "
+                                         "within a traced context.")
+    parts = [device_put(part, d) for part, d in zip(parts, devs)]
+    if dtype is None and not parts:
+        raise ValueError("If the Array has no addressable shards, `dtype` must be provided via "
+                         "the `dtype` argument to `jax.make_array_from_callback`.")
+    return make_array_from_single_device_arrays(shape, sharding, parts, dtype=dtype)
 
 
 class _Pullback:

@@ -137,6 +137,23 @@ REST = {
     "fwd_and_bwd has_aux": C(lambda jax, jnp: _fwd_bwd_aux(jax, jnp)),
     "fwd_and_bwd compiles once": C(lambda jax, jnp: _fwd_bwd_compiles(jax, jnp)),
     "fwd_and_bwd not callable": E(lambda jax, jnp: jax.fwd_and_bwd(3, 0)),
+    "make_array_from_callback": C(lambda jax, jnp: _from_callback(jax, ("x", "y"), np.float32)),
+    "make_array_from_callback partly replicated": C(lambda jax, jnp: _from_callback(
+        jax, (None, "y"))),
+    "make_array_from_callback replicated": C(lambda jax, jnp: _from_callback(jax, ())),
+    "make_array_from_callback of float64": C(lambda jax, jnp: _from_callback(jax, ("x",),
+                                                                            np.float64)),
+    "make_array_from_callback one device": C(lambda jax, jnp: _laid(jax.make_array_from_callback(
+        (3,), jax.sharding.SingleDeviceSharding(jax.devices()[1]), lambda i: X[i]))),
+    "make_array_from_callback dtype": C(lambda jax, jnp: _from_callback(
+        jax, ("x",), np.int32, dtype=np.int32)),
+    "make_array_from_callback wrong dtype": E(lambda jax, jnp: _from_callback(
+        jax, ("x",), np.int32, dtype=np.float32)),
+    "make_array_from_callback wrong shape": E(lambda jax, jnp: jax.make_array_from_callback(
+        (8, 4), jax.NamedSharding(_mesh(jax), jax.P("x")), lambda i: np.ones(3, np.float32))),
+    "make_array_from_callback under jit": E(lambda jax, jnp: jax.jit(
+        lambda x: jax.make_array_from_callback((3,), jax.sharding.SingleDeviceSharding(
+            jax.devices()[0]), lambda i: x))(X)),
     "Device and Shard": C(lambda jax, jnp: (
         isinstance(jax.devices()[0], jax.Device), jax.Device.__name__,
         [(type(s) is jax.Shard, repr(s)) for s in (jnp.asarray(X) * 2).addressable_shards])),
@@ -187,6 +204,25 @@ def _scaled_root(jax, jnp, w):
     apply.defvjp(fwd, bwd)
     h, consts = jax.closure_convert(lambda x: jnp.sqrt(x) * w, 4.0)
     return apply(h, 4.0, *consts)
+
+
+WHOLE = np.arange(32, dtype=np.float32).reshape(8, 4)
+
+
+def _mesh(jax):
+    return jax.make_mesh((4, 2), ("x", "y"))
+
+
+def _laid(arr):
+    return arr, str(arr.sharding), [(s.device.id, s.index) for s in arr.addressable_shards]
+
+
+def _from_callback(jax, spec, dtype=np.float32, **kwargs):
+    asked = []
+    arr = jax.make_array_from_callback((8, 4), jax.NamedSharding(_mesh(jax), jax.P(*spec)),
+                                       lambda i: asked.append(i) or WHOLE[i].astype(dtype),
+                                       **kwargs)
+    return _laid(arr), asked
 
 
 def _fwd_bwd(jax, jnp, argnums, jitted=True):
