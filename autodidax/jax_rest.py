@@ -169,6 +169,14 @@ def _index_tuple(x) -> tuple:
     return (x,) if isinstance(x, int) else tuple(x)
 
 
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
 def _axis_spec(axis_name, axis) -> PartitionSpec:
     """The spec of a value mapped along `axis` (None: not mapped) over the mesh axis."""
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
@@ -202,6 +210,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 "broadcasted arguments must be passed positionally.")
         dyn = tuple(a for i, a in enumerate(args) if i not in static)
         fixed = tuple((i, args[i]) for i in static)
+        for i, value in fixed:
+            if not _hashable(value):                                    # JAX's words
+                raise ValueError(
+                    "Non-hashable static arguments are not supported, as this can lead to "
+                    f"unexpected cache-misses. Static argument (index {i}) of type "
+                    f"{type(value)} for function {getattr(fun, '__name__', fun)} is "
+                    "non-hashable.")
         dyn_in_axes = (tuple(a for i, a in enumerate(in_axes) if i not in static)
                        if static and isinstance(in_axes, tuple) else in_axes)
         flat, tree = tree_flatten((dyn, kwargs))
@@ -215,6 +230,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
                              f"axis_size {size}.")
         devs = (devices if devices is not None else tuple(all_devices(backend)))[:size]
+        if not devs:                        # an axis of size 0: jit's words for its empty mesh
+            spec = _axis_spec(axis_name, next(a for a in axes if a is not None))
+            raise ValueError("One of in_shardings leaf specifications got an empty "
+                             f"NamedSharding: NamedSharding(mesh=Mesh(), spec={spec}) which is "
+                             "not allowed.")
         eager = isinstance(core.trace_ctx.trace, core.EvalTrace)
         key = (tree, axes, fixed, devs, eager)
         if key not in programs:

@@ -71,6 +71,9 @@ PMAP = {
         X4, X4)),
     "static argument missing": E(lambda jax, jnp: jax.pmap(
         lambda x, n: x, static_broadcasted_argnums=2)(X4, 1)),
+    "static argument not hashable": E(lambda jax, jnp: jax.pmap(
+        lambda n, x: x * len(n), static_broadcasted_argnums=0)([1, 2], X4)),
+    "axis of size 0": E(lambda jax, jnp: jax.pmap(lambda x: x)(X4[:0])),
     "unbound axis name": E(lambda jax, jnp: jax.pmap(lambda x: jax.lax.psum(x, "j"), "i")(X4)),
 }
 
