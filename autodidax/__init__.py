@@ -70,9 +70,14 @@ if not _RUNNER:
     import autodidax.scipy.stats.norm  # noqa: F401  (appendix A2: jax.scipy.stats.norm)
     import autodidax.numpy.linalg  # noqa: F401  (appendix A3: jnp.linalg)
     from autodidax import numpy_rest  # noqa: F401  (appendix A24: more of jax.numpy)
-    from autodidax.jax_rest import (custom_gradient, enable_x64,  # noqa: F401  (appendix A25)
-                                    ensure_compile_time_eval, eval_shape, host_count, host_id,
-                                    host_ids, named_call, named_scope, process_indices, typeof)
+    from autodidax.jax_rest import (Device, closure_convert, copy_to_host_async,  # noqa: F401
+                                    custom_gradient, enable_x64, ensure_compile_time_eval,
+                                    eval_shape, fwd_and_bwd, host_count, host_id, host_ids,
+                                    linear_transpose, make_array_from_callback, make_user_context,
+                                    named_call, named_scope,
+                                    pmap, print_environment_info, process_indices,
+                                    typeof)  # (appendix A25)
+    from autodidax.sharding import Shard  # noqa: F401  (chapter 16: jax.Shard)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
     from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)
     from autodidax import special_functions  # noqa: F401  (appendix A26: special functions)

@@ -116,12 +116,17 @@ def spec_axes(mesh_shape, spec) -> set:
     return seen
 
 
-def indivisible_error(sharding, d: int, counts: list, shape) -> ValueError:
+class IndivisibleError(ValueError):
+    """An array's dimension that its sharding cannot cut into equal parts (JAX's, in
+    jax/_src/sharding.py)."""
+
+
+def indivisible_error(sharding, d: int, counts: list, shape) -> IndivisibleError:
     """`counts`: how many parts `sharding` cuts each dimension of `shape` into."""
-    return ValueError(f"Sharding {sharding} implies that array axis {d} is partitioned "
-                      f"{counts[d]} times, but the dimension size is {shape[d]} (full shape: "
-                      f"{tuple(shape)}, per-dimension tiling factors: {list(counts)} should "
-                      f"evenly divide the shape)")
+    return IndivisibleError(f"Sharding {sharding} implies that array axis {d} is partitioned "
+                            f"{counts[d]} times, but the dimension size is {shape[d]} (full "
+                            f"shape: {tuple(shape)}, per-dimension tiling factors: "
+                            f"{list(counts)} should evenly divide the shape)")
 
 
 NON_ADDRESSABLE = (

@@ -2,24 +2,44 @@
 
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
-`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions and
-`enable_x64`, each written as JAX 0.10.2 writes it."""
+`named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
+`linear_transpose`, `closure_convert`, `make_array_from_callback`, `fwd_and_bwd`,
+`make_user_context`, a few small names and `enable_x64`, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
+import os
+import platform
+import sys
+import textwrap
 import warnings
 
-from autodidax import core
+import jaxlib.version
+import numpy as np
+from jaxlib import xla_client as xc
+
+from autodidax import core, lax_core as lax
+from autodidax.autodiff import (UndefinedPrimal, backward_pass, dce_jaxpr, grad_checks,
+                                linearize_flat)
+from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
-from autodidax.core import Trace, Tracer, get_aval, set_current_trace
+from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
-from autodidax.jaxpr import eval_jaxpr
-from autodidax.jit import jit
-from autodidax.jvp import tangent_aval
+from autodidax.jaxpr import Jaxpr, JaxprTracer, eval_jaxpr, trace_to_jaxpr
+from autodidax.jit import flatten_prefix, jit, signature_context
+from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux,
+                           tangent_aval)
 from autodidax.runtime import config, process_count, process_index
-from autodidax.tree_util import register_pytree_node, tree_flatten, tree_structure, tree_unflatten
+from autodidax.runtime import devices as all_devices
+from autodidax.processes import make_array_from_single_device_arrays
+from autodidax.runtime import device_put
+from autodidax.sharding import (Mesh, NamedSharding, PartitionSpec, devices_indices,
+                                is_local_device, shard_map)
+from autodidax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node, tree_flatten,
+                                 tree_leaves, tree_map, tree_structure, tree_unflatten)
 
 
 def eval_shape(fun, *args, **kwargs):
@@ -140,6 +160,352 @@ def host_ids(backend=None) -> list[int]:
     warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias will "
                   "eventually be removed; please update your code.")
     return process_indices(backend)
+
+
+_PMAP_AXIS = "_internal_pmap_axis_name"     # JAX's name for the axis when none is given
+
+
+def _index_tuple(x) -> tuple:
+    return (x,) if isinstance(x, int) else tuple(x)
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _axis_spec(axis_name, axis) -> PartitionSpec:
+    """The spec of a value mapped along `axis` (None: not mapped) over the mesh axis."""
+    return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
+    """`fun` mapped over an axis of its arguments, one slice per device, as a `shard_map`
+    inside a `jit` (JAX's `pmap`, jax/_src/pmap.py)."""
+    if devices is not None:
+        if not devices:
+            raise ValueError("'devices' argument to pmap must be non-empty, or None.")
+        devices = tuple(devices)
+    axis_name = _PMAP_AXIS if axis_name is None else axis_name
+    static = _index_tuple(static_broadcasted_argnums)
+    donate = tuple(i - sum(s < i for s in static)         # counted among the dynamic ones
+                   for i in _index_tuple(donate_argnums) if i not in static)
+    for what, axes in [("in_axes", in_axes), ("out_axes", out_axes)]:
+        if not all(type(leaf) is int for leaf in tree_leaves(axes)):
+            raise TypeError(f"pmap {what} must be an int, None, or (nested) container "
+                            f"with those types as leaves, but got {axes}.")
+    programs: dict = {}
+
+    @functools.wraps(fun)
+    def pmapped(*args, **kwargs):
+        if static and max(static) >= len(args):
+            n = len(args)
+            raise ValueError(
+                f"pmapped function has static_broadcasted_argnums={static} but was called "
+                f"with only {n} positional argument{'s' if n > 1 else ''}. All static "
+                "broadcasted arguments must be passed positionally.")
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        fixed = tuple((i, args[i]) for i in static)
+        for i, value in fixed:
+            if not _hashable(value):                                    # JAX's words
+                raise ValueError(
+                    "Non-hashable static arguments are not supported, as this can lead to "
+                    f"unexpected cache-misses. Static argument (index {i}) of type "
+                    f"{type(value)} for function {getattr(fun, '__name__', fun)} is "
+                    "non-hashable.")
+        dyn_in_axes = (tuple(a for i, a in enumerate(in_axes) if i not in static)
+                       if static and isinstance(in_axes, tuple) else in_axes)
+        flat, tree = tree_flatten((dyn, kwargs))
+        axes = tuple(flatten_prefix("in_axes", (dyn_in_axes, 0), tree,
+                                    "positional arguments", "pmap"))
+        size = next((x.shape[a] for x, a in zip(flat, axes)
+                     if a is not None and hasattr(x, "shape")), None)
+        if size is None:
+            raise ValueError("pmap requires at least one argument with a mapped axis.")
+        if axis_size is not None and axis_size != size:
+            raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
+                             f"axis_size {size}.")
+        devs = (devices if devices is not None else tuple(all_devices(backend)))[:size]
+        if not devs:                        # an axis of size 0: jit's words for its empty mesh
+            spec = _axis_spec(axis_name, next(a for a in axes if a is not None))
+            raise ValueError("One of in_shardings leaf specifications got an empty "
+                             f"NamedSharding: NamedSharding(mesh=Mesh(), spec={spec}) which is "
+                             "not allowed.")
+        eager = isinstance(core.trace_ctx.trace, core.EvalTrace)
+        key = (tree, axes, fixed, devs, eager)
+        if key not in programs:
+            sizes = [len(tree_leaves(a)) for a in dyn]
+            donated = [sum(sizes[:i]) + j for i in donate if i < len(dyn)
+                       for j in range(sizes[i])]
+            programs[key] = _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs,
+                                          donated, eager)
+        program, in_shardings = programs[key]
+        for x, sharding in zip(flat, in_shardings):    # jit's check of its in_shardings
+            devices_indices(sharding, np.shape(x))
+        return program(*flat)
+    return pmapped
+
+
+def _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs, donated, eager):
+    """(the `jit` of a `shard_map` of `fun` over a mesh of `devs`, its input shardings)."""
+    mesh = Mesh(devs, (axis_name,))
+    in_specs = tuple(_axis_spec(axis_name, a) for a in axes)
+    out_specs = tree_map(lambda a: _axis_spec(axis_name, a), out_axes,
+                         is_leaf=lambda x: x is None)
+
+    def _fun(*flat):            # one device's block: the mapped axis, of size 1, taken out
+        flat = [x if a is None else lax.squeeze(x, [a]) for x, a in zip(flat, axes)]
+        dyn, kwargs = tree_unflatten(tree, flat)
+        args = list(dyn)
+        for i, value in fixed:
+            args.insert(i, value)
+        out = fun(*args, **kwargs)
+        leaves, out_tree = tree_flatten(out)
+        out_axes_flat = broadcast_prefix(out_axes, out, is_leaf=lambda x: x is None)
+        return tree_unflatten(out_tree, [x if a is None else lax.expand_dims(x, [a])
+                                         for x, a in zip(leaves, out_axes_flat)])
+
+    mapped = shard_map(_fun, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                       check_vma=False, axis_names=set(mesh.axis_names))
+    named = [NamedSharding(mesh, s) for s in in_specs]
+    if not eager:           # inside a transformation: the layout is the caller's business
+        return jit(mapped, donate_argnums=donated), ()
+    outs = tree_map(lambda s: NamedSharding(mesh, s), out_specs, is_leaf=lambda x: x is None)
+    return jit(mapped, in_shardings=tuple(named), out_shardings=outs,
+               donate_argnums=donated), named
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of `fun`, linear in its arguments, at the types of `primals`: a function
+    from a cotangent of `fun`'s output to the tuple of cotangents of its inputs."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    primals_flat, in_tree = tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    in_avals = [get_aval(x) for x in primals_flat]     # a ShapeDtypeStruct's too
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars), prune_inputs=False)
+    out_avals = [a.update(weak_type=False) for a in closed.out_avals]
+    in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
+    kinds = {dtype_kind(d) for d in in_dtypes + out_dtypes}
+    if not (kinds <= set("fc") or kinds <= set("iu")):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        f"complex], and integer -> integer functions, but got {in_dtypes} -> "
+                        f"{out_dtypes}.")
+    out_tree = out_tree()
+
+    def transposed_fun(out_cotangent):
+        out_cts, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, "
+                            f"expected {out_tree} but got {ct_tree}")
+        if any(a != get_aval(ct).update(weak_type=False) for a, ct in zip(out_avals, out_cts)):
+            raise TypeError("cotangent type does not match function output, "
+                            f"expected {out_avals} but got {out_cts}")
+        in_cts = backward_pass(jaxpr, closed.consts, [UndefinedPrimal(a) for a in in_avals],
+                               out_cts)
+        return tree_unflatten(in_tree, [instantiate_zeros(ct) for ct in in_cts])
+    return transposed_fun
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether `x` may carry a derivative: a tracer of jvp with a tangent, or of a staging
+    trace (differentiation may come later), with what it wraps looked into."""
+    if not isinstance(x, Tracer):
+        return False
+    if isinstance(x, JVPTracer):
+        return True              # a JVPTracer's tangent is never a Zero (chapter 3)
+    if isinstance(x, JaxprTracer):
+        return tangent_aval(x.aval).dtype != float0
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    return True                  # a tracer of a trace this appendix does not know
+
+
+def closure_convert(fun, *example_args):
+    """(`converted`, `consts`): `converted(*args, *consts)` is `fun(*args)`, with the values
+    that `fun` closes over and that may carry a derivative passed in as `consts`."""
+    flat_args, in_tree = tree_flatten(example_args)
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
+    out_tree = out_tree()
+    perturbed = [_maybe_perturbed(c) for c in closed.consts]
+    const_args = [c for c, p in zip(closed.consts, perturbed) if p]
+
+    def converted_fun(*args_hconsts):
+        num_args = len(args_hconsts) - len(const_args)
+        args, given = args_hconsts[:num_args], iter(args_hconsts[num_args:])
+        consts = [next(given) if p else c for c, p in zip(closed.consts, perturbed)]
+        all_args, in_tree2 = tree_flatten(tuple(args))
+        if in_tree != in_tree2:
+            raise TypeError("The inputs to the closure produced by closure_convert must have the "
+                            "same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {in_tree2}")
+        return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *all_args))
+    return converted_fun, const_args
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """The array of `shape` laid out as `sharding`, each device's part `data_callback(index)`,
+    where `index` (a tuple of slices) says where that part sits in the whole."""
+    shape = tuple(shape)
+    index = devices_indices(sharding, shape)
+    devs = [d for d in sharding._device_assignment if is_local_device(d)]
+    if sharding.is_fully_replicated:         # every device holds the whole: asked for once
+        parts = [data_callback(index[devs[0]])] * len(devs) if devs else []
+    else:
+        parts = [data_callback(index[d]) for d in devs]
+    if any(isinstance(part, Tracer) for part in parts):
+        raise core.UnexpectedTracerError("jax.make_array_from_callback cannot be called "
+                                         "within a traced context.")
+    parts = [device_put(part, d) for part, d in zip(parts, devs)]
+    if dtype is None and not parts:
+        raise ValueError("If the Array has no addressable shards, `dtype` must be provided via "
+                         "the `dtype` argument to `jax.make_array_from_callback`.")
+    return make_array_from_single_device_arrays(shape, sharding, parts, dtype=dtype)
+
+
+class _Pullback:
+    """A VJP as a pytree: the linear jaxpr of chapter 9 and the structures (static), its
+    constants, the residuals (the leaves); calling it transposes the jaxpr as `vjp` does."""
+
+    def __init__(self, static, consts):
+        self.static, self.consts = static, list(consts)
+
+    def __call__(self, cotangent):
+        jaxpr, in_tree, out_tree, in_avals, out_avals = self.static
+        cts_flat, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"the cotangent must have the structure of the function's output, "
+                            f"{out_tree}, but it has {ct_tree}")
+        grad_checks["cotangents"](cts_flat, out_avals)
+        cts = [ct for ct, a in zip(cts_flat, out_avals) if dtype_kind(a.dtype) in "fc"]
+        floats = [dtype_kind(a.dtype) in "fc" for a in in_avals]
+        cts_in = backward_pass(jaxpr, self.consts,
+                               [UndefinedPrimal(a) for a, f in zip(in_avals, floats) if f], cts)
+        values = iter(instantiate_zeros(ct) for ct in cts_in)
+        return tree_unflatten(in_tree, [next(values) if f else Zero(tangent_aval(a)).instantiate()
+                                        for f, a in zip(floats, in_avals)])
+
+
+register_pytree_node(_Pullback, lambda p: (p.consts, p.static),
+                     lambda static, consts: _Pullback(static, consts))
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(`fwd`, `bwd`): `fwd(*args)` is `(fun(*args), residuals)` (with `aux` last if
+    `has_aux`); `bwd(residuals, cotangent)` the cotangents of the arguments in `argnums`."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def fwd(*args):
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, x in zip(nums, dyn):
+                full[i] = x
+            return fun(*full)
+        primals_flat, in_tree = tree_flatten(tuple(args[i] for i in nums))
+        flat_fun, out_tree = flatten_fun(split_aux(partial_fun) if has_aux else partial_fun,
+                                         in_tree)
+        out_flat, linear = linearize_flat(flat_fun, primals_flat)
+        out_tree = out_tree()
+        aux = None
+        if has_aux:
+            out_tree, aux_tree = out_tree.children()
+            out_flat, aux_flat = out_flat[:out_tree.num_leaves], out_flat[out_tree.num_leaves:]
+            aux = tree_unflatten(aux_tree, aux_flat)
+        jaxpr = linear.jaxpr
+        jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:len(
+            [o for o in out_flat if dtype_kind(get_aval(o).dtype) in "fc"])])
+        static = (jaxpr, in_tree, out_tree, tuple(get_aval(p) for p in primals_flat),
+                  tuple(get_aval(o) for o in out_flat))
+        res = _Pullback(static, linear.consts)
+        out = tree_unflatten(out_tree, out_flat)
+        return (out, res, aux) if has_aux else (out, res)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if isinstance(argnums, int) else g
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
+Device = xc.Device
+
+
+def copy_to_host_async(x):
+    """Start copying each array of the pytree `x` to the host, where it has the method; `x`."""
+    for leaf in tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """The versions, devices and platform, as a bug report wants them: printed, or returned."""
+    devs = all_devices()
+    try:
+        version = importlib.metadata.version("autodidax")
+    except importlib.metadata.PackageNotFoundError:         # run from a checkout, uninstalled
+        version = "(not installed)"
+    info = textwrap.dedent(f"""\
+    autodidax: {version}
+    jaxlib: {jaxlib.version.__version__}
+    numpy:  {np.__version__}
+    python: {sys.version.replace(chr(10), " ")}
+    device info: {devs[0].device_kind}-{len(devs)}, {len(devs)} local devices"
+    process_count: {process_count()}
+    platform: {platform.uname()}""")
+    for key, value in os.environ.items():
+        if key.startswith(("JAX_", "XLA_")):
+            info += f"\n{key}={value}"
+    if return_string:
+        return info
+    print(info)
+
+
+class _UserContext(contextlib.ContextDecorator):
+    """`with ctx(value):` the user's option `ctx` set to `value`, and set back after."""
+
+    def __init__(self, config, value):
+        self.config, self.value, self.previous = config, value, []
+
+    def __enter__(self):
+        self.previous.append(self.config.value)
+        self.config._set(self.value)
+
+    def __exit__(self, *exc):
+        self.config._set(self.previous.pop())
+
+
+class UserConfig:
+    """An option of the user's, part of `jit`'s signatures while it differs from its default."""
+
+    def __init__(self, default_value):
+        self.default, self.value = default_value, default_value
+
+    def _set(self, value):
+        self.value = value
+        if value is self.default:          # the usual case costs `jit` nothing
+            signature_context.pop(self, None)
+        else:
+            signature_context[self] = value
+
+    get_global = lambda self: self.value
+    set_global = _set
+
+    def __call__(self, new_value):
+        return _UserContext(self, new_value)
+
+
+def make_user_context(default_value=None) -> UserConfig:
+    """A new option of the user's, `default_value` until set: see `UserConfig`."""
+    return UserConfig(default_value)
 
 
 _NO_VALUE = object()

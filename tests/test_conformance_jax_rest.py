@@ -102,10 +102,160 @@ REST = {
         jnp.int4, np.float32, jnp.bfloat16, np.bool_, jnp.float8_e4m3fn, np.complex64,
         jnp.uint2)]),
     "dtypes canonicalize passes through": C(lambda jax, jnp: jax.dtypes.canonicalize_dtype("S3")),
+    "linear_transpose": C(lambda jax, jnp: _transposed(jax, jnp)),
+    "linear_transpose of a pytree": C(lambda jax, jnp: jax.linear_transpose(
+        lambda d: {"s": d["a"] * 2.0 + d["b"].sum(), "t": -d["a"]}, {"a": X, "b": M2})(
+            {"s": X, "t": X * 3})),
+    "linear_transpose of integers": C(lambda jax, jnp: jax.linear_transpose(
+        lambda v: v * 3 + v, np.arange(3, dtype=np.int32))(np.ones(3, np.int32))),
+    "linear_transpose of a constant output": C(lambda jax, jnp: jax.linear_transpose(
+        lambda x: (x * 2, jnp.zeros(2)), X)((X, np.ones(2, np.float32)))),
+    "linear_transpose under jit": C(lambda jax, jnp: jax.jit(jax.linear_transpose(
+        lambda x: jnp.cumsum(x)[::-1], X))(X)),
+    "linear_transpose mixed types": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x.astype(jnp.float32), np.arange(3, dtype=np.int32))),
+    "linear_transpose cotangent tree": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x * 2, X)((X,))),
+    "linear_transpose cotangent type": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x * 2, X)(np.ones(2, np.float32))),
+    "linear_transpose reduce_axes": E(lambda jax, jnp: jax.linear_transpose(
+        lambda x: x, X, reduce_axes=("i",))),
+    "closure_convert alone": C(lambda jax, jnp: _converted(jax, jnp, 3.0)),
+    "closure_convert under grad": C(lambda jax, jnp: jax.grad(
+        lambda w: _converted(jax, jnp, w)[0])(3.0)),
+    "closure_convert under jit": C(lambda jax, jnp: jax.jit(lambda w: _converted(jax, jnp, w))(
+        3.0)),
+    "closure_convert under vmap": C(lambda jax, jnp: jax.vmap(
+        lambda w: _converted(jax, jnp, w)[0])(X)),
+    "closure_convert in custom_vjp": C(lambda jax, jnp: jax.grad(
+        lambda w: _scaled_root(jax, jnp, w))(3.0)),
+    "closure_convert wrong structure": E(lambda jax, jnp: jax.closure_convert(
+        lambda x: x * 2, 1.0)[0]((1.0, 2.0))),
+    "fwd_and_bwd": C(lambda jax, jnp: _fwd_bwd(jax, jnp, (0, 1))),
+    "fwd_and_bwd one argnum": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 1)),
+    "fwd_and_bwd not jitted": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 0, jitted=False)),
+    "fwd_and_bwd has_aux": C(lambda jax, jnp: _fwd_bwd_aux(jax, jnp)),
+    "fwd_and_bwd compiles once": C(lambda jax, jnp: _fwd_bwd_compiles(jax, jnp)),
+    "fwd_and_bwd not callable": E(lambda jax, jnp: jax.fwd_and_bwd(3, 0)),
+    "make_array_from_callback": C(lambda jax, jnp: _from_callback(jax, ("x", "y"), np.float32)),
+    "make_array_from_callback partly replicated": C(lambda jax, jnp: _from_callback(
+        jax, (None, "y"))),
+    "make_array_from_callback replicated": C(lambda jax, jnp: _from_callback(jax, ())),
+    "make_array_from_callback of float64": C(lambda jax, jnp: _from_callback(jax, ("x",),
+                                                                            np.float64)),
+    "make_array_from_callback one device": C(lambda jax, jnp: _laid(jax.make_array_from_callback(
+        (3,), jax.sharding.SingleDeviceSharding(jax.devices()[1]), lambda i: X[i]))),
+    "make_array_from_callback dtype": C(lambda jax, jnp: _from_callback(
+        jax, ("x",), np.int32, dtype=np.int32)),
+    "make_array_from_callback wrong dtype": E(lambda jax, jnp: _from_callback(
+        jax, ("x",), np.int32, dtype=np.float32)),
+    "make_array_from_callback wrong shape": E(lambda jax, jnp: jax.make_array_from_callback(
+        (8, 4), jax.NamedSharding(_mesh(jax), jax.P("x")), lambda i: np.ones(3, np.float32))),
+    "make_array_from_callback under jit": E(lambda jax, jnp: jax.jit(
+        lambda x: jax.make_array_from_callback((3,), jax.sharding.SingleDeviceSharding(
+            jax.devices()[0]), lambda i: x))(X)),
+    "Device and Shard": C(lambda jax, jnp: (
+        isinstance(jax.devices()[0], jax.Device), jax.Device.__name__,
+        [(type(s) is jax.Shard, repr(s)) for s in (jnp.asarray(X) * 2).addressable_shards])),
+    "copy_to_host_async": C(lambda jax, jnp: jax.copy_to_host_async(
+        {"a": jnp.asarray(X) * 2, "b": 3, "c": [np.ones(2, np.float32)]})),
+    "print_environment_info": C(lambda jax, jnp: [
+        line.split(":")[0].replace("autodidax", "jax") for line in
+        jax.print_environment_info(return_string=True).splitlines()[:7]]),
+    "make_user_context": C(lambda jax, jnp: _user_context(jax, jnp)),
     "process_indices": C(lambda jax, jnp: jax.process_indices()),
     "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
                                                              jax.host_ids)]),
 }
+
+
+M2 = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def _transposed(jax, jnp):
+    scalar = jax.ShapeDtypeStruct((), jnp.float32)
+    t = jax.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, scalar, scalar)
+    return t(1.0), jax.linear_transpose(lambda v: M2 @ v, X)(np.ones(2, np.float32))
+
+
+def _converted(jax, jnp, w):
+    """The value of a closure-converted function, and how many constants it took out."""
+    g, consts = jax.closure_convert(lambda x: jnp.sin(x) * w + jnp.asarray(X).sum(), 1.0)
+    return g(2.0, *consts), len(consts)
+
+
+def _scaled_root(jax, jnp, w):
+    """A custom_vjp that takes a function as a nondifferentiable argument, made able to
+    differentiate what that function closes over by closure_convert."""
+    import functools
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *args):
+        return f(x, *args)
+
+    def fwd(f, x, *args):
+        return f(x, *args), (x, args)
+
+    def bwd(f, res, g):
+        x, args = res
+        _, vjp = jax.vjp(f, x, *args)
+        return vjp(g)
+
+    apply.defvjp(fwd, bwd)
+    h, consts = jax.closure_convert(lambda x: jnp.sqrt(x) * w, 4.0)
+    return apply(h, 4.0, *consts)
+
+
+WHOLE = np.arange(32, dtype=np.float32).reshape(8, 4)
+
+
+def _mesh(jax):
+    return jax.make_mesh((4, 2), ("x", "y"))
+
+
+def _laid(arr):
+    return arr, str(arr.sharding), [(s.device.id, s.index) for s in arr.addressable_shards]
+
+
+def _from_callback(jax, spec, dtype=np.float32, **kwargs):
+    asked = []
+    arr = jax.make_array_from_callback((8, 4), jax.NamedSharding(_mesh(jax), jax.P(*spec)),
+                                       lambda i: asked.append(i) or WHOLE[i].astype(dtype),
+                                       **kwargs)
+    return _laid(arr), asked
+
+
+def _fwd_bwd(jax, jnp, argnums, jitted=True):
+    fwd, bwd = jax.fwd_and_bwd(lambda x, w, n: (jnp.tanh(x @ w) * n, x.sum()), argnums=argnums,
+                               jitted=jitted)
+    y, res = fwd(M2, M2.T, 3)
+    return y, bwd(res, (np.ones((2, 2), np.float32), np.float32(2.0)))
+
+
+def _fwd_bwd_aux(jax, jnp):
+    fwd, bwd = jax.fwd_and_bwd(lambda x: (jnp.sin(x).sum(), {"x2": x * 2}), 0, has_aux=True)
+    y, res, aux = fwd(X)
+    return y, aux, bwd(res, 1.0)
+
+
+def _fwd_bwd_compiles(jax, jnp):
+    fwd, bwd = jax.fwd_and_bwd(lambda x, w: x @ w, argnums=(0, 1))
+    for i in range(3):
+        y, res = fwd(M2 + i, M2.T)
+        cts = bwd(res, np.ones((2, 2), np.float32))
+    return cts, fwd._cache_size(), bwd._cache_size()
+
+
+def _user_context(jax, jnp):
+    mode = jax.make_user_context(default_value=None)
+    seen = []
+    f = jax.jit(lambda x: seen.append(mode.value) or x * 2)
+    f(X)
+    with mode("train"):
+        f(X)
+        inside = mode.value
+    f(X)
+    return seen, inside, mode.value
 
 
 def _scoped(jax, jnp, x):
