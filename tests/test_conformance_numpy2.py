@@ -356,6 +356,14 @@ NUMPY2 = {
     "lax.clamp vmap": C(lambda jax, jnp: jax.vmap(lambda x: jax.lax.clamp(0.0, x, 1.0))(F)),
     "lax.clamp dtypes": E(lambda jax, jnp: jax.lax.clamp(0, XS, 2.0)),
     "lax.clamp shapes": E(lambda jax, jnp: jax.lax.clamp(V3[:2], XS, 2.0)),
+    # `initial` converted as lax converts it (-inf for an int is its minimum), first operand
+    "max of ints with initial -inf": C(lambda jax, jnp: (jnp.max(I32, initial=-jnp.inf),
+                                                         jnp.min(I8, initial=jnp.inf),
+                                                         jax.nn.softmax(I32))),
+    "initial in jaxprs": J(lambda jax, jnp: jax.make_jaxpr(lambda x: (
+        jnp.max(x, initial=-jnp.inf), jnp.sum(x, initial=2.0),
+        jnp.min(x, initial=0, where=x > 1)))(F32)),
+    "logsumexp jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.nn.logsumexp)(F32)),
     # issue 37's details: take's clip mode, reshape's order, dot of any rank, str of an aval
     "take clip negative": C(lambda jax, jnp: jnp.take(F32, np.array([0, 12, -1, -9]),
                                                        mode="clip")),

@@ -1128,7 +1128,7 @@ def _accumulate(name, reducer, combine, identity, a, axis, dtype, out, keepdims,
         a = _where(where, a, full((), identity, compute))
     result = _reduce(reducer, a, axis, keepdims)
     if initial is not None:
-        result = combine(result, asarray(initial, compute))
+        result = combine(lax.convert_element_type(initial, compute), result)   # JAX's order
     return _strong(result, dtype)
 
 
@@ -1194,6 +1194,16 @@ def _std(a, axis, dtype, correction, keepdims):
     return lax.sqrt(_var(a, axis, dtype, correction, keepdims))
 
 
+def _identity_of(dtype, infinity):
+    """`infinity` in `dtype`, as JAX's `_reduction_init_val`: an integer type's extreme value,
+    `bool`'s `True` or `False`."""
+    if dtype == _BOOL:
+        return np.array(infinity > 0)
+    if dtype_kind(dtype) in "iu":
+        return np.array(iinfo(dtype).min if infinity < 0 else iinfo(dtype).max, dtype)
+    return np.array(infinity, dtype)
+
+
 def _extremum(name, reducer, pick, a, axis, out, keepdims, initial, where):
     _check_out(name, out, a)
     a = _strong(asarray(a))
@@ -1202,10 +1212,12 @@ def _extremum(name, reducer, pick, a, axis, out, keepdims, initial, where):
         raise ValueError(f"zero-size array to reduction operation {name} which has no "
                          "identity" if where is None else
                          f"reduction operation {name} with where= needs an initial value")
-    if where is not None:
-        a = _where(where, a, asarray(initial, a.dtype))
+    if initial is not None:     # converted as lax converts: -inf for an int is its minimum
+        initial = lax.convert_element_type(initial, a.dtype)
+    if where is not None:       # the masked elements: the reduction's identity (JAX's)
+        a = _where(where, a, _identity_of(a.dtype, -np.inf if name == "max" else np.inf))
     result = _reduce(reducer, a, axes, keepdims)
-    return result if initial is None else pick(result, asarray(initial, a.dtype))
+    return result if initial is None else pick(initial, result)     # in JAX's order
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
