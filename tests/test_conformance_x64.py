@@ -3,6 +3,7 @@ and A25): each program runs inside `with jax.enable_x64(True):`, in JAX and in o
 harness of tests/test_conformance.py compares them. Values of float64 results are compared bit
 for bit where XLA computes them the same way in both."""
 import os
+import warnings
 import subprocess
 import sys
 
@@ -153,3 +154,37 @@ def test_the_environment_variable_turns_it_on():
     assert run("1").stdout.strip() == "float64"
     bad = run("maybe")
     assert bad.returncode != 0 and "invalid truth value 'maybe'" in bad.stderr
+
+
+def _warnings(jnp, jax):
+    """The warnings of calls that ask for 64-bit dtypes, with 64-bit mode off."""
+    calls = [lambda: jnp.zeros(2, np.float64), lambda: jnp.ones(2, "int64"),
+             lambda: jnp.asarray([1.0], np.float64), lambda: jnp.array(1.0, dtype=jnp.float64),
+             lambda: jnp.full(2, 1, np.uint64), lambda: jnp.arange(3, dtype=np.int64),
+             lambda: jnp.linspace(0, 1, 3, dtype=np.float64),
+             lambda: jnp.ones(2).astype(np.float64), lambda: jnp.astype(jnp.ones(2), np.complex128),
+             lambda: jnp.empty(2, np.float64), lambda: jnp.identity(2, np.float64),
+             lambda: jnp.full_like(jnp.ones(2), 1, np.int64),
+             lambda: jnp.zeros_like(jnp.ones(2), np.float64), lambda: jnp.ones_like(I, np.int64),
+             lambda: jnp.zeros(2, float), lambda: jnp.zeros(2, np.float32)]
+    seen = []
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        seen.append([(w.category.__name__, str(w.message)) for w in caught])
+    return seen
+
+
+def test_a_64_bit_dtype_asked_for_warns_as_in_jax():
+    """With 64-bit mode off, `dtype=np.float64` is truncated to float32 with JAX's warning, in
+    JAX's words and naming the same function; a Python type or a 32-bit dtype does not warn."""
+    import jax
+    import jax.numpy as jnp_ref
+    import autodidax
+    import autodidax.numpy as jnp
+    ours, theirs = _warnings(jnp, autodidax), _warnings(jnp_ref, jax)
+    assert ours == theirs
+    assert sum(map(len, ours)) == 14
+    with autodidax.enable_x64(True):
+        assert not any(_warnings(jnp, autodidax))

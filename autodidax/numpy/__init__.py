@@ -11,6 +11,7 @@ import inspect
 import itertools
 import operator
 import string
+import warnings
 from typing import NamedTuple
 
 import ml_dtypes
@@ -42,6 +43,23 @@ def _default(t) -> np.dtype:
     """The dtype of a weak type (`i*`, `f*`, `c*`), or the default one of a kind (`"i"`, `"u"`,
     `"f"`, `"c"`): 64 bits in 64-bit mode, 32 otherwise (JAX's `default_types`)."""
     return canonicalize_dtype(_WIDEST[t])
+
+
+def _user_dtype(dtype, name: str):
+    """A dtype the user asked for by `dtype=`, canonicalized, with JAX's warning when 64-bit mode
+    is off and it loses bits (`check_and_canonicalize_user_dtype`). `None` and Python's scalar
+    types, which stand for the defaults, are returned as they are."""
+    if dtype is None or (isinstance(dtype, type) and dtype in (bool, int, float, complex)):
+        return dtype
+    requested = np.dtype(dtype)
+    canonical = canonicalize_dtype(requested)
+    if canonical != requested:
+        warnings.warn(f"Explicitly requested dtype {requested} requested in {name} is not "
+                      f"available, and will be truncated to dtype {canonical.name}. To enable "
+                      "more dtypes, set the jax_enable_x64 configuration option or the "
+                      "JAX_ENABLE_X64 shell environment variable. See "
+                      "https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=3)
+    return canonical
 
 
 def _to_inexact(dtype) -> np.dtype:
@@ -160,6 +178,7 @@ def _as_operand(x):
 
 def asarray(a, dtype=None):
     """An array from an array, a NumPy array, a Python scalar or a (nested) list of them."""
+    dtype = dtype if dtype is None else _user_dtype(dtype, "asarray")
     if _is_array(a):
         if dtype is not None and (canonicalize_dtype(dtype) != a.dtype or get_aval(a).weak_type):
             return lax.convert_element_type(a, dtype)    # a dtype asked for is strong, as in JAX
@@ -223,7 +242,7 @@ def _scalar(value, weak_type):
 
 
 def array(a, dtype=None):
-    return asarray(a, dtype)
+    return asarray(a, _user_dtype(dtype, "array"))
 
 
 def promote_dtypes(*args, inexact=False):
@@ -932,25 +951,25 @@ def _canonical_shape(shape) -> tuple:
 
 
 def full(shape, fill_value, dtype=None):
-    return broadcast_to(asarray(fill_value, dtype), _canonical_shape(shape))
+    return broadcast_to(asarray(fill_value, _user_dtype(dtype, "full")), _canonical_shape(shape))
 
 
-def zeros(shape, dtype=None): return full(shape, 0, dtype or _default("f"))
-def ones(shape, dtype=None): return full(shape, 1, dtype or _default("f"))
+def zeros(shape, dtype=None): return full(shape, 0, _user_dtype(dtype, "zeros") or _default("f"))
+def ones(shape, dtype=None): return full(shape, 1, _user_dtype(dtype, "ones") or _default("f"))
 def full_like(a, fill_value, dtype=None):
     """An array of `a`'s shape filled with `fill_value`; of `a`'s dtype, and weak type, unless
     `dtype` is given."""
     a = asarray(a)
     if dtype is not None:
-        return full(a.shape, fill_value, dtype)
+        return full(a.shape, fill_value, _user_dtype(dtype, "full_like"))
     fill = asarray(fill_value, a.dtype)
     if a.aval.weak_type and type(fill_value) in _PYTHON_SCALARS:
         fill = _scalar(fill._value, weak_type=True)
     return broadcast_to(fill, a.shape)
 
 
-def zeros_like(a, dtype=None): return full_like(a, 0, dtype)
-def ones_like(a, dtype=None): return full_like(a, 1, dtype)
+def zeros_like(a, dtype=None): return full_like(a, 0, _user_dtype(dtype, "zeros_like"))
+def ones_like(a, dtype=None): return full_like(a, 1, _user_dtype(dtype, "ones_like"))
 
 
 def arange(start, stop=None, step=None, dtype=None):
@@ -968,8 +987,9 @@ def arange(start, stop=None, step=None, dtype=None):
         if v is not None and np.ndim(v) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     given = [asarray(v) for v in (start, stop, step) if v is not None]
-    dtype = canonicalize_dtype(dtype) if dtype is not None else promote_avals(
+    dtype = _user_dtype(dtype, "arange") if dtype is not None else promote_avals(
         *(v.aval for v in given))[0]
+    dtype = canonicalize_dtype(dtype)
     if stop is None:
         start, stop = 0, start
     if step is not None:
@@ -991,7 +1011,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dtype = canonicalize_dtype(dtype or _default("f"))
+    dtype = canonicalize_dtype(_user_dtype(dtype, "linspace") or _default("f"))
     compute = np.dtype(dtype if dtype_kind(dtype) == "f" else _to_inexact(dtype))
     start, stop = np.asarray(start, compute), np.asarray(stop, compute)
     div = num - 1 if endpoint else num
@@ -1010,12 +1030,12 @@ def eye(N, M=None, k=0, dtype=None):
     return Array(np.eye(N, M, k, dtype=canonicalize_dtype(dtype or _default("f"))))
 def identity(n, dtype=None):
     """The `n` by `n` identity matrix."""
-    return eye(n, dtype=dtype)
+    return eye(n, dtype=_user_dtype(dtype, "identity"))
 
 
 def empty(shape, dtype=None):
     """An array of `shape`: zeros, as JAX's (XLA has no uninitialised memory to hand out)."""
-    return zeros(shape, dtype)
+    return zeros(shape, _user_dtype(dtype, "empty"))
 
 
 def empty_like(prototype, dtype=None):
@@ -1049,7 +1069,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def astype(x, dtype):
-    return lax.convert_element_type(asarray(x), dtype)
+    return lax.convert_element_type(asarray(x), _user_dtype(dtype, "astype"))
 
 
 def _reduction_axes(axis, ndim):
