@@ -424,7 +424,7 @@ def get_aval(x) -> ShapedArray:
 class LiteralArray(Array):
     """A scalar that autodidax made from a Python number: a weakly typed `2.0` next to a float32
     array, the `1.0` that starts a gradient. Traced, it is written in place as a literal."""
-    __slots__ = ()
+    __slots__ = ("python",)   # the Python number it was made from, which jaxprs print (A1, A4)
 
 
 def is_literal(x) -> bool:

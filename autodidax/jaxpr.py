@@ -40,10 +40,10 @@ class Var:
 
 class Literal:
     """A scalar constant written in place in an equation."""
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "python")    # `python`: the Python number it was, if any
 
-    def __init__(self, val, aval: ShapedArray):
-        self.val, self.aval = val, aval
+    def __init__(self, val, aval: ShapedArray, python=None):
+        self.val, self.aval, self.python = val, aval, python
 
     def __repr__(self):
         return f"Literal({literal_str(self)})"
@@ -189,8 +189,8 @@ class JaxprTrace(Trace):
             raise escaped_tracer_error(x, f" while tracing with {self!r}")
         aval = get_aval(x)
         if not aval.shape and is_literal(x):
-            return Literal(np.asarray(x, aval.dtype) if type(x) in (bool, int, float, complex)
-                           else np.asarray(x), aval)
+            python = x if type(x) in (bool, int, float, complex) else getattr(x, "python", None)
+            return Literal(np.asarray(x, aval.dtype), aval, python)
         var_and_value = self.constvars.get(id(x))
         if var_and_value is None:
             var_and_value = self.constvars[id(x)] = (Var(aval), x)

@@ -744,7 +744,9 @@ def _literal(v):
     if type(v) not in _PYTHON_SCALARS:
         return v
     aval = get_aval(v)           # an int out of int32's range is an OverflowError
-    return LiteralArray(np.asarray(v, aval.dtype), aval.weak_type)
+    literal = LiteralArray(np.asarray(v, aval.dtype), aval.weak_type)
+    literal.python = v if aval.weak_type else None    # jaxprs print `0.1`, as JAX's (A4)
+    return literal
 
 
 def const_like(x, value):

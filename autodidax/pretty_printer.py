@@ -175,8 +175,11 @@ def names_for(jaxprs, taken=()) -> Names:
 
 def literal_str(lit) -> str:
     # An f-string formats a NumPy float32 through Python's float: a float32 0.1 prints as
-    # 0.10000000149011612, its value's float64 digits, as JAX's printer prints it too.
-    return f"{np.asarray(lit.val)[()]}:{lit.aval.str_short()}"
+    # 0.10000000149011612, its value's float64 digits, as JAX's printer prints it too. A
+    # literal made from a Python number prints that number, `0.1`, as JAX's keeps it.
+    python = getattr(lit, "python", None)
+    value = python if python is not None else np.asarray(lit.val)[()]
+    return f"{value}:{lit.aval.str_short()}"
 
 
 def pp_vars(vs, names, *, separator="", print_shapes=False) -> Doc:

@@ -186,7 +186,7 @@ def asarray(a, dtype=None):
     if type(a) in _PYTHON_SCALARS:
         if dtype is None:
             aval = get_aval(a)
-            return _scalar(np.asarray(a, aval.dtype), aval.weak_type)
+            return _scalar(np.asarray(a, aval.dtype), aval.weak_type, a)
         return _scalar(np.asarray(a, canonicalize_dtype(dtype)), False)
     if isinstance(a, (list, tuple)) and builtins.any(_is_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
@@ -233,12 +233,16 @@ def _array_of_list(a, dtype):
     return lax.concatenate(parts, 0)
 
 
-def _scalar(value, weak_type):
+def _scalar(value, weak_type, python=None):
     """A scalar made from a Python number: a literal when made while a function is traced, as
     in JAX (`jnp.float32(2)` inside `jit`); an ordinary array, which a traced function closing
-    over it takes as a constant input, when made outside."""
-    cls = Array if isinstance(trace_ctx.trace, EvalTrace) else LiteralArray
-    return cls(value, weak_type=weak_type)
+    over it takes as a constant input, when made outside. A weak literal keeps the Python
+    number, which jaxprs print (`0.1:f32[]`, not its float32 digits), as JAX's does."""
+    if isinstance(trace_ctx.trace, EvalTrace):
+        return Array(value, weak_type=weak_type)
+    literal = LiteralArray(value, weak_type=weak_type)
+    literal.python = python if weak_type else None
+    return literal
 
 
 def array(a, dtype=None):
@@ -269,7 +273,11 @@ def _convert(a, from_scalar, dtype, weak):
     `2:i8[]`. An array's conversion is a primitive, applied now if the array is concrete, and
     recorded, as JAX records it, when a function is being traced."""
     if from_scalar or isinstance(a, LiteralArray):
-        return LiteralArray(a._value.astype(dtype), weak_type=weak)
+        literal = LiteralArray(a._value.astype(dtype), weak_type=weak)
+        python = getattr(a, "python", None)     # kept by a weak literal of the same kind
+        same_kind = type(python) is {"f": float, "c": complex}.get(dtype_kind(dtype), int)
+        literal.python = python if weak and same_kind else None
+        return literal
     return lax.convert_element_type(a, dtype, weak_type=weak)
 
 
