@@ -364,6 +364,10 @@ NUMPY2 = {
         jnp.max(x, initial=-jnp.inf), jnp.sum(x, initial=2.0),
         jnp.min(x, initial=0, where=x > 1)))(F32)),
     "logsumexp jaxpr": J(lambda jax, jnp: jax.make_jaxpr(jax.nn.logsumexp)(F32)),
+    # a literal made from a Python number prints that number, not its float32 digits
+    "Python floats print as written": J(lambda jax, jnp: jax.make_jaxpr(lambda x, h: (
+        x * 0.1, x + 1e-8, jax.lax.mul(x, 0.1), jnp.where(x > 0.5, x, 0.2), jnp.clip(x, 0.1, 0.7),
+        jnp.sin(x) * (2 / 3), x * 3, h * 0.1, x * np.float32(0.1), jnp.deg2rad(x)))(F32, F16)),
     # issue 37's details: take's clip mode, reshape's order, dot of any rank, str of an aval
     "take clip negative": C(lambda jax, jnp: jnp.take(F32, np.array([0, 12, -1, -9]),
                                                        mode="clip")),
