@@ -44,6 +44,8 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
+from autodidax.numpy import diag, dot, outer, sqrt
+from autodidax.numpy.linalg import eigvals, inv, lstsq
 
 
 def _inexact(name, *args):
@@ -3131,8 +3133,7 @@ def poly(seq_of_zeros):
     zeros_, = promote_dtypes(seq_of_zeros, inexact=True)
     zeros_ = atleast_1d(zeros_)
     if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs jnp.linalg.eigvals, which "
-                                  "autodidax lacks")
+        zeros_ = eigvals(zeros_)
     if zeros_.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = zeros_.dtype
@@ -3145,3 +3146,104 @@ def poly(seq_of_zeros):
 
 
 _register("polymul poly")
+
+
+def _complex_of(dtype):
+    """The complex dtype of a real one's precision (JAX's `dtypes.to_complex_dtype`)."""
+    return np.result_type(dtype, np.complex64)
+
+
+def _roots_no_zeros(p):
+    """The roots of `p`, whose leading coefficient is not zero: the eigenvalues of its companion
+    matrix."""
+    if p.size < 2:
+        return array([], dtype=_complex_of(p.dtype))
+    companion = diag(ones((p.size - 2,), p.dtype), -1)
+    companion = companion.at[0, :].set(-p[1:] / p[0])
+    return eigvals(companion)
+
+
+@jit_in_jaxprs("_roots_with_zeros")
+def _roots_with_zeros(p, num_leading_zeros):
+    """The roots of `p` with its leading zeros rolled to the end; a root per leading zero NaN."""
+    p = where_(len(p) == num_leading_zeros, 1.0, p)
+    n = p.shape[0]
+    p = p[(arange(n) + num_leading_zeros) % n]
+    found = _roots_no_zeros(p)
+    found = sort_key_val(found == 0, found)[1]
+    return where_(arange(found.size) < found.size - num_leading_zeros, found,
+                  complex(np.nan, np.nan))
+
+
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial with coefficients `p` (highest power first)."""
+    check_arraylike("roots", p)
+    p, = promote_dtypes(p, inexact=True)
+    p = atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if p.size < 2:
+        return array([], dtype=_complex_of(p.dtype))
+    num_leading_zeros = where_(_all(p == 0), len(p), argmin(p == 0))
+    if strip_zeros:
+        num_leading_zeros = _concrete_int(
+            num_leading_zeros, "The error occurred in the jnp.roots() function. To use this "
+            "within a JIT-compiled context, pass strip_zeros=False, but be aware that leading "
+            "zeros will result in some returned roots being set to NaN.")
+        return _roots_no_zeros(p[num_leading_zeros:])
+    return _roots_with_zeros(p, num_leading_zeros)
+
+
+@jitted(name="polyfit", staged=True, static_argnums=(2, 3, 4, 6))
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree `deg` through the points `(x, y)` (highest power
+    first); with `full`, also the residuals, rank, singular values and `rcond`; with `cov`, the
+    coefficients' covariance matrix."""
+    check_arraylike("polyfit", x, y, *([] if w is None else [w]))
+    x, y = asarray(x), asarray(y)
+    deg = _concrete_int(deg, "deg must be int")
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * float(finfo(x.dtype).eps)
+    rcond = float(_concrete_value(rcond, "rcond must be float"))
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w, = promote_dtypes(w, inexact=True)
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    scale = sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale[None, :]
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    vbase = inv(dot(lhs.T, lhs)) / outer(scale, scale)
+    if cov == "unscaled":
+        fac = array(1.0)
+    else:
+        if len(x) <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = resids / (len(x) - order)
+    if y.ndim == 1:
+        return c, vbase * atleast_1d(fac)[None]
+    return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]
+
+
+_register("roots polyfit")

@@ -703,6 +703,62 @@ def bernoulli(n):
     return out.at[4::2].set(q1 * (1 + q2))
 
 
+# Weideman's (1994) rational approximation of the Faddeeva function with N = 32 terms: for
+# Im(z) >= 0, w(z) = 2 P(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)), Z = (L + iz) / (L - iz),
+# P's coefficients highest power first.
+_WOFZ_L = 4.7568284600108841
+_WOFZ_C = np.array([
+    -1.3034426067909105e-12, 3.7411838373738471e-12, 8.030427700497756e-12,
+    -2.1543593557490879e-11, -5.5442449963237932e-11, 1.165824698850374e-10,
+    4.1537441121999766e-10, -5.2310202114920615e-10, -3.2080151339721323e-09,
+    8.1248864216535907e-10, 2.3797556530014025e-08, 2.2930438438915445e-08,
+    -1.4813078929137642e-07, -4.1840763750512053e-07, 4.2558331397138446e-07,
+    4.4015317312832251e-06, 6.8210319443575151e-06, -2.1409619201999998e-05,
+    -0.00013075449254579421, -0.00024532980270038237, 0.00039259136070109705,
+    0.0045195411053493093, 0.019006155784845501, 0.057304403529837282, 0.14060716226893755,
+    0.29544451071508743, 0.54601397206393376, 0.9019254893648001, 1.3455441692345449,
+    1.8256696296324815, 2.2635372999002676, 2.5722534081245696])
+
+
+def _wofz_upper(z):
+    """w(z) in the upper half plane, by Weideman's approximation."""
+    re = lax.real(z)
+    big_l = lax.complex(const_like(re, _WOFZ_L), const_like(re, 0.0))
+    iz = lax.complex(lax.neg(lax.imag(z)), re)
+    denom = big_l - iz
+    p = jnp.polyval(jnp.asarray(_WOFZ_C, dtype=z.dtype), (big_l + iz) / denom)
+    inv_sqrt_pi = lax.complex(const_like(re, 1.0 / np.sqrt(np.pi)), const_like(re, 0.0))
+    return 2 * p / (denom * denom) + inv_sqrt_pi / denom
+
+
+@custom_jvp
+def _wofz(z):
+    """w(z) anywhere: below the real axis by the reflection w(z) = 2 exp(-z^2) - w(-z)."""
+    upper = lax.ge(lax.imag(z), const_like(lax.real(z), 0.0))
+    w_upper = _wofz_upper(lax.select(upper, z, lax.neg(z)))
+    return lax.select(upper, w_upper, 2 * lax.exp(lax.neg(z * z)) - w_upper)
+
+
+# w'(z) = -2 z w(z) + 2i / sqrt(pi).
+_wofz.defjvps(lambda t, ans, z: t * (lax.neg(2 * z * ans) + lax.complex(
+    const_like(lax.real(z), 0.0), const_like(lax.real(z), 2.0 / np.sqrt(np.pi)))))
+
+
+def promote_args_complex(name, *args):
+    """The arguments as arrays of one complex dtype, of the precision of their common inexact
+    dtype, and of one rank: JAX's `promote_args_complex`."""
+    args = promote_args_inexact(name, *args)
+    dtype = np.complex128 if args[0].dtype in (np.float64, np.complex128) else np.complex64
+    return [a if a.dtype == dtype else
+            lax.convert_element_type(a, dtype, weak_type=get_aval(a).weak_type) for a in args]
+
+
+def wofz(z):
+    """The Faddeeva function w(z) = exp(-z^2) erfc(-iz), complex for real or complex z."""
+    z, = promote_args_complex("wofz", z)
+    return _wofz(z)
+
+
 def _erfcx_asymptotic(x, nterms):
     """erfcx(x) ~ P(1/x^2) / (sqrt(pi) x), P's coefficients (-1)^k (2k-1)!! / 2^k."""
     coeffs = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75, -0.5,
@@ -735,8 +791,8 @@ def erfcx(x):
     """The scaled complementary error function exp(x^2) erfc(x), for real x: the direct
     formula until exp(x^2) overflows, then the asymptotic series."""
     x, = promote_args_inexact("erfcx", x)
-    if dtype_kind(x.dtype) == "c":
-        raise NotImplementedError("erfcx of complex numbers (Faddeeva's wofz) is not built.")
+    if dtype_kind(x.dtype) == "c":                     # erfcx(z) = w(iz)
+        return _wofz(lax.complex(lax.neg(lax.imag(x)), lax.real(x)))
     return _erfcx(x)
 
 
@@ -850,7 +906,7 @@ def log_softmax(x, /, *, axis=None):
 SCIPY_SPECIAL = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn",
                  "entr", "erfcx", "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0",
                  "i0e", "i1", "i1e", "kl_div", "log_softmax", "loggamma", "multigammaln", "poch",
-                 "rel_entr", "softmax", "spence", "zeta"]
+                 "rel_entr", "softmax", "spence", "wofz", "zeta"]
 wrap_public_functions(globals(), __name__)
 scipy_special.more_functions.update({name: globals()[name] for name in SCIPY_SPECIAL})
 
@@ -974,3 +1030,351 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
 
 
 scipy_stats.more_functions.update(sem=sem, rankdata=rankdata, mode=mode)
+
+
+from autodidax.control_flow import scan
+from autodidax.control_flow_reference import fori_loop
+from autodidax.core import Tracer, api_boundary
+from autodidax.numpy_rest import piecewise, polyval, select, vectorize
+
+_jnp_i0 = jnp.more_functions["i0"]
+
+
+def _static_int(x, what):
+    """`x` as a Python int: JAX's ConcretizationTypeError naming `what` for a traced value."""
+    return operator.index(x._concrete(what) if isinstance(x, Tracer) else x)
+
+
+def kaiser(M, beta):
+    """The Kaiser window of `M` points, I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta) with
+    a = (M - 1) / 2."""
+    M = _static_int(M, "M argument of jnp.kaiser")
+    dtype = jnp.canonicalize_dtype(np.float64)
+    if M <= 1:
+        return lax.full((M,), 1, dtype)
+    n = lax.iota(dtype, M)
+    half = 0.5 * (M - 1)
+    return _jnp_i0(beta * jnp.sqrt(1 - ((n - half) / half) ** 2)) / _jnp_i0(beta)
+
+
+jnp.more_functions["kaiser"] = api_boundary(kaiser)
+
+
+def _bessel_jn_step(carry, k):
+    """Miller's backward recurrence, J_k = 2 (k + 1) J_{k+1} / z - J_{k+2}, with the running
+    sum J_0 + 2 (J_2 + J_4 + ...) that normalises it at the end."""
+    f0, f1, total, z = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    total = cond(jnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0],
+                 operand=(total, f))
+    return (f1, f, total, z), f
+
+
+def _bessel_jn(z, *, v, n_iter=50):
+    init = (const_like(z, 0.0), const_like(z, 1e-16), const_like(z, 0.0), z)
+    (_, _, total, _), f = scan(_bessel_jn_step, init, lax.iota(z.dtype, n_iter + 1),
+                               reverse=True)
+    return f[:v + 1] / (total - f[0])
+
+
+@functools.partial(jit, static_argnames=("v", "n_iter"))
+def bessel_jn(z, *, v, n_iter=50):
+    """J_0(z), ..., J_v(z), Bessel functions of the first kind of integer order, stacked on a
+    new first axis: `n_iter` steps of the backward recurrence from order `n_iter`."""
+    z, = jnp.promote_dtypes(jnp.asarray(z), inexact=True)
+    if dtype_kind(z.dtype) == "c":
+        raise ValueError("complex input not supported.")
+    fun = functools.partial(_bessel_jn, v=operator.index(v), n_iter=int(n_iter))
+    for _ in range(z.ndim):
+        fun = vmap(fun)
+    return jnp.moveaxis(fun(z), -1, 0)
+
+
+# Cephes' rational approximations of Ei(x) (ei.c): on (0, 2] in x, A(x) / B(x); on (2, 4],
+# (4, 8], ..., (32, 64] and (64, inf) in w = 1/x, as exp(x) w (1 + w A(w) / B(w)).
+_EXPINT = [
+    ([-5.350447357812542947283e0, 2.185049168816613393830e2, -4.176572384826693777058e3,
+     5.541176756393557601232e4, -3.313381331178144034309e5, 1.592627163384945414220e6],
+     [1.0, -5.250547959112862969197e1, 1.259616186786790571525e3, -1.756549581973534652631e4,
+     1.493062117002725991967e5, -7.294949239640527645655e5, 1.592627163384945429726e6]),
+    ([1.981808503259689673238e-2, -1.271645625984917501326e0, -2.088160335681228318920e0,
+     2.755544509187936721172e0, -4.409507048701600257171e-1, 4.665623805935891391017e-2,
+     -1.545042679673485262580e-3, 7.059980605299617478514e-5],
+     [1.0, 1.476498670914921440652e0, 5.629177174822436244827e-1, 1.699017897879307263248e-1,
+     2.291647179034212017463e-2, 4.450150439728752875043e-3, 1.727439612206521482874e-4,
+     3.953167195549672482304e-5]),
+    ([-1.373215375871208729803e0, -7.084559133740838761406e-1, 1.580806855547941010501e0,
+     -2.601500427425622944234e-1, 2.994674694113713763365e-2, -1.038086040188744005513e-3,
+     4.371064420753005429514e-5, 2.141783679522602903795e-6],
+     [1.0, 8.585231423622028380768e-1, 4.483285822873995129957e-1, 7.687932158124475434091e-2,
+     2.449868241021887685904e-2, 8.832165941927796567926e-4, 4.590952299511353531215e-4,
+     -4.729848351866523044863e-6, 2.665195537390710170105e-6]),
+    ([-2.106934601691916512584e0, 1.732733869664688041885e0, -2.423619178935841904839e-1,
+     2.322724180937565842585e-2, 2.372880440493179832059e-4, -8.343219561192552752335e-5,
+     1.363408795605250394881e-5, -3.655412321999253963714e-7, 1.464941733975961318456e-8,
+     6.176407863710360207074e-10],
+     [1.0, -2.298062239901678075778e-1, 1.105077041474037862347e-1, -1.566542966630792353556e-2,
+     2.761106850817352773874e-3, -2.089148012284048449115e-4, 1.708528938807675304186e-5,
+     -4.459311796356686423199e-7, 1.394634930353847498145e-8, 6.150865933977338354138e-10]),
+    ([-2.458119367674020323359e-1, -1.483382253322077687183e-1, 7.248291795735551591813e-2,
+     -1.348315687380940523823e-2, 1.342775069788636972294e-3, -7.942465637159712264564e-5,
+     2.644179518984235952241e-6, -4.239473659313765177195e-8],
+     [1.0, -1.044225908443871106315e-1, -2.676453128101402655055e-1, 9.695000254621984627876e-2,
+     -1.601745692712991078208e-2, 1.496414899205908021882e-3, -8.462452563778485013756e-5,
+     2.728938403476726394024e-6, -4.239462431819542051337e-8]),
+    ([1.212561118105456670844e-1, -5.823133179043894485122e-1, 2.348887314557016779211e-1,
+     -3.040034318113248237280e-2, 1.510082146865190661777e-3, -2.523137095499571377122e-5],
+     [1.0, -1.002252150365854016662e0, 2.928709694872224144953e-1, -3.337004338674007801307e-2,
+     1.560544881127388842819e-3, -2.523137093603234562648e-5]),
+    ([-7.657847078286127362028e-1, 6.886192415566705051750e-1, -2.132598113545206124553e-1,
+     3.346107552384193813594e-2, -3.076541477344756050249e-3, 1.747119316454907477380e-4,
+     -6.103711682274170530369e-6, 1.218032765428652199087e-7, -1.086076102793290233007e-9],
+     [1.0, -1.888802868662308731041e0, 1.066691687211408896850e0, -2.751915982306380647738e-1,
+     3.930852688233823569726e-2, -3.414684558602365085394e-3, 1.866844370703555398195e-4,
+     -6.345146083130515357861e-6, 1.239754287483206878024e-7, -1.086076102793126632978e-9]),
+]
+
+
+def _expi_small(x):
+    """Ei(x) on (0, 2]: gamma + log(x) + x A(x) / B(x)."""
+    a, b = (np.array(c, dtype=x.dtype) for c in _EXPINT[0])
+    return x * (polyval(a, x) / polyval(b, x)) + np.euler_gamma + jnp.log(x)
+
+
+def _expi_large(k):
+    """Ei(x) on the k-th interval beyond 2."""
+    def expi_on_interval(x):
+        a, b = (np.array(c, dtype=x.dtype) for c in _EXPINT[k])
+        one = const_like(x, 1.0)
+        w = one / x
+        return jnp.exp(x) * w * (w * (polyval(a, w) / polyval(b, w)) + one)
+    return expi_on_interval
+
+
+def _expi_pos(x):
+    c = const_like
+    conds = [(c(x, 0) < x) & (x <= c(x, 2))] + [
+        (c(x, 2 ** i) < x) & (x <= c(x, 2 ** (i + 1))) for i in range(1, 6)]
+    return piecewise(x, conds, [_expi_small] + [_expi_large(k) for k in range(1, 7)])
+
+
+def _expi_neg(x):
+    return -exp1(-x)                                    # Ei(-x) = -E1(x)
+
+
+@custom_jvp
+@jit
+def expi(x):
+    """The exponential integral Ei(x), the principal value of the integral of e^t / t up to x."""
+    x, = promote_args_inexact("expi", x)
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("expi does not support complex-valued inputs.")
+    return piecewise(x, [x < 0], [_expi_neg, _expi_pos])
+
+
+@expi.defjvp
+@jit
+def _expi_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return expi(x), jnp.exp(x) / x * t
+
+
+def _expn_series(x, n):
+    """E_n(x) for x <= 1 by its power series (Cephes' expn.c)."""
+    c = const_like
+    eps = jnp.finfo(x.dtype).eps
+    zero, one = c(x, 0.0), c(x, 1.0)
+    psi = fori_loop(c(n, 1), n, lambda i, psi: psi + one / i, -np.euler_gamma - jnp.log(x))
+    n1 = jnp.where(n == c(n, 1), one + one, n)
+    init = dict(x=x, z=-x, xk=zero, yk=one, pk=one - n,
+                ans=jnp.where(n == c(n, 1), zero, one / (one - n1)), t=np.inf)
+
+    def body(d):
+        d = dict(d)
+        d["xk"] += one
+        d["yk"] *= d["z"] / d["xk"]
+        d["pk"] += one
+        d["ans"] += jnp.where(d["pk"] != zero, d["yk"] / d["pk"], zero)
+        d["t"] = jnp.where(d["ans"] != zero, abs(d["yk"] / d["ans"]), one)
+        return d
+
+    d = while_loop(lambda d: (d["x"] > c(d["x"], 0.0)) & (d["t"] > eps), body, init)
+    return d["z"] ** (n - c(n, 1)) * psi / jnp.exp(scipy_special.gammaln(n)) - d["ans"]
+
+
+def _expn_fraction(x, n):
+    """E_n(x) for x > 1 by its continued fraction, its convergents rescaled when they grow."""
+    c = const_like
+    big = c(x, 1.44115188075855872e17)
+    eps = jnp.finfo(x.dtype).eps
+    zero, one = c(x, 0.0), c(x, 1.0)
+    init = dict(k=c(n, 1), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
+                t=c(x, np.inf), r=zero, x=x)
+
+    def body(d):
+        d = dict(d)
+        x = d["x"]
+        d["k"] += c(d["k"], 1)
+        k = d["k"]
+        odd = k % c(k, 2) == c(k, 1)
+        yk = jnp.where(odd, one, x)
+        xk = jnp.where(odd, n + (k - c(k, 1)) / c(k, 2), k / c(k, 2))
+        pk = d["pkm1"] * yk + d["pkm2"] * xk
+        qk = d["qkm1"] * yk + d["qkm2"] * xk
+        nonzero = qk != zero
+        d["r"] = r = jnp.where(nonzero, pk / qk, d["r"])
+        d["t"] = jnp.where(nonzero, abs((d["ans"] - r) / r), one)
+        d["ans"] = jnp.where(nonzero, r, d["ans"])
+        d["pkm2"], d["pkm1"], d["qkm2"], d["qkm1"] = d["pkm1"], pk, d["qkm1"], qk
+        is_big = abs(pk) > big
+        for key in ("pkm1", "pkm2", "qkm1", "qkm2"):
+            d[key] = jnp.where(is_big, d[key] / big, d[key])
+        return d
+
+    d = while_loop(lambda d: (d["x"] > c(d["k"], 0)) & (d["t"] > eps), body, init)
+    return d["ans"] * jnp.exp(-x)
+
+
+def _expn_large_n(x, n):
+    """E_n(x) for n >= 5000, by its asymptotic expansion in n."""
+    c = const_like
+    one = c(x, 1.0)
+    xk = x + n
+    yk = one / (xk * xk)
+    ans = yk * n * (c(x, 6) * x * x - c(x, 8) * n * x + n * n)
+    ans = yk * (ans + n * (n - c(x, 2) * x))
+    ans = yk * (ans + n)
+    return (ans + one) * jnp.exp(-x) / xk
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+@vectorize
+@jit
+def expn(n, x):
+    """The generalized exponential integral E_n(x), the integral of e^(-xt) / t^n over t >= 1."""
+    n, x = promote_args_inexact("expn", n, x)
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("expn does not support complex-valued inputs.")
+    c = const_like
+    zero, one = c(x, 0), c(x, 1)
+    conds = [(n < c(n, 0)) | (x < zero), (x == zero) & (n < c(n, 2)),
+             (x == zero) & (n >= c(n, 2)), (n == c(n, 0)) & (x >= zero), n >= c(n, 5000),
+             x > one]
+    n1 = jnp.where(n == c(n, 1), n + n, n)               # keeps 1 / (n - 1) finite at n = 1
+    values = [np.nan, np.inf, one / n1, jnp.exp(-x) / x, _expn_large_n, _expn_fraction,
+              _expn_series]
+    return piecewise(x, conds, values, n=n)
+
+
+@expn.defjvp
+@jit
+def _expn_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return expn(n, x), lax.mul(lax.neg(t), expn(lax.sub(n, const_like(n, 1)), x))
+
+
+def exp1(x):
+    """The exponential integral E_1(x)."""
+    x, = promote_args_inexact("exp1", x)
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("exp1 does not support complex-valued inputs.")
+    return expn(1, x)
+
+
+# Cephes' coefficients of Si and Ci (sici.c): series ratios on [0, 4]; the auxiliary functions
+# f and g on (4, 8) and [8, inf), in 1/x^2.
+_SICI_SN = [-8.39167827910303881427E-11, 4.62591714427012837309E-8, -9.75759303843632795789E-6,
+    9.76945438170435310816E-4, -4.13470316229406538752E-2, 1.00000000000000000302E0]
+_SICI_SD = [2.03269266195951942049E-12, 1.27997891179943299903E-9, 4.41827842801218905784E-7,
+    9.96412122043875552487E-5, 1.42085239326149893930E-2, 9.99999999999999996984E-1]
+_SICI_CN = [2.02524002389102268789E-11, -1.35249504915790756375E-8, 3.59325051419993077021E-6,
+    -4.74007206873407909465E-4, 2.89159652607555242092E-2, -1.00000000000000000080E0]
+_SICI_CD = [4.07746040061880559506E-12, 3.06780997581887812692E-9, 1.23210355685883423679E-6,
+    3.17442024775032769882E-4, 5.10028056236446052392E-2, 4.00000000000000000080E0]
+_SICI_FN4 = [4.23612862892216586994E0, 5.45937717161812843388E0, 1.62083287701538329132E0,
+    1.67006611831323023771E-1, 6.81020132472518137426E-3, 1.08936580650328664411E-4,
+    5.48900223421373614008E-7]
+_SICI_FD4 = [1, 8.16496634205391016773E0, 7.30828822505564552187E0, 1.86792257950184183883E0,
+    1.78792052963149907262E-1, 7.01710668322789753610E-3, 1.10034357153915731354E-4,
+    5.48900252756255700982E-7]
+_SICI_GN4 = [8.71001698973114191777E-2, 6.11379109952219284151E-1, 3.97180296392337498885E-1,
+    7.48527737628469092119E-2, 5.38868681462177273157E-3, 1.61999794598934024525E-4,
+    1.97963874140963632189E-6, 7.82579040744090311069E-9]
+_SICI_GD4 = [1, 1.64402202413355338886E0, 6.66296701268987968381E-1, 9.88771761277688796203E-2,
+    6.22396345441768420760E-3, 1.73221081474177119497E-4, 2.02659182086343991969E-6,
+    7.82579218933534490868E-9]
+_SICI_FN8 = [4.55880873470465315206E-1, 7.13715274100146711374E-1, 1.60300158222319456320E-1,
+    1.16064229408124407915E-2, 3.49556442447859055605E-4, 4.86215430826454749482E-6,
+    3.20092790091004902806E-8, 9.41779576128512936592E-11, 9.70507110881952024631E-14]
+_SICI_FD8 = [1.0, 9.17463611873684053703E-1, 1.78685545332074536321E-1, 1.22253594771971293032E-2,
+    3.58696481881851580297E-4, 4.92435064317881464393E-6, 3.21956939101046018377E-8,
+    9.43720590350276732376E-11, 9.70507110881952025725E-14]
+_SICI_GN8 = [6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649974295920E-2,
+    1.71718239052347903558E-3, 3.48941165502279436777E-5, 3.47131167084116673800E-7,
+    1.70404452782044526189E-9, 3.85945925430276600453E-12, 3.14040098946363334640E-15]
+_SICI_GD8 = [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1, 4.67913194259625806320E-2,
+    1.90284426674399523638E-3, 3.68475504442561108162E-5, 3.57043223443740838771E-7,
+    1.72693748966316146736E-9, 3.87830166023954706752E-12, 3.14040098946363335242E-15]
+
+
+def _sici_series(x):
+    """Si and Ci on [0, 4]: Si = x S(x^2), Ci = gamma + log(x) + x^2 C(x^2), S and C ratios."""
+    t = x * x
+    sn, sd, cn, cd = (np.array(c, dtype=x.dtype) for c in (_SICI_SN, _SICI_SD, _SICI_CN,
+                                                           _SICI_CD))
+    si = (x * polyval(sn, t)) / polyval(sd, t)
+    ci = np.euler_gamma + jnp.log(x) + t * polyval(cn, t) / polyval(cd, t)
+    return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
+
+
+def _sici_asymptotic(x):
+    """Si and Ci on (4, 1e9]: pi/2 - f cos x - g sin x and f sin x - g cos x, with the
+    auxiliary functions f and g as ratios in 1/x^2, one pair below 8, one above."""
+    s, c = jnp.sin(x), jnp.cos(x)
+    z = 1.0 / (x * x)
+    def p(coefficients):
+        return polyval(np.array(coefficients, dtype=x.dtype), z)
+    f4 = p(_SICI_FN4) / (x * p(_SICI_FD4))
+    g4 = z * p(_SICI_GN4) / p(_SICI_GD4)
+    f8 = p(_SICI_FN8) / (x * p(_SICI_FD8))
+    g8 = z * p(_SICI_GN8) / p(_SICI_GD8)
+    below_8 = x < 8.0
+    f, g = jnp.where(below_8, f4, f8), jnp.where(below_8, g4, g8)
+    return (np.pi / 2) - f * c - g * s, f * s - g * c
+
+
+def _sici_far(x):
+    """Si and Ci beyond 1e9, the leading terms of the asymptotic series."""
+    si = jnp.where(jnp.isposinf(x), np.pi / 2, (np.pi / 2) - jnp.cos(x) / x)
+    ci = jnp.where(jnp.isposinf(x), 0.0, jnp.sin(x) / x)
+    return si, ci
+
+
+@custom_jvp
+@jit
+def sici(x):
+    """The sine and cosine integrals Si(x), the integral of sin(t)/t from 0 to x, and Ci(x),
+    gamma + log(x) + the integral of (cos(t) - 1)/t from 0 to x."""
+    x, = promote_args_inexact("sici", x)
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
+    ax = jnp.abs(x)
+    si_series, ci_series = _sici_series(ax)
+    si_asymp, ci_asymp = _sici_asymptotic(ax)
+    si_far, ci_far = _sici_far(ax)
+    near, middle = ax <= 4, (ax > 4) & (ax <= 1e9)
+    si = select([near, middle], [si_series, si_asymp], si_far)
+    ci = select([near, middle], [ci_series, ci_asymp], ci_far)
+    return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
+
+
+@sici.defjvp
+@jit
+def _sici_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
+
+
+exp1 = api_boundary(exp1)
+MORE_SCIPY_SPECIAL = ["bessel_jn", "exp1", "expi", "expn", "sici"]
+scipy_special.more_functions.update({name: globals()[name] for name in MORE_SCIPY_SPECIAL})

@@ -229,3 +229,46 @@ def test_scipy_special(name):
 @pytest.mark.parametrize("name", _params(NN))
 def test_nn(name):
     check(NN[name])
+
+
+W = (X + 3j * U).astype(np.complex64)
+_EXPN_N = np.array([[0.0], [1.0], [2.0], [5.0]], np.float32)
+
+MORE = {
+    "kaiser": B(lambda jax, jnp: (jnp.kaiser(7, 4.0), jnp.kaiser(1, 2.0), jnp.kaiser(0, 2.0),
+                                  jnp.kaiser(6, np.float32(0.5)))),
+    "kaiser traced M": E(lambda jax, jnp: jax.jit(jnp.kaiser)(5, 1.0)),
+    "wofz and complex erfcx under jit": B(lambda jax, jnp: jax.jit(lambda w, x: (
+        jax.scipy.special.wofz(w), jax.scipy.special.wofz(jnp.conj(w)),
+        jax.scipy.special.wofz(x), jax.scipy.special.erfcx(w)))(W, X)),
+    "wofz of a Python float": B(lambda jax, jnp: jax.scipy.special.wofz(0.5)),
+    "bessel_jn": B(lambda jax, jnp: (jax.scipy.special.bessel_jn(P + 0.1, v=3),
+                                     jax.scipy.special.bessel_jn(M, v=1, n_iter=30))),
+    "sici under jit": B(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.sici(x), jax.scipy.special.sici(x * 1e9)))(
+        np.append(X, [np.inf, -np.inf, 1e10]).astype(np.float32))),
+    # JAX's E_n(x) differs from ours in the last bits, and its batched E_n from its own scalar
+    # one (XLA compiles the loops otherwise): compared to a tolerance.
+    "expi, exp1, expn under jit": C(lambda jax, jnp: jax.jit(lambda x, p: (
+        jax.scipy.special.expi(x), jax.scipy.special.exp1(p),
+        jax.scipy.special.expn(_EXPN_N, p), jax.scipy.special.expn(6000.0, p)))(X, P + 0.1),
+        rtol=2e-6),
+    "expn at scalars": C(lambda jax, jnp: [jax.scipy.special.expn(3, np.float32(v))
+                                           for v in (0.5, 2.0)], rtol=2e-6),
+    "grads": C(lambda jax, jnp: jax.jit(lambda x, w: [
+        jax.vmap(jax.grad(f))(x) for f in (
+            jax.scipy.special.expi, lambda v: jax.scipy.special.expn(2.0, v),
+            lambda v: jax.scipy.special.sici(v)[0], lambda v: jax.scipy.special.sici(v)[1],
+            lambda v: jax.scipy.special.wofz(v).imag)]
+        + [jax.vmap(jax.grad(lambda v: jax.scipy.special.wofz(v).real, holomorphic=False))(
+            x)])(P + 0.1, W), **GRAD),
+    "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
+    "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
+    "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
+    "sici complex": E(lambda jax, jnp: jax.scipy.special.sici(W)),
+}
+
+
+@pytest.mark.parametrize("name", _params(MORE))
+def test_more_special(name):
+    check(MORE[name])
