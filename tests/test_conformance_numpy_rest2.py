@@ -280,3 +280,36 @@ JAXPRS = {
 @pytest.mark.parametrize("name", _params(JAXPRS))
 def test_jaxprs(name):
     check(JAXPRS[name])
+
+
+PX = np.linspace(0.0, 1.0, 7, dtype=np.float32)
+PY = np.sin(3 * PX).astype(np.float32)
+PZ = np.array([0.0, 0.0, 1.0, -3.0, 2.0], np.float32)     # two leading zeros; roots 1 and 2
+
+POLYNOMIALS = {
+    "roots": C(lambda jax, jnp: (jnp.roots(PZ), jnp.roots(PZ[2:]), jnp.roots(np.float32(3)),
+                                 jnp.roots(np.zeros(3, np.float32)))),
+    "roots strip_zeros=False under jit": C(lambda jax, jnp: jax.jit(
+        lambda p: (jnp.roots(p, strip_zeros=False), jnp.roots(p * 0, strip_zeros=False)))(PZ)),
+    "roots under jit": E(lambda jax, jnp: jax.jit(jnp.roots)(PZ)),
+    "roots rank 2": E(lambda jax, jnp: jnp.roots(np.ones((2, 2)))),
+    "poly of a matrix": C(lambda jax, jnp: jnp.poly(np.array([[2.0, 1.0], [0.0, 3.0]],
+                                                             np.float32))),
+    "polyfit": C(lambda jax, jnp: (jnp.polyfit(PX, PY, 3), jnp.polyfit(PX, PY, 2, full=True),
+                                   jnp.polyfit(PX, PY, 2, w=PX + 1),
+                                   jnp.polyfit(PX, np.stack([PY, PX], 1), 1),
+                                   jnp.polyfit(PX, PY, 1, rcond=1e-3))),
+    "polyfit cov": C(lambda jax, jnp: (jnp.polyfit(PX, PY, 2, cov=True),
+                                       jnp.polyfit(PX, PY, 2, cov="unscaled"),
+                                       jnp.polyfit(PX, np.stack([PY, PX], 1), 1, cov=True)),
+                     rtol=1e-5, atol=1e-6),
+    "polyfit deg": E(lambda jax, jnp: jnp.polyfit(PX, PY, -1)),
+    "polyfit x rank": E(lambda jax, jnp: jnp.polyfit(PY[None], PY[None], 1)),
+    "polyfit lengths": E(lambda jax, jnp: jnp.polyfit(PX, PY[:3], 1)),
+    "polyfit cov few points": E(lambda jax, jnp: jnp.polyfit(PX[:3], PY[:3], 2, cov=True)),
+}
+
+
+@pytest.mark.parametrize("name", _params(POLYNOMIALS))
+def test_polynomials(name):
+    check(POLYNOMIALS[name])
