@@ -1378,3 +1378,200 @@ def _sici_jvp(primals, tangents):
 exp1 = api_boundary(exp1)
 MORE_SCIPY_SPECIAL = ["bessel_jn", "exp1", "expi", "expn", "sici"]
 scipy_special.more_functions.update({name: globals()[name] for name in MORE_SCIPY_SPECIAL})
+
+
+from autodidax import random
+from autodidax.numpy.linalg import lax_cholesky, triangular_solve
+from autodidax.tree_util import register_pytree_node_class
+
+
+def _cho_factor(a):
+    """The upper Cholesky factor of `a` and `False` (`jax.scipy.linalg.cho_factor`)."""
+    return jnp.conj(lax_cholesky(jnp.conj(a.T), symmetrize_input=False).T), False
+
+
+def _cho_solve(c_and_lower, b):
+    """x with a x = b, given a's upper Cholesky factor: two triangular solves."""
+    c, _ = c_and_lower
+    b = triangular_solve(c, b, left_side=True, lower=False, transpose_a=True,
+                         conjugate_a=True)
+    return triangular_solve(c, b, left_side=True, lower=False)
+
+
+def _gaussian_kernel_convolve(chol, norm, target, weights, mean):
+    """The weighted sum of the Gaussian kernels of covariance `chol`'s matrix at `mean`."""
+    diff = target - mean[:, None]
+    arg = 0.5 * jnp.sum(diff * _cho_solve(chol, diff), axis=0)
+    return norm * jnp.sum(jnp.exp(-arg) * weights)
+
+
+@functools.partial(jit, static_argnums=0)
+def _gaussian_kernel_eval(in_log, points, values, xi, precision):
+    """Per row of `xi`, the `values`-weighted sum of the Gaussian kernels of precision
+    `precision` at `points` (its logarithm, by `logsumexp`, if `in_log`)."""
+    points, values, xi, precision = jnp.promote_dtypes(points, values, xi, precision,
+                                                       inexact=True)
+    d = points.shape[1]
+    if xi.shape[1] != d:
+        raise ValueError("points and xi must have same trailing dim")
+    if precision.shape != (d, d):
+        raise ValueError("precision matrix must match data dims")
+    whitening = lax_cholesky(precision, symmetrize_input=False)
+    points, xi = jnp.dot(points, whitening), jnp.dot(xi, whitening)
+    log_norm = jnp.sum(jnp.log(jnp.diag(whitening))) - 0.5 * d * jnp.log(2 * np.pi)
+
+    def kernel(x_test, x_train, y_train):
+        arg = log_norm - 0.5 * jnp.sum(jnp.square(x_train - x_test))
+        return jnp.log(y_train) + arg if in_log else y_train * jnp.exp(arg)
+
+    reduce = scipy_special.logsumexp if in_log else jnp.sum
+    return vmap(lambda x: reduce(vmap(kernel, in_axes=(None, 0, 0))(x, points, values),
+                                 axis=0))(xi)
+
+
+@register_pytree_node_class
+class gaussian_kde:
+    """A Gaussian kernel density estimate of the columns of `dataset` (d rows, n points), with a
+    bandwidth by Scott's or Silverman's rule, a scalar or a callable, and optional weights."""
+
+    def __init__(self, dataset, bw_method=None, weights=None):
+        jnp.check_arraylike("gaussian_kde", dataset)
+        dataset = jnp.atleast_2d(dataset)
+        if dtype_kind(dataset.dtype) == "c":
+            raise NotImplementedError("gaussian_kde does not support complex data")
+        if not dataset.size > 1:
+            raise ValueError("`dataset` input should have multiple elements.")
+        d, n = dataset.shape
+        if weights is not None:
+            jnp.check_arraylike("gaussian_kde", weights)
+            dataset, weights = jnp.promote_dtypes(dataset, weights, inexact=True)
+            weights = jnp.atleast_1d(weights)
+            weights = weights / jnp.sum(weights)
+            if weights.ndim != 1:
+                raise ValueError("`weights` input should be one-dimensional.")
+            if len(weights) != n:
+                raise ValueError("`weights` input should be of length n")
+        else:
+            dataset, = jnp.promote_dtypes(dataset, inexact=True)
+            weights = jnp.full(n, 1.0 / n, dtype=dataset.dtype)
+        self.dataset, self.weights = dataset, weights
+        self.neff = 1 / jnp.sum(weights ** 2)
+        bw_method = "scott" if bw_method is None else bw_method
+        if isinstance(bw_method, str) and bw_method == "scott":
+            factor = jnp.power(self.neff, -1. / (d + 4))
+        elif isinstance(bw_method, str) and bw_method == "silverman":
+            factor = jnp.power(self.neff * (d + 2) / 4.0, -1. / (d + 4))
+        elif jnp.isscalar(bw_method) and not isinstance(bw_method, str):
+            factor = bw_method
+        elif callable(bw_method):
+            factor = bw_method(self)
+        else:
+            raise ValueError("`bw_method` should be 'scott', 'silverman', a scalar, or a "
+                             "callable.")
+        data_covariance = jnp.atleast_2d(jnp.cov(dataset, rowvar=1, bias=False,
+                                                 aweights=weights))
+        self.covariance = data_covariance * factor ** 2
+        self.inv_cov = jnp.linalg.inv(data_covariance) / factor ** 2
+
+    def tree_flatten(self):
+        return (self.neff, self.dataset, self.weights, self.covariance, self.inv_cov), None
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        kde = cls.__new__(cls)
+        kde.neff, kde.dataset, kde.weights, kde.covariance, kde.inv_cov = children
+        return kde
+
+    @property
+    def d(self):
+        return self.dataset.shape[0]
+
+    @property
+    def n(self):
+        return self.dataset.shape[1]
+
+    def evaluate(self, points):
+        """The estimated density at the columns of `points`."""
+        jnp.check_arraylike("evaluate", points)
+        points = self._reshape_points(points)
+        return _gaussian_kernel_eval(False, self.dataset.T, self.weights[:, None], points.T,
+                                     self.inv_cov)[:, 0]
+
+    __call__ = pdf = evaluate
+
+    def logpdf(self, x):
+        """The logarithm of the estimated density at the columns of `x`."""
+        jnp.check_arraylike("logpdf", x)
+        x = self._reshape_points(x)
+        return _gaussian_kernel_eval(True, self.dataset.T, self.weights[:, None], x.T,
+                                     self.inv_cov)[:, 0]
+
+    def _norm_and_chol(self, cov):
+        chol = _cho_factor(self.covariance + cov)
+        return 1.0 / (jnp.sqrt(2 * np.pi) ** self.d * jnp.prod(jnp.diag(chol[0]))), chol
+
+    def integrate_gaussian(self, mean, cov):
+        """The integral of the density times the Gaussian of `mean` and `cov`."""
+        mean, cov = jnp.atleast_1d(jnp.squeeze(mean)), jnp.atleast_2d(cov)
+        if mean.shape != (self.d,):
+            raise ValueError(f"mean does not have dimension {self.d}")
+        if cov.shape != (self.d, self.d):
+            raise ValueError(f"covariance does not have dimension {self.d}")
+        norm, chol = self._norm_and_chol(cov)
+        return _gaussian_kernel_convolve(chol, norm, self.dataset, self.weights, mean)
+
+    @jit
+    def integrate_box_1d(self, low, high):
+        """The integral of a 1-D density from `low` to `high`."""
+        if self.d != 1:
+            raise ValueError("integrate_box_1d() only handles 1D pdfs")
+        if np.ndim(low) != 0 or np.ndim(high) != 0:
+            raise ValueError("the limits of integration in integrate_box_1d must be scalars")
+        sigma = jnp.squeeze(jnp.sqrt(self.covariance))
+        low = jnp.squeeze((low - self.dataset) / sigma)
+        high = jnp.squeeze((high - self.dataset) / sigma)
+        ndtr = scipy_special.ndtr
+        return jnp.sum(self.weights * (ndtr(high) - ndtr(low)))
+
+    def integrate_kde(self, other):
+        """The integral of the product of this density and `other`'s."""
+        if other.d != self.d:
+            raise ValueError("KDEs are not the same dimensionality")
+        norm, chol = self._norm_and_chol(other.covariance)
+        small, large = (self, other) if self.n < other.n else (other, self)
+        result = vmap(functools.partial(_gaussian_kernel_convolve, chol, norm, large.dataset,
+                                        large.weights), in_axes=1)(small.dataset)
+        return jnp.sum(result * small.weights)
+
+    @functools.partial(jit, static_argnames=("shape",))
+    def resample(self, key, shape=()):
+        """Points drawn from the density: a data point chosen by weight, plus Gaussian noise of
+        the kernel's covariance; shape `(d,) + shape`."""
+        ind_key, eps_key = random.split(key)
+        ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
+        eps = random.multivariate_normal(eps_key, jnp.zeros(self.d, self.covariance.dtype),
+                                         self.covariance, shape=shape,
+                                         dtype=self.dataset.dtype).T
+        return self.dataset[:, ind] + eps
+
+    def integrate_box(self, low_bounds, high_bounds, maxpts=None):
+        raise NotImplementedError("only 1D box integrations are supported; use "
+                                  "`integrate_box_1d`")
+
+    def set_bandwidth(self, bw_method=None):
+        raise NotImplementedError("dynamically changing the bandwidth method is not supported")
+
+    def _reshape_points(self, points):
+        if dtype_kind(jnp.asarray(points).dtype) == "c":
+            raise NotImplementedError("gaussian_kde does not support complex coordinates")
+        points = jnp.atleast_2d(points)
+        d, m = points.shape
+        if d != self.d:
+            if d == 1 and m == self.d:
+                points = jnp.reshape(points, (self.d, 1))
+            else:
+                raise ValueError(f"points have dimension {d}, dataset has dimension {self.d}")
+        return points
+
+
+scipy_stats.more_functions["gaussian_kde"] = gaussian_kde

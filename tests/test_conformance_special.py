@@ -269,6 +269,34 @@ MORE = {
 }
 
 
+KD = np.array([0.0, 0.5, 1.5, 3.0, 2.2, -1.0], np.float32)
+KD2 = RNG.randn(2, 8).astype(np.float32)
+
+
+def _kdes(jax):
+    kde = jax.scipy.stats.gaussian_kde
+    return (kde(KD), kde(KD2, bw_method="silverman"),
+            kde(KD, weights=np.arange(1, 7, dtype=np.float32), bw_method=0.4))
+
+
+MORE.update({
+    "gaussian_kde under jit": B(lambda jax, jnp: jax.jit(lambda p: [
+        (k1.pdf(p), k1.logpdf(p), k2(KD2[:, :3]), k3.evaluate(p), k1.integrate_box_1d(0.0, 1.0),
+         k2.integrate_gaussian(np.zeros(2, np.float32), np.eye(2, dtype=np.float32)),
+         k1.integrate_kde(k3), k1.resample(jax.random.key(0), (4,)),
+         k2.resample(jax.random.key(1)), k1.neff, k2.covariance, k3.inv_cov)
+        for k1, k2, k3 in [_kdes(jax)]][0])(X[:5])),
+    "gaussian_kde as a pytree": B(lambda jax, jnp: jax.jit(lambda k, p: k.pdf(p))(
+        _kdes(jax)[0], X[:5])),
+    "gaussian_kde one point": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(np.ones(1))),
+    "gaussian_kde bw_method": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, "wide")),
+    "gaussian_kde weights": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, None, KD[:2])),
+    "gaussian_kde points": E(lambda jax, jnp: _kdes(jax)[1].pdf(np.ones((3, 2)))),
+    "gaussian_kde box 2-D": E(lambda jax, jnp: _kdes(jax)[1].integrate_box_1d(0.0, 1.0)),
+    "gaussian_kde integrate_box": E(lambda jax, jnp: _kdes(jax)[0].integrate_box(0.0, 1.0)),
+})
+
+
 @pytest.mark.parametrize("name", _params(MORE))
 def test_more_special(name):
     check(MORE[name])
