@@ -262,6 +262,12 @@ MORE = {
             lambda v: jax.scipy.special.wofz(v).imag)]
         + [jax.vmap(jax.grad(lambda v: jax.scipy.special.wofz(v).real, holomorphic=False))(
             x)])(P + 0.1, W), **GRAD),
+    "fresnel under jit": B(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.fresnel(x), jax.scipy.special.fresnel(x.astype(jnp.float16)),
+        jax.scipy.special.fresnel(x * 1e4), jax.vmap(jax.grad(
+            lambda v: jax.scipy.special.fresnel(v)[0]))(x)))(
+        np.append(X, [np.inf, -np.inf]).astype(np.float32))),
+    "fresnel complex": E(lambda jax, jnp: jax.scipy.special.fresnel(W)),
     "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
     "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
     "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
