@@ -268,6 +268,10 @@ MORE = {
             lambda v: jax.scipy.special.fresnel(v)[0]))(x)))(
         np.append(X, [np.inf, -np.inf]).astype(np.float32))),
     "fresnel complex": E(lambda jax, jnp: jax.scipy.special.fresnel(W)),
+    "owens_t under jit": B(lambda jax, jnp: jax.jit(lambda h, a: (
+        jax.scipy.special.owens_t(h, a), jax.scipy.special.owens_t(h[:, None], a[None]),
+        jax.vmap(jax.grad(jax.scipy.special.owens_t, (0, 1)))(h, a)))(X, A)),
+    "owens_t of Python scalars": B(lambda jax, jnp: jax.scipy.special.owens_t(1.0, 0.5)),
     "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
     "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
     "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
