@@ -1559,6 +1559,82 @@ def owens_t(h, a):
 scipy_special.more_functions["owens_t"] = api_boundary(owens_t)
 
 
+def _series_sum(x, first, update, init_sum):
+    """The sum of a series from `init_sum` with terms `term_k`, `term_1 = first`,
+    `term_{k+1} = update(term_k, k)` (each added by `add(sum, term, k)`), until a term is below
+    epsilon relative to the sum, or 250 terms: the loop of Pearson, Olver and Porter's methods."""
+    eps = jnp.finfo(x.dtype).eps
+    add, step = update
+
+    def body(state):
+        total, k, term = state
+        return add(total, term, k), k + 1, step(term, k)
+
+    def keep_going(state):
+        total, k, term = state
+        return (k < 250) & (lax.abs(term) / lax.abs(total) > eps)
+
+    return while_loop(keep_going, body, (init_sum, 1, first))[0]
+
+
+def _hyp1f1_series(a, b, x):
+    """1F1 by its Taylor series (Pearson, Olver and Porter 2014, eq. 3.2)."""
+    return _series_sum(x, a / b * x, (lambda s, t, k: s + t,
+                                      lambda t, k: t * ((a + k) / (b + k) * x / (k + 1))), 1)
+
+
+def _hyp1f1_asymptotic(a, b, x):
+    """1F1 for large |x| by its asymptotic series (eq. 3.8, for real arguments)."""
+    total = _series_sum(x, (b - a) * (1 - a) / x, (
+        lambda s, t, k: s + t, lambda t, k: t * ((b - a + k) * (1 - a + k) / (k + 1) / x)), 1)
+    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * total
+
+
+@jit
+@vectorize
+def _hyp1f1_a_derivative(a, b, x):
+    """d 1F1 / da: the series whose terms carry psi(a + k) - psi(a)."""
+    digamma = scipy_special.digamma
+    return _series_sum(x, a / b * x, (
+        lambda s, t, k: s + t * (digamma(a + k) - digamma(a)),
+        lambda t, k: t * ((a + k) / (b + k) * x / (k + 1))), 0)
+
+
+@jit
+@vectorize
+def _hyp1f1_b_derivative(a, b, x):
+    """d 1F1 / db: the series whose terms carry psi(b) - psi(b + k)."""
+    digamma = scipy_special.digamma
+    return _series_sum(x, a / b * x, (
+        lambda s, t, k: s + t * (digamma(b) - digamma(b + k)),
+        lambda t, k: t * ((a + k) / (b + k) * x / (k + 1))), 0)
+
+
+@jit
+def _hyp1f1_x_derivative(a, b, x):
+    return a / b * hyp1f1(a + 1, b + 1, x)                # d 1F1(a; b; x) / dx
+
+
+@custom_jvp
+@jit
+@vectorize
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x), for real arguments."""
+    a, b, x = promote_args_inexact("hyp1f1", a, b, x)
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("hyp1f1 does not support complex-valued inputs.")
+    result = cond(lax.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
+    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+    return lax.select_n(index, result, jnp.array(1, dtype=x.dtype), jnp.exp(x),
+                        jnp.array(np.inf, dtype=x.dtype))
+
+
+hyp1f1.defjvps(lambda t, ans, a, b, x: _hyp1f1_a_derivative(a, b, x) * t,
+               lambda t, ans, a, b, x: _hyp1f1_b_derivative(a, b, x) * t,
+               lambda t, ans, a, b, x: _hyp1f1_x_derivative(a, b, x) * t)
+scipy_special.more_functions["hyp1f1"] = hyp1f1
+
+
 from autodidax import random
 from autodidax.numpy.linalg import lax_cholesky, triangular_solve
 from autodidax.tree_util import register_pytree_node_class

@@ -272,6 +272,14 @@ MORE = {
         jax.scipy.special.owens_t(h, a), jax.scipy.special.owens_t(h[:, None], a[None]),
         jax.vmap(jax.grad(jax.scipy.special.owens_t, (0, 1)))(h, a)))(X, A)),
     "owens_t of Python scalars": B(lambda jax, jnp: jax.scipy.special.owens_t(1.0, 0.5)),
+    "hyp1f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, x: (
+        jax.scipy.special.hyp1f1(a, b, x), jax.scipy.special.hyp1f1(a[:5], b[:5], x[:5] * 40),
+        jax.vmap(jax.grad(jax.scipy.special.hyp1f1, (0, 1, 2)))(a + 0.5, b + 1.5, x)))(
+        np.abs(A[:8]), U[:8] * 3, X[:8])),
+    "hyp1f1 special cases and scalars": B(lambda jax, jnp: (
+        jax.scipy.special.hyp1f1(np.float32([0.0, 2.0, 1.0]), np.float32([1.0, 2.0, 0.0]), X[:3]),
+        jax.scipy.special.hyp1f1(0.5, 1.5, 2.0))),
+    "hyp1f1 complex": E(lambda jax, jnp: jax.scipy.special.hyp1f1(W, W, W)),
     "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
     "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
     "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
