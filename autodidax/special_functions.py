@@ -1635,6 +1635,157 @@ hyp1f1.defjvps(lambda t, ans, a, b, x: _hyp1f1_a_derivative(a, b, x) * t,
 scipy_special.more_functions["hyp1f1"] = hyp1f1
 
 
+def _hyp2f1_terminal(a, b, c, x):
+    """2F1 when a or b is a non-positive integer: its Taylor series is then a polynomial
+    (Pearson, Olver and Porter, eq. 4.1). The integer of larger magnitude bounds the loop,
+    unless c is a non-positive integer it would pass."""
+    eps = jnp.finfo(x.dtype).eps * 50
+    swap = (b < a) & (jnp.abs(b - jnp.round(b)) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
+    a, b = jnp.abs(jnp.where(swap, b, a)), jnp.where(swap, a, b)
+
+    def body(i, state):
+        total, term = state
+        term = term * (-(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x)
+        return total + term, term
+
+    one = jnp.array(1, dtype=x.dtype)
+    return fori_loop(jnp.array(1, dtype=a.dtype), a + 1, body, (one, one))[0]
+
+
+def _hyp2f1_series(a, b, c, x):
+    """2F1 by its Taylor series, until a term is below epsilon relative to the sum."""
+    rtol = jnp.finfo(x.dtype).eps
+
+    def body(state):
+        total, k, term = state
+        return total + term, k + 1, term * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
+
+    def keep_going(state):
+        total, k, term = state
+        return (k < 250) & (lax.abs(term) > rtol * lax.abs(total))
+
+    zero, one = jnp.array(0, dtype=x.dtype), jnp.array(1, dtype=x.dtype)
+    return while_loop(keep_going, body, (zero, one, one))[0]
+
+
+def _hyp2f1_digamma_transform(a, b, c, x):
+    """2F1 near x = 1 when c - a - b is an integer, by the expansions in 1 - x with digammas
+    (Abramowitz and Stegun 15.3.10 to 15.3.12)."""
+    rtol = jnp.finfo(x.dtype).eps
+    digamma = scipy_special.digamma
+    d = c - a - b
+    s = 1 - x
+    rd = jnp.round(d)
+    zero = jnp.array(0, dtype=d.dtype)
+    e, d1, d2 = jnp.where(rd >= 0, d, -d), jnp.where(rd >= 0, d, zero), jnp.where(rd >= 0, zero, d)
+    ard = jnp.where(rd >= 0, rd, -rd).astype("int32")
+    log_s = jnp.log(s)
+    y = digamma(1.0) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1) - log_s
+    y = y / gamma(e + 1.0)
+    p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+
+    def body(state):
+        p, q, t, y = state
+        r = (digamma(1.0 + t) + digamma(1.0 + t + e) - digamma(a + t + d1)
+             - digamma(b + t + d1) - log_s)
+        q = p * r
+        y = y + q
+        p = p * (s * (a + t + d1) / (t + 1.0))
+        p = p * ((b + t + d1) / (t + 1.0 + e))
+        return p, q, t + 1.0, y
+
+    def keep_going(state):
+        p, q, t, y = state
+        return (t < 250) & (jnp.abs(q) >= rtol * jnp.abs(y))
+
+    _, _, _, y = while_loop(keep_going, body, (p, y, jnp.array(1, dtype=x.dtype), y))
+
+    def finite_sum(y):
+        def for_body(i, state):
+            p, t, y1 = state
+            r = 1.0 - e + t
+            p = p * (s * (a + t + d2) * (b + t + d2) / r)
+            t = t + 1.0
+            p = p / t
+            return p, t, y1 + p
+
+        one = jnp.array(1, dtype=x.dtype)
+        y1 = fori_loop(1, ard, for_body, (one, jnp.array(0, dtype=x.dtype), one))[-1]
+        gc = gamma(c)
+        y1 = y1 * (gamma(e) * gc / (gamma(a + d1) * gamma(b + d1)))
+        y = y * (gc / (gamma(a + d2) * gamma(b + d2)))
+        y = jnp.where((ard & 1) != 0, -y, y)
+        q = s ** rd
+        return jnp.where(rd > 0, y * q + y1, y + y1 * q)
+
+    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), finite_sum(y))
+
+
+def _hyp2f1_terminal_or_series(a, b, c, x):
+    """The series, its terminating form, or the digamma transform (x > 0.9 with c - a - b an
+    integer), as a `select_n` of all three."""
+    eps = jnp.finfo(x.dtype).eps * 50
+    d = c - a - b
+    neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
+    neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
+    neg_int = neg_int_a | neg_int_b
+    index = jnp.where((x > 0.9) & ~neg_int, jnp.where(jnp.abs(d - jnp.round(d)) >= eps, 0, 1),
+                      jnp.where(neg_int, 2, 0))
+    return lax.select_n(index, _hyp2f1_series(a, b, c, x),
+                        _hyp2f1_digamma_transform(a, b, c, x), _hyp2f1_terminal(a, b, c, x))
+
+
+def _hyp2f1_derivative(shift):
+    """d 2F1 / dp for p one of a, b, c: the series whose terms carry `shift(a, b, c, k)`."""
+    @jit
+    @vectorize
+    def derivative(a, b, c, x):
+        return _series_sum(x, a * b / c * x, (
+            lambda s, t, k: s + t * shift(a, b, c, k),
+            lambda t, k: t * ((a + k) * (b + k) / (c + k) / (k + 1) * x)), 0)
+    return derivative
+
+
+_digamma = scipy_special.digamma
+_hyp2f1_a_derivative = _hyp2f1_derivative(lambda a, b, c, k: _digamma(a + k) - _digamma(a))
+_hyp2f1_b_derivative = _hyp2f1_derivative(lambda a, b, c, k: _digamma(b + k) - _digamma(b))
+_hyp2f1_c_derivative = _hyp2f1_derivative(lambda a, b, c, k: _digamma(c) - _digamma(c + k))
+
+
+@jit
+def _hyp2f1_x_derivative(a, b, c, x):
+    return a * b / c * hyp2f1(a + 1, b + 1, c + 1, x)      # d 2F1(a, b; c; x) / dx
+
+
+@custom_jvp
+@jit
+@vectorize
+def hyp2f1(a, b, c, x):
+    """Gauss's hypergeometric function 2F1(a, b; c; x), for real arguments."""
+    a, b, c, x = promote_args_inexact("hyp2f1", a, b, c, x)
+    eps = jnp.finfo(x.dtype).eps * 50
+    d, s, ca, cb = c - a - b, 1 - x, c - a, c - b
+    index = jnp.where(
+        (x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0, jnp.where(
+            (c == 0) | ((c < 0) & (c % 1 == 0)), 1, jnp.where(
+                (d <= -1) & ~((jnp.abs(d - jnp.round(d)) >= eps) & (s < 0)), 2, jnp.where(
+                    (d <= 0) & (x == 1), 1, jnp.where(
+                        (x < 1) & (b == c), 3, jnp.where(
+                            (x < 1) & (a == c), 4, jnp.where(
+                                x > 1, 1, jnp.where(x == 1, 5, 6))))))))
+    return lax.select_n(index, jnp.array(1, dtype=x.dtype), jnp.array(np.inf, dtype=x.dtype),
+                        s ** d * _hyp2f1_terminal_or_series(ca, cb, c, x), s ** (-a), s ** (-b),
+                        gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+                        _hyp2f1_terminal_or_series(a, b, c, x))
+
+
+hyp2f1.defjvps(lambda t, ans, a, b, c, x: _hyp2f1_a_derivative(a, b, c, x) * t,
+               lambda t, ans, a, b, c, x: _hyp2f1_b_derivative(a, b, c, x) * t,
+               lambda t, ans, a, b, c, x: _hyp2f1_c_derivative(a, b, c, x) * t,
+               lambda t, ans, a, b, c, x: _hyp2f1_x_derivative(a, b, c, x) * t)
+scipy_special.more_functions["hyp2f1"] = hyp2f1
+
+
 from autodidax import random
 from autodidax.numpy.linalg import lax_cholesky, triangular_solve
 from autodidax.tree_util import register_pytree_node_class

@@ -232,6 +232,10 @@ def test_nn(name):
 
 
 W = (X + 3j * U).astype(np.complex64)
+_HYP2F1 = np.array([[0.5, 1.0, 2.5, 0.0, -2.0, 3.0, 2.0, -1.0, 5.0, 2.0, 1.0, 0.3],
+                    [1.5, 1.0, 0.5, 1.0, 0.5, 3.0, 2.0, 2.0, -3.0, 0.7, 2.0, 0.2],
+                    [2.5, 3.0, 4.5, 1.0, 2.0, 3.0, -2.0, 2.0, 4.0, 0.7, 3.0, 1.5],
+                    [-0.5, 0.3, 0.95, 0.2, 0.5, 0.99, 0.4, 1.0, 0.7, 0.8, 0.97, 1.0]], np.float32)
 _EXPN_N = np.array([[0.0], [1.0], [2.0], [5.0]], np.float32)
 
 MORE = {
@@ -280,6 +284,11 @@ MORE = {
         jax.scipy.special.hyp1f1(np.float32([0.0, 2.0, 1.0]), np.float32([1.0, 2.0, 0.0]), X[:3]),
         jax.scipy.special.hyp1f1(0.5, 1.5, 2.0))),
     "hyp1f1 complex": E(lambda jax, jnp: jax.scipy.special.hyp1f1(W, W, W)),
+    "hyp2f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, c, x: (
+        jax.scipy.special.hyp2f1(a, b, c, x),
+        jax.vmap(jax.grad(jax.scipy.special.hyp2f1, (0, 1, 2, 3)))(
+            jnp.abs(a[:6]) + 0.5, jnp.abs(b[:6]) + 0.5, jnp.abs(c[:6]) + 2, x[:6] * 0.5)))(
+        *_HYP2F1)),
     "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
     "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
     "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
