@@ -1786,6 +1786,76 @@ hyp2f1.defjvps(lambda t, ans, a, b, c, x: _hyp2f1_a_derivative(a, b, c, x) * t,
 scipy_special.more_functions["hyp2f1"] = hyp2f1
 
 
+def _legendre_recurrence_coefficients(l_max, dtype):
+    """The coefficients of the normalized recurrence P_l^m = d0 x P_{l-1}^m - d1 P_{l-2}^m, laid
+    out per step i as [i, m, l] arrays, nonzero where l = i + m (and l > m, l > m + 1)."""
+    m_mat, l_mat = jnp.meshgrid(jnp.arange(l_max + 1, dtype=dtype),
+                                jnp.arange(l_max + 1, dtype=dtype), indexing="ij")
+    c0, c1, c2, c3 = l_mat * l_mat, m_mat * m_mat, 2.0 * l_mat, (l_mat - 1.0) * (l_mat - 1.0)
+    d0 = jnp.sqrt((4.0 * c0 - 1.0) / (c0 - c1))
+    d1 = jnp.sqrt(((c2 + 1.0) * (c3 - c1)) / ((c2 - 3.0) * (c0 - c1)))
+    d0 = jnp.where(l_mat - m_mat >= 1, d0, jnp.zeros_like(d0))
+    d1 = jnp.where(l_mat - m_mat >= 2, d1, jnp.zeros_like(d1))
+    i, j, k = (lax.broadcasted_iota(np.int32, (l_max + 1,) * 3, axis) for axis in range(3))
+    on_step = (i + j - k == 0).astype(dtype)
+    return d0[None] * on_step, d1[None] * on_step
+
+
+@functools.partial(jit, static_argnums=0)
+def _normalized_legendre(l_max, x):
+    """The normalized associated Legendre functions P_l^m(x), m, l <= l_max, as an array
+    [m, l, len(x)]: the diagonal in closed form, the first off-diagonal from it, then the
+    recurrence in l, one step per `fori_loop` iteration."""
+    p = jnp.zeros((l_max + 1, l_max + 1, x.shape[0]), dtype=x.dtype)
+    a_idx = jnp.arange(1, l_max + 1, dtype=x.dtype)
+    b_idx = jnp.arange(l_max, dtype=x.dtype)
+    initial_value = 0.5 / jnp.sqrt(np.pi)                 # P_0^0
+    f_a = jnp.cumprod(-1 * jnp.sqrt(1.0 + 0.5 / a_idx))
+    f_b = jnp.sqrt(2.0 * b_idx + 3.0)
+    p = p.at[0, 0].set(initial_value)
+    y = jnp.cumprod(jnp.broadcast_to(jnp.sqrt(1.0 - x * x), (l_max, x.shape[0])), axis=0)
+    diag = jnp.arange(l_max + 1)
+    p = p.at[diag[1:], diag[1:]].set(initial_value * (f_a[:, None] * y))
+    p = p.at[diag[:l_max], diag[:l_max] + 1].set(
+        (f_b[:, None] * x[None, :]) * p[diag[:l_max], diag[:l_max]])
+    d0, d1 = _legendre_recurrence_coefficients(l_max, x.dtype)
+
+    def step(i, p):
+        return p + (d0[i][:, :, None] * (jnp.roll(p, 1, axis=1) * x)
+                    - d1[i][:, :, None] * jnp.roll(p, 2, axis=1))
+
+    p = p.astype(jnp.result_type(p, x, d0))
+    return fori_loop(2, l_max + 1, step, p) if l_max > 1 else p
+
+
+@functools.partial(jit, static_argnums=4)
+def _sph_harm(n, m, theta, phi, n_max):
+    legendre = _normalized_legendre(n_max, jnp.cos(theta))
+    value = legendre.at[abs(m), n, jnp.arange(len(n))].get(mode="clip")
+    angle = abs(m) * phi
+    turn = lax.complex(jnp.cos(angle), jnp.sin(angle))
+    harmonics = lax.complex(value * jnp.real(turn), value * jnp.imag(turn))
+    return jnp.where(m < 0, (-1.0) ** abs(m) * jnp.conjugate(harmonics), harmonics)
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """The spherical harmonics Y_n^m(theta, phi), theta the colatitude, phi the longitude;
+    `n_max`, the largest degree in `n`, must be static under a transformation."""
+    if diff_n is not None:
+        raise NotImplementedError(
+            "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
+    if jnp.isscalar(theta):
+        theta = jnp.array([theta])
+    if n_max is None:
+        n_max = np.max(n)
+    n_max = _static_int(n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be "
+                        "statically specified to use `sph_harm` within JAX transformations.")
+    return _sph_harm(n, m, theta, phi, n_max)
+
+
+scipy_special.more_functions["sph_harm_y"] = api_boundary(sph_harm_y)
+
+
 from autodidax import random
 from autodidax.numpy.linalg import lax_cholesky, triangular_solve
 from autodidax.tree_util import register_pytree_node_class

@@ -232,6 +232,8 @@ def test_nn(name):
 
 
 W = (X + 3j * U).astype(np.complex64)
+_SPH_N, _SPH_M = np.array([0, 1, 2, 3, 4, 4, 2], np.int32), np.array([0, -1, 2, 1, -3, 4, 0],
+                                                                      np.int32)
 _HYP2F1 = np.array([[0.5, 1.0, 2.5, 0.0, -2.0, 3.0, 2.0, -1.0, 5.0, 2.0, 1.0, 0.3],
                     [1.5, 1.0, 0.5, 1.0, 0.5, 3.0, 2.0, 2.0, -3.0, 0.7, 2.0, 0.2],
                     [2.5, 3.0, 4.5, 1.0, 2.0, 3.0, -2.0, 2.0, 4.0, 0.7, 3.0, 1.5],
@@ -289,6 +291,15 @@ MORE = {
         jax.vmap(jax.grad(jax.scipy.special.hyp2f1, (0, 1, 2, 3)))(
             jnp.abs(a[:6]) + 0.5, jnp.abs(b[:6]) + 0.5, jnp.abs(c[:6]) + 2, x[:6] * 0.5)))(
         *_HYP2F1)),
+    "sph_harm_y": B(lambda jax, jnp: (
+        jax.scipy.special.sph_harm_y(_SPH_N, _SPH_M, U[:7] * 3, Z[:7]),
+        jax.jit(jax.scipy.special.sph_harm_y, static_argnames="n_max")(
+            _SPH_N, _SPH_M, U[:7] * 3, Z[:7], n_max=6),
+        jax.scipy.special.sph_harm_y(_SPH_N[:1], _SPH_M[:1], 0.5, np.float32(0.2)))),
+    "sph_harm_y n_max traced": E(lambda jax, jnp: jax.jit(jax.scipy.special.sph_harm_y)(
+        _SPH_N, _SPH_M, U[:7], Z[:7])),
+    "sph_harm_y diff_n": E(lambda jax, jnp: jax.scipy.special.sph_harm_y(
+        _SPH_N, _SPH_M, U[:7], Z[:7], diff_n=1)),
     "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
     "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
     "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
