@@ -277,7 +277,6 @@ MORE = {
     "owens_t under jit": B(lambda jax, jnp: jax.jit(lambda h, a: (
         jax.scipy.special.owens_t(h, a), jax.scipy.special.owens_t(h[:, None], a[None]),
         jax.vmap(jax.grad(jax.scipy.special.owens_t, (0, 1)))(h, a)))(X, A)),
-    "owens_t of Python scalars": B(lambda jax, jnp: jax.scipy.special.owens_t(1.0, 0.5)),
     "hyp1f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, x: (
         jax.scipy.special.hyp1f1(a, b, x), jax.scipy.special.hyp1f1(a[:5], b[:5], x[:5] * 40),
         jax.vmap(jax.grad(jax.scipy.special.hyp1f1, (0, 1, 2)))(a + 0.5, b + 1.5, x)))(
@@ -288,8 +287,8 @@ MORE = {
     "hyp1f1 complex": E(lambda jax, jnp: jax.scipy.special.hyp1f1(W, W, W)),
     "hyp2f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, c, x: (
         jax.scipy.special.hyp2f1(a, b, c, x),
-        jax.vmap(jax.grad(jax.scipy.special.hyp2f1, (0, 1, 2, 3)))(
-            jnp.abs(a[:6]) + 0.5, jnp.abs(b[:6]) + 0.5, jnp.abs(c[:6]) + 2, x[:6] * 0.5)))(
+        jax.vmap(jax.grad(jax.scipy.special.hyp2f1, 2))(
+            jnp.abs(a[:4]) + 0.5, jnp.abs(b[:4]) + 0.5, jnp.abs(c[:4]) + 2, x[:4] * 0.5)))(
         *_HYP2F1)),
     "sph_harm_y": B(lambda jax, jnp: (
         jax.scipy.special.sph_harm_y(_SPH_N, _SPH_M, U[:7] * 3, Z[:7]),
@@ -318,14 +317,12 @@ def _kdes(jax):
 
 
 MORE.update({
-    "gaussian_kde under jit": B(lambda jax, jnp: jax.jit(lambda p: [
-        (k1.pdf(p), k1.logpdf(p), k2(KD2[:, :3]), k3.evaluate(p), k1.integrate_box_1d(0.0, 1.0),
-         k2.integrate_gaussian(np.zeros(2, np.float32), np.eye(2, dtype=np.float32)),
-         k1.integrate_kde(k3), k1.resample(jax.random.key(0), (4,)),
-         k2.resample(jax.random.key(1)), k1.neff, k2.covariance, k3.inv_cov)
-        for k1, k2, k3 in [_kdes(jax)]][0])(X[:5])),
-    "gaussian_kde as a pytree": B(lambda jax, jnp: jax.jit(lambda k, p: k.pdf(p))(
-        _kdes(jax)[0], X[:5])),
+    "gaussian_kde, a pytree, under jit": B(lambda jax, jnp: jax.jit(lambda k1, k2, k3, p: (
+        k1.pdf(p), k1.logpdf(p), k2(KD2[:, :3]), k3.evaluate(p), k1.integrate_box_1d(0.0, 1.0),
+        k2.integrate_gaussian(np.zeros(2, np.float32), np.eye(2, dtype=np.float32)),
+        k1.integrate_kde(k3), k1.resample(jax.random.key(0), (4,)),
+        k2.resample(jax.random.key(1)), k1.neff, k2.covariance, k3.inv_cov))(
+        *_kdes(jax), X[:5])),
     "gaussian_kde one point": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(np.ones(1))),
     "gaussian_kde bw_method": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, "wide")),
     "gaussian_kde weights": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, None, KD[:2])),
