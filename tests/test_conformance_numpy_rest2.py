@@ -313,3 +313,30 @@ POLYNOMIALS = {
 @pytest.mark.parametrize("name", _params(POLYNOMIALS))
 def test_polynomials(name):
     check(POLYNOMIALS[name])
+
+
+def _path(jnp, spec, *shapes, **kw):
+    path, info = jnp.einsum_path(spec, *[np.ones(s, np.float32) for s in shapes], **kw)
+    return str(path) + "\n" + repr(info)
+
+
+EINSUM_PATH = {
+    "einsum_path": J(lambda jax, jnp: "\n".join([
+        _path(jnp, "ij,jk,kl->il", (2, 3), (3, 4), (4, 5)), _path(jnp, "ij,jk", (2, 3), (3, 4)),
+        _path(jnp, "ii->i", (3, 3)), _path(jnp, "bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+        _path(jnp, "ij,kl,jk", (2, 3), (4, 5), (3, 4)), _path(jnp, "i,i", (3,), (3,)),
+        _path(jnp, "i,j", (3,), (4,)), _path(jnp, "...ij,...jk->...ik", (2, 2, 3), (3, 4)),
+        _path(jnp, "...i,...i", (2, 3), (3,)), _path(jnp, "ij,ji", (2, 3), (3, 2)),
+        _path(jnp, "ij,jk,kl,lm", (2, 3), (3, 4), (4, 5), (5, 6)),
+        _path(jnp, "abc,bcd,ab", (2, 3, 4), (3, 4, 5), (2, 3), optimize=True),
+        _path(jnp, "ij,jk,kl", (2, 3), (3, 4), (4, 5), optimize=False),
+        _path(jnp, "ea,fb,abcd,gc,hd->efgh", (5, 6), (5, 6), (6, 6, 6, 6), (5, 6), (5, 6),
+              optimize=[(0, 2), (0, 3), (0, 2), (0, 1)])])),
+    "einsum_path shapes": E(lambda jax, jnp: jnp.einsum_path("ij,jk", np.ones((2, 3)),
+                                                             np.ones((4, 5)))),
+}
+
+
+@pytest.mark.parametrize("name", _params(EINSUM_PATH))
+def test_einsum_path(name):
+    check(EINSUM_PATH[name])
