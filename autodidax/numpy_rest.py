@@ -3250,9 +3250,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 _register("roots polyfit")
 
 
+import itertools
 from decimal import Decimal
-
-from autodidax.numpy import _einsum_operands, _optimal_order, _parse_einsum
 
 
 def _can_blas(inputs, result, removed, shapes):
@@ -3279,28 +3278,84 @@ def _can_blas(inputs, result, removed, shapes):
     return "GEMV/EINSUM" if not keep_left or not keep_right else "TDOT"
 
 
-def _spell_out_ellipsis(spec, shapes):
-    """`spec` with each `...` replaced by letters as opt_einsum's parser chooses them: the last
-    ones of the first unused letters, as many of those as the largest rank."""
-    spec = spec.replace(" ", "")
-    if "." not in spec:
-        return spec
-    used = spec.replace(".", "").replace(",", "").replace("->", "")
-    free = [c for c in string.ascii_letters if c not in used]
-    letters = "".join(free[:builtins.max(len(s) for s in shapes)])
+def _contract_spec(subscripts, operands):
+    """The subscripts as opt_einsum reads them, with no `...` left: the letters of `...` are
+    the last of the first unused letters, as many of those as the largest rank; an implicit
+    output is the `...` letters, then the letters used once, sorted. Also NumPy's other form,
+    `a, [0, 1], b, [1, 2], [0, 2]`, with ints for letters."""
+    if not isinstance(subscripts, str):
+        args = [subscripts, *operands]
+        spell = lambda sub: "".join("..." if s is Ellipsis else string.ascii_letters[s]
+                                    for s in sub)
+        operands = args[0:len(args) - len(args) % 2:2]
+        subscripts = ",".join(map(spell, args[1::2][:len(operands)]))
+        if len(args) % 2:
+            subscripts += "->" + spell(args[-1])
+    shapes = [tuple(np.shape(x)) for x in operands]
+    spec = subscripts.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     inputs, longest = inputs.split(","), 0
+    ellipsis = ""
+    if "." in spec:
+        used = spec.replace(".", "").replace(",", "").replace("->", "")
+        free = [c for c in string.ascii_letters if c not in used]
+        letters = "".join(free[:builtins.max(len(s) for s in shapes)])
+        for k, (sub, shape) in enumerate(zip(inputs, shapes)):
+            if "..." in sub:
+                count = builtins.max(len(shape), 1) - (len(sub) - 3) if shape else 0
+                longest = builtins.max(longest, count)
+                inputs[k] = sub.replace("...", letters[len(letters) - count:] if count else "")
+        ellipsis = letters[len(letters) - longest:] if longest else ""
+        output = output.replace("...", ellipsis)
+    if not arrow:
+        joined = "".join(inputs)
+        once = {c for c in joined if joined.count(c) == 1}
+        output = ellipsis + "".join(sorted(once - set(ellipsis)))
+    if len(inputs) != len(shapes):
+        raise ValueError("Number of einsum subscripts must be equal to the number of operands.")
+    sizes = {}
     for k, (sub, shape) in enumerate(zip(inputs, shapes)):
-        if "..." in sub:
-            count = builtins.max(len(shape), 1) - (len(sub) - 3) if shape else 0
-            longest = builtins.max(longest, count)
-            inputs[k] = sub.replace("...", letters[len(letters) - count:] if count > 0 else "")
-    ellipsis = letters[len(letters) - longest:] if longest else ""
-    if arrow:
-        return ",".join(inputs) + "->" + output.replace("...", ellipsis)
-    joined = "".join(inputs)
-    once = {c for c in joined if joined.count(c) == 1}
-    return ",".join(inputs) + "->" + ellipsis + "".join(sorted(once - set(ellipsis)))
+        if len(sub) != len(shape):
+            raise ValueError(f"Einstein sum subscript '{sub}' does not contain the correct "
+                             f"number of indices for operand {k}.")
+        for c, d in zip(sub, shape):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = int(d)
+            elif d not in (1, sizes[c]):
+                raise ValueError(f"Size of label '{c}' for operand {k} ({sizes[c]}) does not "
+                                 f"match previous terms ({d}).")
+    return inputs, output, shapes, sizes
+
+
+def _optimal_path(inputs, output, sizes):
+    """opt_einsum's `optimal` search: every order of pairwise contractions, depth first,
+    pruned by the cheapest found so far; the path as positions into the list of operands
+    left, each result appended at its end."""
+    out = frozenset(output)
+    size = lambda letters: math.prod(sizes[c] for c in letters)
+    best = [float("inf"), ()]
+
+    def search(path, remaining, sets, flops):
+        if len(remaining) == 1:
+            best[:] = [flops, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            either = sets[i] | sets[j]
+            kept = either & out.union(*(sets[r] for r in remaining if r not in (i, j)))
+            cost = flops + size(either) * (1 + bool(either - kept))
+            if cost < best[0]:
+                search(path + ((i, j),), remaining - {i, j} | {len(sets)}, sets + (kept,),
+                       cost)
+
+    search((), set(range(len(inputs))), tuple(map(frozenset, inputs)), 0)
+    ids, linear = list(range(len(inputs))), []
+    for pair in best[1]:              # from results numbered once each to positions left
+        positions = sorted(ids.index(k) for k in pair)
+        for p in reversed(positions):
+            ids.pop(p)
+        ids.append(len(inputs) + len(linear))
+        linear.append(tuple(positions))
+    return linear
 
 
 class PathInfo:
@@ -3326,7 +3381,8 @@ class PathInfo:
                  "{:>6} {:>11} {:>22} {:>37}\n".format("scaling", "BLAS", "current", "remaining"),
                  "-" * 80]
         for scale, blas, current, remaining in self.steps:
-            rest = "..." if remaining is None else ",".join(remaining) + "->" + self.output_subscript
+            rest = ("..." if remaining is None
+                    else ",".join(remaining) + "->" + self.output_subscript)
             lines.append("\n{:>4} {:>14} {:>22}    {:>{}}".format(
                 scale, blas, current, rest, builtins.max(0, 56 - builtins.max(22, len(current)))))
         return "".join(lines)
@@ -3336,9 +3392,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     """The order in which `einsum` would contract its operands, pairwise, and a report of it
     (`PathInfo`): opt_einsum's `contract_path` for up to four operands, with the exhaustive
     search that its default `"auto"` (and `"optimal"`) then makes, or a path given as a list."""
-    spec, operands = _einsum_operands(subscripts, operands)
-    shapes = [tuple(np.shape(x)) for x in operands]
-    inputs, output, sizes = _parse_einsum(_spell_out_ellipsis(spec, shapes), shapes)
+    inputs, output, shapes, sizes = _contract_spec(subscripts, operands)
     n = len(inputs)
     if not isinstance(optimize, (str, bool)):
         path = [tuple(p) for p in optimize]                   # a path given: taken as it is
@@ -3347,7 +3401,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     elif optimize is False:                                   # JAX's `Unoptimized`
         path = [(0, 1)] * (n - 1)
     elif optimize in ("auto", "optimal", True) and n <= 4:
-        path = _optimal_order(inputs, output, sizes)
+        path = _optimal_path(inputs, output, sizes)
     else:
         raise NotImplementedError(f"einsum_path with optimize={optimize!r} and {n} operands: "
                                   "the book searches paths exhaustively, for four at most")

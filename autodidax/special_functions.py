@@ -1856,8 +1856,9 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
 scipy_special.more_functions["sph_harm_y"] = api_boundary(sph_harm_y)
 
 
-from autodidax import random
-from autodidax.numpy.linalg import lax_cholesky, triangular_solve
+from autodidax.distributions import choice
+from autodidax.numpy.linalg import lax_cholesky, multivariate_normal, triangular_solve
+from autodidax.prng import split
 from autodidax.tree_util import register_pytree_node_class
 
 
@@ -2023,11 +2024,10 @@ class gaussian_kde:
     def resample(self, key, shape=()):
         """Points drawn from the density: a data point chosen by weight, plus Gaussian noise of
         the kernel's covariance; shape `(d,) + shape`."""
-        ind_key, eps_key = random.split(key)
-        ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
-        eps = random.multivariate_normal(eps_key, jnp.zeros(self.d, self.covariance.dtype),
-                                         self.covariance, shape=shape,
-                                         dtype=self.dataset.dtype).T
+        ind_key, eps_key = split(key)
+        ind = choice(ind_key, self.n, shape=shape, p=self.weights)
+        eps = multivariate_normal(eps_key, jnp.zeros(self.d, self.covariance.dtype),
+                                  self.covariance, shape=shape, dtype=self.dataset.dtype).T
         return self.dataset[:, ind] + eps
 
     def integrate_box(self, low_bounds, high_bounds, maxpts=None):

@@ -331,7 +331,9 @@ EINSUM_PATH = {
         _path(jnp, "abc,bcd,ab", (2, 3, 4), (3, 4, 5), (2, 3), optimize=True),
         _path(jnp, "ij,jk,kl", (2, 3), (3, 4), (4, 5), optimize=False),
         _path(jnp, "ea,fb,abcd,gc,hd->efgh", (5, 6), (5, 6), (6, 6, 6, 6), (5, 6), (5, 6),
-              optimize=[(0, 2), (0, 3), (0, 2), (0, 1)])])),
+              optimize=[(0, 2), (0, 3), (0, 2), (0, 1)]),
+        repr(jnp.einsum_path(np.ones((2, 3)), [0, 1], np.ones((3, 4)), [1, 2], [0, 2])),
+        _path(jnp, "ab,bc,cd,de->ae", (8, 2), (2, 9), (9, 3), (3, 7))])),
     "einsum_path shapes": E(lambda jax, jnp: jnp.einsum_path("ij,jk", np.ones((2, 3)),
                                                              np.ones((4, 5)))),
 }
