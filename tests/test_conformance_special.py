@@ -243,6 +243,8 @@ _EXPN_N = np.array([[0.0], [1.0], [2.0], [5.0]], np.float32)
 MORE = {
     "kaiser": B(lambda jax, jnp: (jnp.kaiser(7, 4.0), jnp.kaiser(1, 2.0), jnp.kaiser(0, 2.0),
                                   jnp.kaiser(6, np.float32(0.5)))),
+    "kaiser jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda b: jnp.kaiser(4, b))(
+        np.float32(2.0))),
     "kaiser traced M": E(lambda jax, jnp: jax.jit(jnp.kaiser)(5, 1.0)),
     "wofz and complex erfcx under jit": B(lambda jax, jnp: jax.jit(lambda w, x: (
         jax.scipy.special.wofz(w), jax.scipy.special.wofz(jnp.conj(w)),
