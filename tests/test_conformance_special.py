@@ -334,6 +334,25 @@ MORE.update({
 })
 
 
+def _in_x64(fn):
+    """`fn` run inside `jax.enable_x64(True)`, with float64 inputs."""
+    def in_x64(jax, jnp):
+        with jax.enable_x64(True):
+            return fn(jax, jnp)
+    return in_x64
+
+
+X64 = np.array([-3.0, -0.5, 0.0, 0.3, 1.5, 3.0, 7.0, 20.0, 5e4, 1e8])
+
+MORE.update({
+    "64-bit paths under jit": B(_in_x64(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.fresnel(x), jax.scipy.special.sici(x),
+        jax.scipy.special.owens_t(x, jnp.abs(x)),
+        jax.scipy.special.bessel_jn(jnp.abs(x[:8]) + 0.1, v=2), jnp.kaiser(6, 2.0),
+        jnp.polyfit(x[:6], x[1:7], 2)))(X64))),
+})
+
+
 @pytest.mark.parametrize("name", _params(MORE))
 def test_more_special(name):
     check(MORE[name])
