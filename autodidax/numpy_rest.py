@@ -11,6 +11,7 @@ import functools
 import math
 import operator
 import re
+import string
 
 import ml_dtypes
 import numpy as np
@@ -44,6 +45,8 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
+from autodidax.numpy import diag, dot, outer, sqrt
+from autodidax.numpy.linalg import eigvals, inv, lstsq
 
 
 def _inexact(name, *args):
@@ -3131,8 +3134,7 @@ def poly(seq_of_zeros):
     zeros_, = promote_dtypes(seq_of_zeros, inexact=True)
     zeros_ = atleast_1d(zeros_)
     if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs jnp.linalg.eigvals, which "
-                                  "autodidax lacks")
+        zeros_ = eigvals(zeros_)
     if zeros_.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = zeros_.dtype
@@ -3145,3 +3147,291 @@ def poly(seq_of_zeros):
 
 
 _register("polymul poly")
+
+
+def _complex_of(dtype):
+    """The complex dtype of a real one's precision (JAX's `dtypes.to_complex_dtype`)."""
+    return np.result_type(dtype, np.complex64)
+
+
+def _roots_no_zeros(p):
+    """The roots of `p`, whose leading coefficient is not zero: the eigenvalues of its companion
+    matrix."""
+    if p.size < 2:
+        return array([], dtype=_complex_of(p.dtype))
+    companion = diag(ones((p.size - 2,), p.dtype), -1)
+    companion = companion.at[0, :].set(-p[1:] / p[0])
+    return eigvals(companion)
+
+
+@jit_in_jaxprs("_roots_with_zeros")
+def _roots_with_zeros(p, num_leading_zeros):
+    """The roots of `p` with its leading zeros rolled to the end; a root per leading zero NaN."""
+    p = where_(len(p) == num_leading_zeros, 1.0, p)
+    n = p.shape[0]
+    p = p[(arange(n) + num_leading_zeros) % n]
+    found = _roots_no_zeros(p)
+    found = sort_key_val(found == 0, found)[1]
+    return where_(arange(found.size) < found.size - num_leading_zeros, found,
+                  complex(np.nan, np.nan))
+
+
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial with coefficients `p` (highest power first)."""
+    check_arraylike("roots", p)
+    p, = promote_dtypes(p, inexact=True)
+    p = atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if p.size < 2:
+        return array([], dtype=_complex_of(p.dtype))
+    num_leading_zeros = where_(_all(p == 0), len(p), argmin(p == 0))
+    if strip_zeros:
+        num_leading_zeros = _concrete_int(
+            num_leading_zeros, "The error occurred in the jnp.roots() function. To use this "
+            "within a JIT-compiled context, pass strip_zeros=False, but be aware that leading "
+            "zeros will result in some returned roots being set to NaN.")
+        return _roots_no_zeros(p[num_leading_zeros:])
+    return _roots_with_zeros(p, num_leading_zeros)
+
+
+@jitted(name="polyfit", staged=True, static_argnums=(2, 3, 4, 6))
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree `deg` through the points `(x, y)` (highest power
+    first); with `full`, also the residuals, rank, singular values and `rcond`; with `cov`, the
+    coefficients' covariance matrix."""
+    check_arraylike("polyfit", x, y, *([] if w is None else [w]))
+    x, y = asarray(x), asarray(y)
+    deg = _concrete_int(deg, "deg must be int")
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * float(finfo(x.dtype).eps)
+    rcond = float(_concrete_value(rcond, "rcond must be float"))
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w, = promote_dtypes(w, inexact=True)
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    scale = sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale[None, :]
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    vbase = inv(dot(lhs.T, lhs)) / outer(scale, scale)
+    if cov == "unscaled":
+        fac = array(1.0)
+    else:
+        if len(x) <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = resids / (len(x) - order)
+    if y.ndim == 1:
+        return c, vbase * atleast_1d(fac)[None]
+    return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]
+
+
+_register("roots polyfit")
+
+
+import itertools
+from decimal import Decimal
+
+
+def _can_blas(inputs, result, removed, shapes):
+    """opt_einsum's name for the kind of BLAS call a pairwise contraction is, or False."""
+    if len(inputs) != 2:
+        return False
+    left, right = inputs
+    for c in set(left + right):
+        nl, nr = left.count(c), right.count(c)
+        if nl > 1 or nr > 1 or nl + nr > 2 or nl + nr - 1 == int(c in result):
+            return False
+    if builtins.any(shapes[0][left.find(c)] != shapes[1][right.find(c)] for c in removed):
+        return False
+    if not removed:
+        return "OUTER/EINSUM"
+    keep_left, keep_right, rs = set(left) - removed, set(right) - removed, len(removed)
+    if left == right:
+        return "DOT"
+    if set(left) == set(right):
+        return "DOT/EINSUM"
+    if (left[-rs:] == right[:rs] or left[:rs] == right[-rs:] or left[-rs:] == right[-rs:]
+            or left[:rs] == right[:rs]):
+        return "GEMM"
+    return "GEMV/EINSUM" if not keep_left or not keep_right else "TDOT"
+
+
+def _contract_spec(subscripts, operands):
+    """The subscripts as opt_einsum reads them, with no `...` left: the letters of `...` are
+    the last of the first unused letters, as many of those as the largest rank; an implicit
+    output is the `...` letters, then the letters used once, sorted. Also NumPy's other form,
+    `a, [0, 1], b, [1, 2], [0, 2]`, with ints for letters."""
+    if not isinstance(subscripts, str):
+        args = [subscripts, *operands]
+        spell = lambda sub: "".join("..." if s is Ellipsis else string.ascii_letters[s]
+                                    for s in sub)
+        operands = args[0:len(args) - len(args) % 2:2]
+        subscripts = ",".join(map(spell, args[1::2][:len(operands)]))
+        if len(args) % 2:
+            subscripts += "->" + spell(args[-1])
+    shapes = [tuple(np.shape(x)) for x in operands]
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    inputs, longest = inputs.split(","), 0
+    ellipsis = ""
+    if "." in spec:
+        used = spec.replace(".", "").replace(",", "").replace("->", "")
+        free = [c for c in string.ascii_letters if c not in used]
+        letters = "".join(free[:builtins.max(len(s) for s in shapes)])
+        for k, (sub, shape) in enumerate(zip(inputs, shapes)):
+            if "..." in sub:
+                count = builtins.max(len(shape), 1) - (len(sub) - 3) if shape else 0
+                longest = builtins.max(longest, count)
+                inputs[k] = sub.replace("...", letters[len(letters) - count:] if count else "")
+        ellipsis = letters[len(letters) - longest:] if longest else ""
+        output = output.replace("...", ellipsis)
+    if not arrow:
+        joined = "".join(inputs)
+        once = {c for c in joined if joined.count(c) == 1}
+        output = ellipsis + "".join(sorted(once - set(ellipsis)))
+    if len(inputs) != len(shapes):
+        raise ValueError("Number of einsum subscripts must be equal to the number of operands.")
+    sizes = {}
+    for k, (sub, shape) in enumerate(zip(inputs, shapes)):
+        if len(sub) != len(shape):
+            raise ValueError(f"Einstein sum subscript '{sub}' does not contain the correct "
+                             f"number of indices for operand {k}.")
+        for c, d in zip(sub, shape):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = int(d)
+            elif d not in (1, sizes[c]):
+                raise ValueError(f"Size of label '{c}' for operand {k} ({sizes[c]}) does not "
+                                 f"match previous terms ({d}).")
+    return inputs, output, shapes, sizes
+
+
+def _optimal_path(inputs, output, sizes):
+    """opt_einsum's `optimal` search: every order of pairwise contractions, depth first,
+    pruned by the cheapest found so far; the path as positions into the list of operands
+    left, each result appended at its end."""
+    out = frozenset(output)
+    size = lambda letters: math.prod(sizes[c] for c in letters)
+    best = [float("inf"), ()]
+
+    def search(path, remaining, sets, flops):
+        if len(remaining) == 1:
+            best[:] = [flops, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            either = sets[i] | sets[j]
+            kept = either & out.union(*(sets[r] for r in remaining if r not in (i, j)))
+            cost = flops + size(either) * (1 + bool(either - kept))
+            if cost < best[0]:
+                search(path + ((i, j),), remaining - {i, j} | {len(sets)}, sets + (kept,),
+                       cost)
+
+    search((), set(range(len(inputs))), tuple(map(frozenset, inputs)), 0)
+    ids, linear = list(range(len(inputs))), []
+    for pair in best[1]:              # from results numbered once each to positions left
+        positions = sorted(ids.index(k) for k in pair)
+        for p in reversed(positions):
+            ids.pop(p)
+        ids.append(len(inputs) + len(linear))
+        linear.append(tuple(positions))
+    return linear
+
+
+class PathInfo:
+    """What `einsum_path` reports besides the path: the contractions, their scaling and BLAS
+    kind, and the operation counts, printed as opt_einsum's `PathInfo` prints."""
+
+    def __init__(self, eq, output, n_indices, steps, naive_cost, opt_cost, largest):
+        self.eq, self.output_subscript, self.steps = eq, output, steps
+        self.scale_list = [scale for scale, *_ in steps]
+        self.naive_cost, self.opt_cost = Decimal(naive_cost), Decimal(opt_cost)
+        self.speedup = self.naive_cost / builtins.max(self.opt_cost, Decimal(1))
+        self.n_indices, self.largest_intermediate = n_indices, Decimal(largest)
+
+    def __repr__(self):
+        lines = [f"  Complete contraction:  {self.eq}\n",
+                 f"         Naive scaling:  {self.n_indices}\n",
+                 f"     Optimized scaling:  {builtins.max(self.scale_list, default=0)}\n",
+                 f"      Naive FLOP count:  {self.naive_cost:.3e}\n",
+                 f"  Optimized FLOP count:  {self.opt_cost:.3e}\n",
+                 f"   Theoretical speedup:  {self.speedup:.3e}\n",
+                 f"  Largest intermediate:  {self.largest_intermediate:.3e} elements\n",
+                 "-" * 80 + "\n",
+                 "{:>6} {:>11} {:>22} {:>37}\n".format("scaling", "BLAS", "current", "remaining"),
+                 "-" * 80]
+        for scale, blas, current, remaining in self.steps:
+            rest = ("..." if remaining is None
+                    else ",".join(remaining) + "->" + self.output_subscript)
+            lines.append("\n{:>4} {:>14} {:>22}    {:>{}}".format(
+                scale, blas, current, rest, builtins.max(0, 56 - builtins.max(22, len(current)))))
+        return "".join(lines)
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The order in which `einsum` would contract its operands, pairwise, and a report of it
+    (`PathInfo`): opt_einsum's `contract_path` for up to four operands, with the exhaustive
+    search that its default `"auto"` (and `"optimal"`) then makes, or a path given as a list."""
+    inputs, output, shapes, sizes = _contract_spec(subscripts, operands)
+    n = len(inputs)
+    if not isinstance(optimize, (str, bool)):
+        path = [tuple(p) for p in optimize]                   # a path given: taken as it is
+    elif n <= 2:
+        path = [tuple(range(n))]
+    elif optimize is False:                                   # JAX's `Unoptimized`
+        path = [(0, 1)] * (n - 1)
+    elif optimize in ("auto", "optimal", True) and n <= 4:
+        path = _optimal_path(inputs, output, sizes)
+    else:
+        raise NotImplementedError(f"einsum_path with optimize={optimize!r} and {n} operands: "
+                                  "the book searches paths exhaustively, for four at most")
+    size = lambda letters: math.prod(sizes[c] for c in letters)
+    indices, out = frozenset("".join(inputs)), frozenset(output)
+    sets, terms, term_shapes = [frozenset(s) for s in inputs], list(inputs), list(shapes)
+    inner = builtins.sum(map(len, sets)) - len(indices) > 0
+    naive_cost = size(indices) * (builtins.max(1, n - 1) + inner)
+    steps, cost, largest = [], 0, []
+    for k, positions in enumerate(path):
+        positions = tuple(sorted(positions, reverse=True))
+        contracted = frozenset().union(*[sets.pop(p) for p in positions])
+        kept = contracted & out.union(*sets)
+        removed = contracted - kept
+        sets.append(kept)
+        cost += size(contracted) * (builtins.max(1, len(positions) - 1) + bool(removed))
+        largest.append(size(kept))
+        taken = [terms.pop(p) for p in positions]
+        taken_shapes = [term_shapes.pop(p) for p in positions]
+        blas = _can_blas(taken, kept, removed, taken_shapes)
+        result = (output if k == len(path) - 1
+                  else "".join(sorted(kept, key="".join(taken).find)))
+        term_shapes.append(tuple(builtins.max(s[t.find(c)] for t, s in zip(taken, taken_shapes)
+                                              if c in t) for c in result))
+        terms.append(result)
+        steps.append((len(contracted), blas, ",".join(taken) + "->" + result,
+                      tuple(terms) if len(terms) <= 20 else None))
+    info = PathInfo(f"{','.join(inputs)}->{output}", output, len(indices), steps, naive_cost,
+                    cost, builtins.max(largest, default=1))
+    return path, info
+
+
+_register("einsum_path")

@@ -280,3 +280,65 @@ JAXPRS = {
 @pytest.mark.parametrize("name", _params(JAXPRS))
 def test_jaxprs(name):
     check(JAXPRS[name])
+
+
+PX = np.linspace(0.0, 1.0, 7, dtype=np.float32)
+PY = np.sin(3 * PX).astype(np.float32)
+PZ = np.array([0.0, 0.0, 1.0, -3.0, 2.0], np.float32)     # two leading zeros; roots 1 and 2
+
+POLYNOMIALS = {
+    "roots": C(lambda jax, jnp: (jnp.roots(PZ), jnp.roots(PZ[2:]), jnp.roots(np.float32(3)),
+                                 jnp.roots(np.zeros(3, np.float32)))),
+    "roots strip_zeros=False under jit": C(lambda jax, jnp: jax.jit(
+        lambda p: (jnp.roots(p, strip_zeros=False), jnp.roots(p * 0, strip_zeros=False)))(PZ)),
+    "roots under jit": E(lambda jax, jnp: jax.jit(jnp.roots)(PZ)),
+    "roots rank 2": E(lambda jax, jnp: jnp.roots(np.ones((2, 2)))),
+    "poly of a matrix": C(lambda jax, jnp: jnp.poly(np.array([[2.0, 1.0], [0.0, 3.0]],
+                                                             np.float32))),
+    "polyfit": C(lambda jax, jnp: (jnp.polyfit(PX, PY, 3), jnp.polyfit(PX, PY, 2, full=True),
+                                   jnp.polyfit(PX, PY, 2, w=PX + 1),
+                                   jnp.polyfit(PX, np.stack([PY, PX], 1), 1),
+                                   jnp.polyfit(PX, PY, 1, rcond=1e-3))),
+    "polyfit cov": C(lambda jax, jnp: (jnp.polyfit(PX, PY, 2, cov=True),
+                                       jnp.polyfit(PX, PY, 2, cov="unscaled"),
+                                       jnp.polyfit(PX, np.stack([PY, PX], 1), 1, cov=True)),
+                     rtol=1e-5, atol=1e-6),
+    "polyfit deg": E(lambda jax, jnp: jnp.polyfit(PX, PY, -1)),
+    "polyfit x rank": E(lambda jax, jnp: jnp.polyfit(PY[None], PY[None], 1)),
+    "polyfit lengths": E(lambda jax, jnp: jnp.polyfit(PX, PY[:3], 1)),
+    "polyfit cov few points": E(lambda jax, jnp: jnp.polyfit(PX[:3], PY[:3], 2, cov=True)),
+}
+
+
+@pytest.mark.parametrize("name", _params(POLYNOMIALS))
+def test_polynomials(name):
+    check(POLYNOMIALS[name])
+
+
+def _path(jnp, spec, *shapes, **kw):
+    path, info = jnp.einsum_path(spec, *[np.ones(s, np.float32) for s in shapes], **kw)
+    return str(path) + "\n" + repr(info)
+
+
+EINSUM_PATH = {
+    "einsum_path": J(lambda jax, jnp: "\n".join([
+        _path(jnp, "ij,jk,kl->il", (2, 3), (3, 4), (4, 5)), _path(jnp, "ij,jk", (2, 3), (3, 4)),
+        _path(jnp, "ii->i", (3, 3)), _path(jnp, "bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+        _path(jnp, "ij,kl,jk", (2, 3), (4, 5), (3, 4)), _path(jnp, "i,i", (3,), (3,)),
+        _path(jnp, "i,j", (3,), (4,)), _path(jnp, "...ij,...jk->...ik", (2, 2, 3), (3, 4)),
+        _path(jnp, "...i,...i", (2, 3), (3,)), _path(jnp, "ij,ji", (2, 3), (3, 2)),
+        _path(jnp, "ij,jk,kl,lm", (2, 3), (3, 4), (4, 5), (5, 6)),
+        _path(jnp, "abc,bcd,ab", (2, 3, 4), (3, 4, 5), (2, 3), optimize=True),
+        _path(jnp, "ij,jk,kl", (2, 3), (3, 4), (4, 5), optimize=False),
+        _path(jnp, "ea,fb,abcd,gc,hd->efgh", (5, 6), (5, 6), (6, 6, 6, 6), (5, 6), (5, 6),
+              optimize=[(0, 2), (0, 3), (0, 2), (0, 1)]),
+        repr(jnp.einsum_path(np.ones((2, 3)), [0, 1], np.ones((3, 4)), [1, 2], [0, 2])),
+        _path(jnp, "ab,bc,cd,de->ae", (8, 2), (2, 9), (9, 3), (3, 7))])),
+    "einsum_path shapes": E(lambda jax, jnp: jnp.einsum_path("ij,jk", np.ones((2, 3)),
+                                                             np.ones((4, 5)))),
+}
+
+
+@pytest.mark.parametrize("name", _params(EINSUM_PATH))
+def test_einsum_path(name):
+    check(EINSUM_PATH[name])

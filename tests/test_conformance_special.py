@@ -229,3 +229,130 @@ def test_scipy_special(name):
 @pytest.mark.parametrize("name", _params(NN))
 def test_nn(name):
     check(NN[name])
+
+
+W = (X + 3j * U).astype(np.complex64)
+_SPH_N, _SPH_M = np.array([0, 1, 2, 3, 4, 4, 2], np.int32), np.array([0, -1, 2, 1, -3, 4, 0],
+                                                                      np.int32)
+_HYP2F1 = np.array([[0.5, 1.0, 2.5, 0.0, -2.0, 3.0, 2.0, -1.0, 5.0, 2.0, 1.0, 0.3],
+                    [1.5, 1.0, 0.5, 1.0, 0.5, 3.0, 2.0, 2.0, -3.0, 0.7, 2.0, 0.2],
+                    [2.5, 3.0, 4.5, 1.0, 2.0, 3.0, -2.0, 2.0, 4.0, 0.7, 3.0, 1.5],
+                    [-0.5, 0.3, 0.95, 0.2, 0.5, 0.99, 0.4, 1.0, 0.7, 0.8, 0.97, 1.0]], np.float32)
+_EXPN_N = np.array([[0.0], [1.0], [2.0], [5.0]], np.float32)
+
+MORE = {
+    "kaiser": B(lambda jax, jnp: (jnp.kaiser(7, 4.0), jnp.kaiser(1, 2.0), jnp.kaiser(0, 2.0),
+                                  jnp.kaiser(6, np.float32(0.5)))),
+    "kaiser jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda b: jnp.kaiser(4, b))(
+        np.float32(2.0))),
+    "kaiser traced M": E(lambda jax, jnp: jax.jit(jnp.kaiser)(5, 1.0)),
+    "wofz and complex erfcx under jit": B(lambda jax, jnp: jax.jit(lambda w, x: (
+        jax.scipy.special.wofz(w), jax.scipy.special.wofz(jnp.conj(w)),
+        jax.scipy.special.wofz(x), jax.scipy.special.erfcx(w)))(W, X)),
+    "wofz of a Python float": B(lambda jax, jnp: jax.scipy.special.wofz(0.5)),
+    "bessel_jn": B(lambda jax, jnp: (jax.scipy.special.bessel_jn(P + 0.1, v=3),
+                                     jax.scipy.special.bessel_jn(M, v=1, n_iter=30))),
+    "sici under jit": B(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.sici(x), jax.scipy.special.sici(x * 1e9)))(
+        np.append(X, [np.inf, -np.inf, 1e10]).astype(np.float32))),
+    # JAX's E_n(x) differs from ours in the last bits, and its batched E_n from its own scalar
+    # one (XLA compiles the loops otherwise): compared to a tolerance.
+    "expi, exp1, expn under jit": C(lambda jax, jnp: jax.jit(lambda x, p: (
+        jax.scipy.special.expi(x), jax.scipy.special.exp1(p),
+        jax.scipy.special.expn(_EXPN_N, p), jax.scipy.special.expn(6000.0, p)))(X, P + 0.1),
+        rtol=2e-6),
+    "expn at scalars": C(lambda jax, jnp: [jax.scipy.special.expn(3, np.float32(v))
+                                           for v in (0.5, 2.0)], rtol=2e-6),
+    "grads": C(lambda jax, jnp: jax.jit(lambda x, w: [
+        jax.vmap(jax.grad(f))(x) for f in (
+            jax.scipy.special.expi, lambda v: jax.scipy.special.expn(2.0, v),
+            lambda v: jax.scipy.special.sici(v)[0], lambda v: jax.scipy.special.sici(v)[1],
+            lambda v: jax.scipy.special.wofz(v).imag)]
+        + [jax.vmap(jax.grad(lambda v: jax.scipy.special.wofz(v).real, holomorphic=False))(
+            x)])(P + 0.1, W), **GRAD),
+    "fresnel under jit": B(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.fresnel(x), jax.scipy.special.fresnel(x.astype(jnp.float16)),
+        jax.scipy.special.fresnel(x * 1e4), jax.vmap(jax.grad(
+            lambda v: jax.scipy.special.fresnel(v)[0]))(x)))(
+        np.append(X, [np.inf, -np.inf]).astype(np.float32))),
+    "fresnel complex": E(lambda jax, jnp: jax.scipy.special.fresnel(W)),
+    "owens_t under jit": B(lambda jax, jnp: jax.jit(lambda h, a: (
+        jax.scipy.special.owens_t(h, a), jax.scipy.special.owens_t(h[:, None], a[None]),
+        jax.vmap(jax.grad(jax.scipy.special.owens_t, (0, 1)))(h, a)))(X, A)),
+    "hyp1f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, x: (
+        jax.scipy.special.hyp1f1(a, b, x), jax.scipy.special.hyp1f1(a[:5], b[:5], x[:5] * 40),
+        jax.vmap(jax.grad(jax.scipy.special.hyp1f1, (0, 1, 2)))(a + 0.5, b + 1.5, x)))(
+        np.abs(A[:8]), U[:8] * 3, X[:8])),
+    "hyp1f1 special cases and scalars": B(lambda jax, jnp: (
+        jax.scipy.special.hyp1f1(np.float32([0.0, 2.0, 1.0]), np.float32([1.0, 2.0, 0.0]), X[:3]),
+        jax.scipy.special.hyp1f1(0.5, 1.5, 2.0))),
+    "hyp1f1 complex": E(lambda jax, jnp: jax.scipy.special.hyp1f1(W, W, W)),
+    "hyp2f1 under jit": B(lambda jax, jnp: jax.jit(lambda a, b, c, x: (
+        jax.scipy.special.hyp2f1(a, b, c, x),
+        jax.vmap(jax.grad(jax.scipy.special.hyp2f1, 2))(
+            jnp.abs(a[:4]) + 0.5, jnp.abs(b[:4]) + 0.5, jnp.abs(c[:4]) + 2, x[:4] * 0.5)))(
+        *_HYP2F1)),
+    "sph_harm_y": B(lambda jax, jnp: (
+        jax.scipy.special.sph_harm_y(_SPH_N, _SPH_M, U[:7] * 3, Z[:7]),
+        jax.jit(jax.scipy.special.sph_harm_y, static_argnames="n_max")(
+            _SPH_N, _SPH_M, U[:7] * 3, Z[:7], n_max=6),
+        jax.scipy.special.sph_harm_y(_SPH_N[:1], _SPH_M[:1], 0.5, np.float32(0.2)))),
+    "sph_harm_y n_max traced": E(lambda jax, jnp: jax.jit(jax.scipy.special.sph_harm_y)(
+        _SPH_N, _SPH_M, U[:7], Z[:7])),
+    "sph_harm_y diff_n": E(lambda jax, jnp: jax.scipy.special.sph_harm_y(
+        _SPH_N, _SPH_M, U[:7], Z[:7], diff_n=1)),
+    "expi complex": E(lambda jax, jnp: jax.scipy.special.expi(W)),
+    "exp1 complex": E(lambda jax, jnp: jax.scipy.special.exp1(W)),
+    "expn complex": E(lambda jax, jnp: jax.scipy.special.expn(1, W)),
+    "sici complex": E(lambda jax, jnp: jax.scipy.special.sici(W)),
+}
+
+
+KD = np.array([0.0, 0.5, 1.5, 3.0, 2.2, -1.0], np.float32)
+KD2 = RNG.randn(2, 8).astype(np.float32)
+
+
+def _kdes(jax):
+    kde = jax.scipy.stats.gaussian_kde
+    return (kde(KD), kde(KD2, bw_method="silverman"),
+            kde(KD, weights=np.arange(1, 7, dtype=np.float32), bw_method=0.4))
+
+
+MORE.update({
+    "gaussian_kde, a pytree, under jit": B(lambda jax, jnp: jax.jit(lambda k1, k2, k3, p: (
+        k1.pdf(p), k1.logpdf(p), k2(KD2[:, :3]), k3.evaluate(p), k1.integrate_box_1d(0.0, 1.0),
+        k2.integrate_gaussian(np.zeros(2, np.float32), np.eye(2, dtype=np.float32)),
+        k1.integrate_kde(k3), k1.resample(jax.random.key(0), (4,)),
+        k2.resample(jax.random.key(1)), k1.neff, k2.covariance, k3.inv_cov))(
+        *_kdes(jax), X[:5])),
+    "gaussian_kde one point": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(np.ones(1))),
+    "gaussian_kde bw_method": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, "wide")),
+    "gaussian_kde weights": E(lambda jax, jnp: jax.scipy.stats.gaussian_kde(KD, None, KD[:2])),
+    "gaussian_kde points": E(lambda jax, jnp: _kdes(jax)[1].pdf(np.ones((3, 2)))),
+    "gaussian_kde box 2-D": E(lambda jax, jnp: _kdes(jax)[1].integrate_box_1d(0.0, 1.0)),
+    "gaussian_kde integrate_box": E(lambda jax, jnp: _kdes(jax)[0].integrate_box(0.0, 1.0)),
+})
+
+
+def _in_x64(fn):
+    """`fn` run inside `jax.enable_x64(True)`, with float64 inputs."""
+    def in_x64(jax, jnp):
+        with jax.enable_x64(True):
+            return fn(jax, jnp)
+    return in_x64
+
+
+X64 = np.array([-3.0, -0.5, 0.0, 0.3, 1.5, 3.0, 7.0, 20.0, 5e4, 1e8])
+
+MORE.update({
+    "64-bit paths under jit": B(_in_x64(lambda jax, jnp: jax.jit(lambda x: (
+        jax.scipy.special.fresnel(x), jax.scipy.special.sici(x),
+        jax.scipy.special.owens_t(x, jnp.abs(x)),
+        jax.scipy.special.bessel_jn(jnp.abs(x[:8]) + 0.1, v=2), jnp.kaiser(6, 2.0),
+        jnp.polyfit(x[:6], x[1:7], 2)))(X64))),
+})
+
+
+@pytest.mark.parametrize("name", _params(MORE))
+def test_more_special(name):
+    check(MORE[name])
