@@ -274,7 +274,7 @@ def complex_dtype(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, np.complex64)
 
 
-_PARTS = frozenset({np.dtype("float32")})              # JAX's `_complex_elem_types`, 64-bit off
+_PARTS = frozenset(map(np.dtype, ("float32", "float64")))    # JAX's `_complex_elem_types`
 real_p = _unop("real", lambda x: np.real(x).copy(), _COMPLEX, real_dtype)
 imag_p = _unop("imag", lambda x: np.imag(x).copy(), _COMPLEX, real_dtype)
 conj_p = _unop("conj", lambda x, *, input_dtype: np.conj(x).astype(complex_dtype(x.dtype)),
@@ -293,10 +293,12 @@ complex_p = _binop("complex", _complex_impl, _FLOAT, np.dtype("complex64"))
 
 def _complex_abstract(x, y):
     for a in (x, y):
-        if a.dtype not in _PARTS:
+        if a.dtype not in _PARTS:      # the accepted ones as the mode has them: float32 alone
+            accepted = sorted({canonicalize_dtype(d).name for d in _PARTS})    # with it off
             raise TypeError(f"complex does not accept dtype {a.dtype.name}. "
-                            "Accepted dtypes are subtypes of float32.")
-    return _complex_same_dtypes(x, y)
+                            f"Accepted dtypes are subtypes of {', '.join(accepted)}.")
+    out = _complex_same_dtypes(x, y)
+    return ShapedArray(out.shape, complex_dtype(x.dtype), out.weak_type)
 
 
 _complex_same_dtypes = abstract_eval_rules[complex_p]

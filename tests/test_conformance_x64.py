@@ -90,6 +90,12 @@ X64 = {name: x64(case) for name, case in {
         lambda x, i: jax.lax.dynamic_slice(x, (i, 0), (1, 2)))(M, 1)),
     "device_put and eval_shape": C(lambda jax, jnp: (jax.device_put(F), str(jax.eval_shape(
         lambda x: x * 2, F).dtype))),
+    "linalg in float64": C(lambda jax, jnp: (
+        jnp.linalg.inv(M[:, :2] + np.eye(2)), jnp.linalg.solve(M[:, :2] + np.eye(2), F[:2]),
+        jnp.linalg.det(M[:, :2] + np.eye(2)), jnp.linalg.eigh(np.eye(2) * F[:2]),
+        jnp.linalg.cholesky(np.eye(2) * 2), jnp.linalg.qr(M)), rtol=1e-12, atol=1e-12),
+    "complex of float64 parts": B(lambda jax, jnp: (jax.lax.complex(F, F),
+                                                    jax.jit(jax.lax.complex)(F, F))),
     # Random: 64-bit bits, float64 draws, 64-bit seeds.
     "random draws": B(lambda jax, jnp: (jax.random.uniform(jax.random.key(0), (3,)),
                                         jax.random.normal(jax.random.key(0), (3,)),

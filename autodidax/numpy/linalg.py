@@ -278,7 +278,7 @@ def pivots_to_permutation(pivots, m):
     perm = jnp.broadcast_to(rows, (*pivots.shape[:-1], m))
     for j in range(pivots.shape[-1]):
         at_p = jnp.equal(rows, pivots[..., j:j + 1])
-        perm_p = jnp.sum(jnp.where(at_p, perm, 0), axis=-1, keepdims=True)
+        perm_p = jnp.sum(jnp.where(at_p, perm, 0), axis=-1, keepdims=True, dtype=perm.dtype)
         perm = jnp.where(rows == j, perm_p, jnp.where(at_p, perm[..., j:j + 1], perm))
     return perm
 
