@@ -31,6 +31,8 @@ def safe_map(f, *args):
 
 def safe_zip(*args):
     """`zip` that raises when the sequences differ in length, as a list."""
+    if not args:
+        raise TypeError("safe_zip requires at least 1 argument")
     args = [list(a) for a in args]
     lengths = tuple(len(a) for a in args)
     for j, n in enumerate(lengths[1:], 1):
