@@ -127,6 +127,22 @@ def _train(jax, jnp, steps=6, batch_size=128):
     return losses, jnp.mean(hits(get_params(opt_state)))
 
 
+def _per_example_grads(jax, jnp):
+    """examples/differentially_private_sgd.py's step: per-example gradients of a CNN (vmap of
+    grad), clipped by their norm."""
+    s, o = _stax(jax), _opt(jax)
+    init_fun, predict = s.serial(s.Conv(4, (3, 3), padding='SAME', strides=(2, 2)), s.Relu,
+                                 s.MaxPool((2, 2), (1, 1)), s.Flatten, s.Dense(6))
+    _, params = init_fun(jax.random.key(0), (-1, 6, 6, 3))
+    y = np.eye(6, dtype=np.float32)[:2]
+
+    def loss(params, batch):
+        logits = s.logsoftmax(predict(params, batch[0]))
+        return -jnp.mean(jnp.sum(logits * batch[1], axis=1))
+    grads = jax.jit(jax.vmap(jax.grad(loss), (None, 0)))(params, (X4[:, None], y[:, None]))
+    return o.clip_grads(grads, 1.0)
+
+
 STAX = {
     "glorot_normal, and glorot over other axes": B(lambda jax, jnp: (
         _init("glorot_normal")(jax, jnp), _init("glorot", 0, 2)(jax, jnp))),
@@ -166,6 +182,7 @@ STAX = {
     "FanInConcat": B(_layer(_concat, (-1, 6), X2)),
     "shape_dependent": B(_layer(_shape_dependent, (2, 6), X2)),
     "a small CNN": B(_layer(_cnn, (2, 6, 6, 3), X4, key=5)),
+    "per-example gradients of a CNN": B(_per_example_grads),
 }
 
 OPTIMIZERS = {
