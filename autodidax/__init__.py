@@ -85,6 +85,8 @@ if not _RUNNER:
     from autodidax.scipy.stats import (bernoulli, beta, cauchy, chi2, expon,  # noqa: F401
                                        gamma, laplace, logistic, poisson, t, uniform)
     del bernoulli, beta, cauchy, chi2, expon, gamma, laplace, logistic, poisson, t, uniform
+    import autodidax.example_libraries.optimizers  # noqa: F401  (appendix A28)
+    import autodidax.example_libraries.stax  # noqa: F401  (appendix A28)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

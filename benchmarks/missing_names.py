@@ -31,6 +31,8 @@ NAMESPACES = [
     ("jax.nn", "autodidax.nn"),
     ("jax.scipy.special", "autodidax.scipy.special"),
     ("jax.scipy.stats", "autodidax.scipy.stats"),
+    ("jax.example_libraries.stax", "autodidax.example_libraries.stax"),
+    ("jax.example_libraries.optimizers", "autodidax.example_libraries.optimizers"),
 ]
 
 # Names JAX has that we leave out on purpose: {namespace: {name: why}}.
