@@ -130,6 +130,7 @@ _GROUPS = [
     ((V, V), "compress convolve correlate digitize extract histogram2d hypot intersect1d "
              "nanpercentile nanquantile nextafter polydiv polymul setdiff1d setxor1d union1d"),
     ((I, I), "gcd lcm"), ((A,), "histogramdd"), ((V, V, V), "interp"), ((V, 1, V), "insert"),
+    ((V,), "roots"), ((V, V, 1), "polyfit"),
 ]
 LIST_CASES = [(name, args, i) for args, names in _GROUPS for name in names.split()
               for i, a in enumerate(args) if isinstance(a, np.ndarray) or isinstance(a, list)]
@@ -166,7 +167,8 @@ def test_every_shared_function_is_covered():
         "isscalar", "iscomplexobj", "isrealobj", "diag_indices", "indices", "tril_indices",
         "triu_indices", "concat", "isdtype", "tri",
         "iterable",    # (A24: of objects, sizes, or a sequence; `iterable` is NumPy's own)
-        "bartlett", "blackman", "hamming", "hanning", "mask_indices",     # (A24: of sizes)
+        "bartlett", "blackman", "hamming", "hanning", "kaiser", "mask_indices",   # (of sizes)
+        "einsum_path",                                   # (A24: as einsum, a spec string first)
         "block", "lexsort",                              # (A24: a sequence is their argument)
         "apply_along_axis", "apply_over_axes", "fromfunction", "frompyfunc", "piecewise",
         "vectorize", "ufunc",                            # (A24: functions of functions)
