@@ -51,6 +51,8 @@ def _user_dtype(dtype, name: str):
     types, which stand for the defaults, are returned as they are."""
     if dtype is None or (isinstance(dtype, type) and dtype in (bool, int, float, complex)):
         return dtype
+    if dtype in SUPPORTED_DTYPES:      # a dtype the mode keeps (the fast way: asarray's callers)
+        return dtype
     requested = np.dtype(dtype)
     canonical = canonicalize_dtype(requested)
     if canonical != requested:
