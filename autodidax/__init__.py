@@ -77,6 +77,13 @@ if not _RUNNER:
                                     named_call, named_scope,
                                     pmap, print_environment_info, process_indices,
                                     typeof)  # (appendix A25)
+    from autodidax.jax_rest import (  # noqa: F401  (appendix A25: JAX's options, as `State`s)
+        allow_f16_reductions, array_garbage_collection_guard, auto_pcast, check_tracer_leaks,
+        checking_leaks, debug_key_reuse, default_device, default_matmul_precision,
+        default_prng_impl, enable_checks, enable_custom_prng, explain_cache_misses,
+        jax2tf_associative_scan_reductions, legacy_prng_key, live_arrays, log_compiles,
+        no_execution, no_tracing, numpy_rank_promotion, remove_size_one_mesh_axis_from_type,
+        smap, softmax_custom_jvp, thread_guard, threefry_partitionable)
     from autodidax.sharding import Shard  # noqa: F401  (chapter 16: jax.Shard)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
     from autodidax import lax_rest  # noqa: F401  (appendix A27: convolutions, jnp.convolve)

@@ -8,12 +8,17 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
+import gc
 import importlib.metadata
+import itertools
+import logging
 import os
 import platform
 import sys
 import textwrap
+import time
 import warnings
 
 import jaxlib.version
@@ -28,11 +33,15 @@ from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
 from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
-from autodidax.jaxpr import Jaxpr, JaxprTracer, eval_jaxpr, trace_to_jaxpr
-from autodidax.jit import flatten_prefix, jit, signature_context
+from autodidax.jaxpr import Jaxpr, JaxprTracer, check_jaxpr, eval_jaxpr, trace_to_jaxpr
+from autodidax.jit import flat_arg_names, flatten_prefix, jit, signature_context, trace_watchers
 from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux,
                            tangent_aval)
-from autodidax.runtime import config, process_count, process_index
+from autodidax.numpy import set_rank_promotion
+from autodidax.prng import raw_key_checks
+from autodidax.runtime import (Array, clear_caches, config, get_backend, process_count,
+                               process_index)
+from autodidax.runtime import default_device as runtime_default_device
 from autodidax.runtime import devices as all_devices
 from autodidax.processes import make_array_from_single_device_arrays
 from autodidax.runtime import device_put
@@ -513,10 +522,10 @@ _NO_VALUE = object()
 
 class State:
     """A config option as JAX's `State`: `.value` reads it; `state(value)` sets it for a block
-    (`with`) or a function (as a decorator)."""
+    (`with`) or a function (as a decorator); a yes-or-no option's `state()` is `state(True)`."""
 
-    def __init__(self, name: str):
-        self._name, self.__name__ = name, name.removeprefix("jax_")
+    def __init__(self, name: str, bare=_NO_VALUE):
+        self._name, self.__name__, self._bare = name, name.removeprefix("jax_"), bare
 
     name = property(lambda self: self._name)
     value = property(lambda self: getattr(config, self._name))
@@ -526,6 +535,7 @@ class State:
                         "'State.value' instead?)")
 
     def __call__(self, new_val=_NO_VALUE):
+        new_val = self._bare if new_val is _NO_VALUE else new_val
         if new_val is _NO_VALUE:
             raise TypeError(f"Context manager for {self.__name__} config option requires an "
                             "argument representing the new value for the config option.")
@@ -546,4 +556,251 @@ class _Setting(contextlib.ContextDecorator):
         config.update(self.name, self.previous.pop())
 
 
-enable_x64 = State("jax_enable_x64")
+enable_x64 = State("jax_enable_x64", bare=True)
+
+
+def _option(name: str, default, check=None) -> State:
+    """JAX's option `name`: defined with its default and `check` (which returns the value to
+    store, or raises), and given a `State`."""
+    config.define(name, default, check)
+    return State(name, bare=True if type(default) is bool else _NO_VALUE)
+
+
+def _enum(values, optional=False):
+    """The check of an option with a set of values: JAX's error for any other."""
+    def check(value):
+        if value not in values and not (optional and value is None):
+            raise ValueError(f"new enum value must be {'None or ' * optional}in "
+                             f"{list(values)}, got {value} of type {type(value)}.")
+        return value
+    return check
+
+
+def _built(built, why: str, check=bool):
+    """The check of an option the book builds one setting of: `built`; others are refused."""
+    def refuse(value):
+        value = check(value)
+        if value != built and value is not None:
+            raise NotImplementedError(f"autodidax {why}")
+        return value
+    return refuse
+
+
+class LegacyPrngKeyState(enum.StrEnum):
+    ALLOW, WARN, ERROR = "allow", "warn", "error"
+
+
+def _rank_promotion(value):
+    set_rank_promotion(_enum(["allow", "warn", "raise"])(value))
+    if value != config.jax_numpy_rank_promotion:
+        clear_caches()          # functions traced under the other setting checked otherwise
+    return value
+
+
+def _default_device(value):
+    if value is not None and not isinstance(value, (str, xc.Device)):
+        raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                         "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                         f"'gpu', got: {value!r}")
+    if value not in (None, "cpu", runtime_default_device()):
+        raise NotImplementedError("autodidax places work on its default device, "
+                                  f"{runtime_default_device()}: device_put arrays to {value} "
+                                  "instead")
+    return value
+
+
+_PRECISIONS = ["default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+               *(f"ANY_F8_ANY_F8_{t}" for t in ("F32", "F32_FAST_ACCUM", "ANY",
+                                                  "ANY_FAST_ACCUM")),
+               "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32",
+               "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32",
+               "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"]
+_PRNGS = ["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"]
+
+numpy_rank_promotion = _option("jax_numpy_rank_promotion", "allow", _rank_promotion)
+no_tracing = _option("jax_no_tracing", False, bool)
+explain_cache_misses = _option("jax_explain_cache_misses", False, bool)
+check_tracer_leaks = _option("jax_check_tracer_leaks", False, bool)
+checking_leaks = functools.partial(check_tracer_leaks, True)
+enable_checks = _option("jax_enable_checks", False, bool)
+log_compiles = _option("jax_log_compiles", False, bool)
+legacy_prng_key = _option("jax_legacy_prng_key", LegacyPrngKeyState.ALLOW, LegacyPrngKeyState)
+enable_custom_prng = _option("jax_enable_custom_prng", False, bool)
+default_device = _option("jax_default_device", None, _default_device)
+default_matmul_precision = _option("jax_default_matmul_precision", None,
+                                   _enum(_PRECISIONS, optional=True))
+default_prng_impl = _option("jax_default_prng_impl", "threefry2x32", _built(
+    "threefry2x32", "has only the threefry2x32 PRNG", _enum(_PRNGS)))
+threefry_partitionable = _option("jax_threefry_partitionable", True, _built(
+    True, "builds only the partitionable threefry bits, JAX's default"))
+softmax_custom_jvp = _option("jax_softmax_custom_jvp", False, _built(
+    False, "builds jax.nn.softmax without the custom_jvp rule of jax_softmax_custom_jvp"))
+allow_f16_reductions = _option("jax_allow_f16_reductions", True, _built(
+    True, "has no refusal of half-precision reduce_sum"))
+debug_key_reuse = _option("jax_debug_key_reuse", False, _built(
+    False, "has no checker of key reuse (JAX's jax.experimental.key_reuse)"))
+no_execution = _option("jax_no_execution", False, _built(
+    False, "has no refusal of executions"))
+thread_guard = _option("jax_thread_guard", False, _built(
+    False, "has no check of the threads that run multi-process operations"))
+array_garbage_collection_guard = _option("jax_array_garbage_collection_guard", None, _built(
+    "allow", "has no guard on arrays freed by the garbage collector",
+    _enum(["allow", "log", "fatal"], optional=True)))
+jax2tf_associative_scan_reductions = _option("jax2tf_associative_scan_reductions", False, bool)
+auto_pcast = _option("jax_auto_pcast", True, bool)
+remove_size_one_mesh_axis_from_type = _option("jax_remove_size_one_mesh_axis_from_type", False,
+                                              bool)
+
+
+logger = logging.getLogger("autodidax")
+_PACKAGE = os.path.dirname(os.path.abspath(core.__file__)) + os.sep      # autodidax/
+
+
+def _source(fun) -> tuple[str, str]:
+    """(the function's name, where it is defined: `file:line`)."""
+    code = getattr(fun, "__code__", None)
+    return getattr(fun, "__name__", repr(fun)), (
+        f"{code.co_filename}:{code.co_firstlineno}" if code else "")
+
+
+def _watch_trace(jitted, key):
+    """What the options ask before `jit` traces `jitted` for a new signature `key`; returns
+    what they ask after it, or None."""
+    name, where = _source(jitted.fun)
+    if config.jax_no_tracing:
+        raise RuntimeError(f"re-tracing function {name} at {where} for `jit`, but 'no_tracing' "
+                           "is set")
+    if config.jax_explain_cache_misses and not where.startswith(_PACKAGE):
+        logger.warning(_explain_miss(jitted, key, name, where))
+    if not (config.jax_check_tracer_leaks or config.jax_enable_checks
+            or config.jax_log_compiles):
+        return None
+    start = time.perf_counter()
+
+    def after(trace, entry):
+        if config.jax_log_compiles:
+            logger.warning(f"Finished tracing {name} for jit in "
+                           f"{time.perf_counter() - start:.9f} sec")
+        if config.jax_enable_checks:
+            check_jaxpr(entry.jaxpr.jaxpr)
+        if config.jax_check_tracer_leaks:
+            gc.collect()                # what only a cycle holds cannot leak out
+            leaked = [t for t in gc.get_referrers(trace) if isinstance(t, Tracer)]
+            if leaked:
+                said = [f"{t}\nThe error occurred while tracing the function {name} at {where} "
+                        f"for jit. \n{_held_by(t, leaked)}" for t in leaked]
+                raise Exception(f"Leaked trace {trace}. Leaked tracer(s):\n\n"
+                                + "\n\n".join(said) + "\n")
+    return after
+
+
+def _held_by(tracer, leaked) -> str:
+    """What holds `tracer` alive: the first of its referrers outside this check."""
+    mine = (leaked, sys._getframe(), sys._getframe(1))
+    for holder in gc.get_referrers(tracer):
+        if not any(holder is m for m in mine):
+            return (f"<{type(tracer).__name__} {id(tracer)}> is referred to by "
+                    f"<{type(holder).__name__} {id(holder)}>")
+    return ""
+
+
+def _explain_miss(jitted, key, name, where) -> str:
+    """JAX's explanation of a tracing cache miss: the function never seen, or how the new
+    signature differs from the closest one seen (`pe.explain`, `diff_tracing_cache_keys`)."""
+    lines = [f"TRACING CACHE MISS at {_user_callsite()}:"]
+    if not jitted._cache:
+        return "\n".join(lines + [f"  never seen function:\n    {name} id={id(jitted.fun)} "
+                                  f"defined at {where}"])
+    diffs = sorted(_key_diff(jitted, key, old) for old in jitted._cache)
+    return "\n".join(lines + [f"  for {name} defined at {where}", "  all previously seen "
+                              "cache keys differ. For the closest previous key:",
+                              "  " + diffs[0][2]])
+
+
+def _key_diff(jitted, new, old) -> tuple[int, int, str]:
+    """(severity, how many differences, what differs) between two of `jit`'s signatures."""
+    if new[6:] != old[6:]:
+        return 0, 1, "Tracing context doesn't match, e.g. due to config or context manager."
+    if new[2:4] != old[2:4]:
+        return 1, 1, f"different input pytree:\n  * now {new[2]} and before {old[2]}"
+    if new[:2] != old[:2]:
+        return 2, 1, "different static arguments"
+    changed = [(n, a, b) for n, a, b in zip(_arg_names(jitted, new), new[4], old[4]) if a != b]
+    weak = any(a.weak_type != b.weak_type for _, a, b in changed)
+    return 3, len(changed), "different input types:\n" + "\n".join(
+        f"  * at {n}, now {_type_said(a, b)} and before {_type_said(b, a)}"
+        for n, a, b in changed) + (
+            "https://docs.jax.dev/en/latest/type_promotion.html#weak-types" if weak else "")
+
+
+def _type_said(aval, other) -> str:
+    """How JAX's explanation writes `aval` beside `other`: with the (empty) sets of mesh axes of
+    its sharding when the shardings differ, as they do for two ranks; and the weak types."""
+    said = aval.str_short() + ("({})" if len(aval.shape) != len(other.shape) else "")
+    return said + (f"{{weak_type={aval.weak_type}}}" if aval.weak_type != other.weak_type else "")
+
+
+def _arg_names(jitted, key) -> list[str]:
+    static_pos, static_named, in_tree, has_kwargs = key[:4]
+    dynamic = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
+    args, kwargs = dynamic if has_kwargs else (dynamic, {})
+    args = list(args)
+    for i, value in static_pos:
+        args.insert(i, value)
+    return flat_arg_names(jitted, args, {**kwargs, **dict(static_named)})
+
+
+def _user_callsite() -> str:
+    """`file:line:column (function)` of the innermost frame outside the book's package."""
+    frame = sys._getframe(1)
+    while frame.f_back and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    code = frame.f_code
+    column = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None))[2]
+    return f"{code.co_filename}:{frame.f_lineno}:{column} ({code.co_qualname})"
+
+
+def _raw_key_used():
+    """A raw `uint32` key was passed to `jax.random`: what the options say (JAX's texts)."""
+    if config.jax_legacy_prng_key != "allow":
+        message = ("Legacy uint32 key array passed as key to jax.random function. Please "
+                   "create keys using jax.random.key(). If use of a raw key array was "
+                   'intended, set jax_legacy_prng_key="allow".')
+        if config.jax_legacy_prng_key == "error":
+            raise ValueError(message)
+        warnings.warn(message, stacklevel=4)
+    elif config.jax_enable_custom_prng:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning)
+
+
+trace_watchers.append(_watch_trace)
+raw_key_checks.append(_raw_key_used)
+
+
+def live_arrays(platform=None) -> list:
+    """The arrays alive in this process, on the backend of `platform` (None: the default)."""
+    get_backend(platform)                   # (an unknown platform: its error)
+    return [x for x in gc.get_objects() if isinstance(x, Array) and not x.is_deleted()]
+
+
+def smap(f=None, /, *, in_axes=None, out_axes, axis_name):
+    """`f` mapped over the mesh axis `axis_name` of the mesh in context: `shard_map` with the
+    specs that put the axes `in_axes` and `out_axes` on it."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+    if in_axes is not None and not isinstance(in_axes, (int, tuple)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of "
+                        "entries corresponding to the positional arguments passed to the "
+                        f"function, but got {in_axes}.")
+    for what, axes, infer in [("in_axes", in_axes, "jax.sharding.Infer, "),
+                              ("out_axes", out_axes, "")]:
+        if not all(isinstance(leaf, int) for leaf in tree_leaves(axes)):
+            raise TypeError(f"smap {what} must be an int, None, {infer}or (nested) container "
+                            f"with those types as leaves, but got {axes}.")
+    spec = lambda axes: tree_map(functools.partial(_axis_spec, axis_name), axes,
+                                 is_leaf=lambda x: x is None)
+    return shard_map(f, in_specs=spec(in_axes), out_specs=spec(out_axes),
+                     axis_names={axis_name})

@@ -178,6 +178,7 @@ cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() emptie
 # Settings of later chapters that change what tracing gives, by name (chapter 16's mesh in
 # context): part of every call's signature while set. Empty, as it usually is, it costs nothing.
 signature_context: dict = {}
+trace_watchers: list = []   # A25's options: watch(jitted, key), and what it returns after
 
 
 class _CacheEntry:
@@ -238,7 +239,7 @@ def _run_where(entry, jitted, flat, names):
     return placed
 
 
-def _flat_arg_names(jitted, args, kwargs) -> list:
+def flat_arg_names(jitted, args, kwargs) -> list:
     """JAX's name for each flat dynamic argument of a call: `x`, `params['w']`, `args[2]`."""
     try:
         params = list(inspect.signature(jitted.fun).parameters)
@@ -340,6 +341,7 @@ class Jitted:
             result_names.extend(_result_name(path) for path, _ in paths_and_leaves)
             return [leaf for _, leaf in paths_and_leaves]
 
+        after = [watch(self, key) for watch in trace_watchers]
         trace = JitTrace(self.name, _where(self.fun))
         tracers = [trace.new_arg(a) for a in avals]
         try:
@@ -350,6 +352,9 @@ class Jitted:
                                 or self.donate_argnames else ())
         finally:
             trace.invalidate()
+        del tracers, outs
+        for done in filter(None, after):
+            done(trace, entry)
         self.trace_count += 1
         if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
             self._cache[key] = entry    # a jaxpr closing over tracers is good for one call only
@@ -384,7 +389,7 @@ class Jitted:
             placement = self._placement(key, entry)
             if placement is None and not entry.donated and self.in_shardings is None and (
                     self.out_shardings is None):        # one device: where the data is
-                run = _run_where(entry, self, flat, lambda: _flat_arg_names(self, args, kwargs))
+                run = _run_where(entry, self, flat, lambda: flat_arg_names(self, args, kwargs))
             else:
                 if entry.executable is None:
                     entry.executable = executable_for(entry.jaxpr, self.name,

@@ -143,6 +143,7 @@ class PRNGImpl:
 
 
 threefry_prng_impl = PRNGImpl()
+raw_key_checks: list = []      # appendix A25's checks of raw keys (below)
 
 
 class KeyShapedArray(ShapedArray):
@@ -282,6 +283,8 @@ def check_prng_key(name, key, allow_batched=False):
         keys = data
     else:
         keys = random_wrap_p.bind(data, impl=threefry_prng_impl)  # checks dtype and shape
+        for check in raw_key_checks:        # appendix A25's option `jax_legacy_prng_key`
+            check()
     if not allow_batched and get_aval(data).ndim > 1:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{get_aval(data).shape[:-1] if typed else get_aval(data).shape} != (). "

@@ -353,7 +353,7 @@ def jaxs_persistent_cache_is_off():
 
 # Chapter 8 ---------------------------------------------------------------------------------
 
-@claim(CH08, "0.7.0 renamed `pjit_p` to `jit_p`, printed `jit`")
+@claim(CH08, "0.7.0 renamed `pjit_p` to `jit_p`")
 def the_primitive_is_jit():
     assert jax_pjit.jit_p.name == a_jit_p.name == "jit"
     assert not hasattr(jax_pjit, "pjit_p")
@@ -418,8 +418,9 @@ def jax_compile_log(fn) -> list:
     return seen
 
 
-@claim(CH08, "the program runs on the device of the committed arguments (`_run_where`), else on "
-             "the default device, and commits its results iff an argument was committed, as in JAX")
+@claim(CH08, "As in JAX and chapter 7, the program runs on the device of the committed arguments "
+             "(`_run_where`), else on the default device, and commits its results iff an argument "
+             "was committed.")
 def jit_follows_committed_data():
     for lib in (jax, autodidax):
         f, d = lib.jit(lambda a, b: a * b), lib.devices()

@@ -279,7 +279,8 @@ def bit_for_bit():
         assert same(a, b)
 
 
-@claim(CH12, "the flag `jax_threefry_partitionable`, on by default from then")
+@claim(CH12, "the flag `jax_threefry_partitionable`, on by default, makes element $i$ of a "
+             "draw hash counter $i$ alone")
 def partitionable_is_on_by_default():
     assert jax.config.jax_threefry_partitionable is True
     key = jax.random.PRNGKey(0)
@@ -314,8 +315,7 @@ def one_private_function_per_input_type():
         assert len(re.findall(r"call @threefry2x32\(", text)) == (3 if lib is jax else 1)
 
 
-@claim(CH12, "everywhere else the function is the straight line of rounds, which is what we "
-             "emit on every platform.")
+@claim(CH12, "ours is the straight line of rounds, as JAX's is elsewhere.")
 def we_emit_a_straight_line():
     text = autodidax.jit(lambda k: autodidax.random.bits(k, (3,))).lower(
         autodidax.random.PRNGKey(0)).as_text()
@@ -406,9 +406,8 @@ def other_draws_are_formulas_on_uniform():
         assert same(e, -np.log1p(-np.asarray(u)))
 
 
-@claim(CH12, "JAX 0.10.2 has six (`threefry2x32`, `threefry4x32`, `rbg`, `unsafe_rbg`, "
-             "`philox2x32`, `philox4x32`; `jax_default_prng_impl` or `impl=`); we build its "
-             "default.")
+@claim(CH12, "Of JAX 0.10.2's six (`threefry2x32`, `threefry4x32`, `rbg`, `unsafe_rbg`, "
+             "`philox2x32`, `philox4x32`) we build the default")
 def six_implementations():
     assert sorted(jax_prng.prngs) == sorted(["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg",
                                              "philox2x32", "philox4x32"])
@@ -417,9 +416,8 @@ def six_implementations():
         autodidax.random.wrap_key_data(np.zeros(2, np.uint32), impl="rbg")
 
 
-@claim(CH12, "so under `jit` our program calls a private function `@_threefry_random_bits`, and "
-             "makes its counters with a `uint32` `iota` where JAX splits a `uint64` one into two "
-             "words.")
+@claim(CH12, "so under `jit` our program calls a private `@_threefry_random_bits`, whose "
+             "counters are a `uint32` `iota` where JAX splits a `uint64` one in two words.")
 def our_bits_are_a_private_function():
     ours, theirs = (lib.jit(lambda k: lib.random.bits(k, (3,))).lower(
         lib.random.PRNGKey(0)).as_text() for lib, _, _ in LIBS)

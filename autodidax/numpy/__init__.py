@@ -291,6 +291,8 @@ def promote_args(name, *args):
     ranks = {len(s) for s in shapes if s}          # scalars go with any shape
     if len(ranks) < 2:            # equal ranks: the primitive checks the dimensions (TypeError)
         return args
+    if _RANK_PROMOTION[0] != "allow":    # the option `jax_numpy_rank_promotion` (below)
+        _refuse_rank_promotion(name, shapes)
     return _broadcast_ranks(name, args, shapes)
 
 
@@ -482,7 +484,8 @@ def _where(condition, x, y):
     condition = asarray(condition)
     if condition.dtype != _BOOL:
         condition = not_equal(condition, 0)
-    x, y = promote_args("select_n", x, y)
+    check_arraylike("select_n", x, y)
+    x, y = promote_dtypes(x, y)                     # (JAX's `where` allows any ranks)
     arrays = [x, y] if not condition.shape else [condition, x, y]  # select_n takes a scalar
     if len({a.shape for a in arrays}) > 1:                          # predicate as it is
         arrays = _broadcast_ranks("select_n", arrays, [a.shape for a in arrays])
@@ -1132,9 +1135,13 @@ def _strong(a, dtype=None):
     return lax.convert_element_type(a, dtype)
 
 
-def _reduce(reducer, a, axis, keepdims):
+def _reduce(reducer, a, axis, keepdims, initial=None, combine=None):
+    """`reducer` over `axis`, then `combine(initial, out)` if given, then the kept dimensions
+    put back (JAX's order: the `initial` equation is on the unexpanded result)."""
     axes = _reduction_axes(axis, a.ndim)
     out = reducer(a, axes)
+    if initial is not None:
+        out = combine(initial, out)
     return lax.expand_dims(out, axes) if keepdims else out
 
 
@@ -1156,10 +1163,9 @@ def _accumulate(name, reducer, combine, identity, a, axis, dtype, out, keepdims,
     a = _strong(a, compute)
     if where is not None:
         a = _where(where, a, full((), identity, compute))
-    result = _reduce(reducer, a, axis, keepdims)
     if initial is not None:
-        result = combine(lax.convert_element_type(initial, compute), result)   # JAX's order
-    return _strong(result, dtype)
+        initial = lax.convert_element_type(initial, compute)
+    return _strong(_reduce(reducer, a, axis, keepdims, initial, combine), dtype)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -1246,8 +1252,7 @@ def _extremum(name, reducer, pick, a, axis, out, keepdims, initial, where):
         initial = lax.convert_element_type(initial, a.dtype)
     if where is not None:       # the masked elements: the reduction's identity (JAX's)
         a = _where(where, a, _identity_of(a.dtype, -np.inf if name == "max" else np.inf))
-    result = _reduce(reducer, a, axes, keepdims)
-    return result if initial is None else pick(initial, result)     # in JAX's order
+    return _reduce(reducer, a, axes, keepdims, initial, pick)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -2981,6 +2986,27 @@ def jit_argument_overflow(fun, args, kwargs, static_argnames, error):
                                      f"jitted computation, whose argument path is {name}"
                                      f"{keystr(path)}. Got {type(leaf)} with value {leaf}")
     return error
+
+
+_RANK_PROMOTION = ["allow"]
+
+
+def set_rank_promotion(mode: str) -> None:
+    """What broadcasting between ranks does: "allow", "warn" or "raise"."""
+    _RANK_PROMOTION[0] = mode
+
+
+def _refuse_rank_promotion(name, shapes):
+    """JAX's warning, or error, for broadcasting between ranks (its texts)."""
+    said = f"for {name} on shapes {' '.join(map(str, shapes))}"
+    see = "see https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+    if _RANK_PROMOTION[0] == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion {said}. Set the "
+                      "jax_numpy_rank_promotion config option to 'allow' to disable this "
+                      f"warning; for more information, {see}", stacklevel=4)
+    else:
+        raise ValueError(f"Operands could not be broadcast together {said} and with the config "
+                         f"option jax_numpy_rank_promotion='raise'. For more information, {see}")
 
 
 _REDUCTION, _EXTREMUM = ("axis", "dtype", "out", "keepdims"), ("axis", "out", "keepdims")
