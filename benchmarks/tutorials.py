@@ -44,6 +44,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # The tutorials of issue 12 that are notebooks (advanced_autodiff.md is not), by path under docs/.
@@ -189,7 +190,6 @@ def run(lib: str, path: Path, devices: int = 0) -> list[str | None]:
 def compare(root: Path, name: str, show: int, devices: int | None = None) -> tuple[int, int, int]:
     """Run a tutorial (or an example script) under both libraries and print how many of its
     cells (printed lines) match; return (cells, same, cells where only JAX raised or neither)."""
-    import time
     devices = DEVICES.get(name, 0) if devices is None else devices
     got, took = {}, {}
     for lib in ("jax", "autodidax"):
