@@ -649,11 +649,13 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorith
         raise NotImplementedError(f"eigh is lowered to LAPACK's syevd here, for real matrices "
                                   f"only, got {aval.dtype}")
     byte = ir.IntegerType.get_unsigned(8)
-    v, w, _ = lapack_call(f"lapack_{_LAPACK_PREFIX[aval.dtype]}syevd_ffi", [a], [aval],
-                          [v_aval, w_aval, ShapedArray(aval.shape[:-2], np.int32)],
-                          (True, False, False), mode=ir.IntegerAttr.get(byte, ord("V")),
-                          uplo=ir.IntegerAttr.get(byte, ord("L" if lower else "U")))
-    return [v, w]
+    info_aval = ShapedArray(aval.shape[:-2], np.int32)
+    v, w, info = lapack_call(f"lapack_{_LAPACK_PREFIX[aval.dtype]}syevd_ffi", [a], [aval],
+                             [v_aval, w_aval, info_aval], (True, False, False),
+                             mode=ir.IntegerAttr.get(byte, ord("V")),
+                             uplo=ir.IntegerAttr.get(byte, ord("L" if lower else "U")))
+    return [_nan_where_failed(info, info_aval, v, v_aval),      # as JAX's, where syevd fails
+            _nan_where_failed(info, info_aval, w, w_aval)]
 
 
 def _symmetrize(x):
@@ -1263,8 +1265,11 @@ def _pinv_jitted(a, rtol, hermitian):
     return lax.convert_element_type(res, a.dtype)
 
 
-_pinv = custom_jvp(lambda a, rtol, hermitian: _pinv_jitted(a, rtol, hermitian),
-                   nondiff_argnums=(1, 2))
+def _pinv(a, rtol, hermitian):
+    return _pinv_jitted(a, rtol, hermitian)
+
+
+_pinv = custom_jvp(_pinv, nondiff_argnums=(1, 2))     # named _pinv in jaxprs, as JAX's
 
 
 @_pinv.defjvp
