@@ -333,6 +333,41 @@ def lax_linalg_not_built():
     assert hasattr(autodidax.lax.linalg, "qr") and hasattr(anp.linalg, "svd")
 
 
+@claim("A3_linalg", "Our `lu`\n  ignores LAPACK's `info`, as JAX's does in effect (it puts NaNs "
+                   "only for an illegal argument,\n  which cannot occur); `cholesky`, `eigh`, "
+                   "`svd` and `eig` put NaNs where it reports a failure,\n  as JAX's do.")
+def lapack_info_and_nans():
+    import inspect
+    from jax._src.lax import linalg as jax_linalg
+    assert '"GE"' in inspect.getsource(jax_linalg._lu_cpu_gpu_lowering)
+    assert "_replace_not_ok_with_nan" in inspect.getsource(jax_linalg._eigh_cpu_gpu_lowering)
+    zeros = np.zeros((2, 2), np.float32)              # singular: getrf's info is 2, not < 0
+    for lib in (jax, autodidax):
+        assert not np.isnan(np.asarray(lib.jit(lib.lax.linalg.lu)(zeros)[0])).any()
+    text = autodidax.jit(anp.linalg.eigh).lower(np.eye(2, dtype=np.float32)).as_text()
+    assert "syevd" in text and "select" in text.split("syevd", 1)[1]
+
+
+@claim("A3_linalg", "JAX lowers `eig` on CPUs and GPUs only (on GPUs\nto cuSOLVER's `geev`, "
+                   "or to a kernel that runs MAGMA or the host's LAPACK); TPUs have no rule.")
+def eig_lowerings():
+    import inspect
+    from jax._src.lax import linalg as jax_linalg
+    source = inspect.getsource(jax_linalg)
+    assert 'mlir.register_lowering(eig_p, _eig_cpu_lowering, platform="cpu")' in source
+    assert 'register_cpu_gpu_lowering(eig_p, _eig_gpu_lowering, ("cuda", "rocm"))' in source
+    gpu = inspect.getsource(jax_linalg._eig_gpu_lowering)
+    assert "solver_geev_ffi" in gpu and "hybrid_eig_real" in gpu and "magma" in gpu
+
+
+@claim("A3_linalg", "So `solve`, `inv`, `det` and `slogdet` print other\n  jaxprs than JAX's")
+def det_prints_another_jaxpr():
+    a = np.eye(4, dtype=np.float32)
+    assert "custom_jvp_call" in str(jax.make_jaxpr(jnp.linalg.det)(a))
+    assert "custom_jvp_call" not in str(autodidax.make_jaxpr(anp.linalg.det)(a))
+    assert str(jax.make_jaxpr(jnp.linalg.norm)(a)) == str(autodidax.make_jaxpr(anp.linalg.norm)(a))
+
+
 # ---- A16: pytrees' messages -----------------------------------------------------------------
 
 @claim("A16_tree_util_text", "JAX's C++ says `Too few leaves for PyTreeDef; expected 2, got 1`, "
