@@ -93,6 +93,12 @@ LINALG_REST = {
     "svd hermitian": C(lambda jax, jnp: [tuple(jnp.linalg.svd(SPD - 4, hermitian=True)),
                                          jnp.linalg.svd(SPD - 4, hermitian=True,
                                                         compute_uv=False)], **EXACT),
+    "eigh all by index, QR": C(lambda jax, jnp: _lax(jax).eigh(
+        SPD, subset_by_index=(0, 3), implementation=_lax(jax).EighImplementation.QR,
+        sort_eigenvalues=False), **EXACT),
+    "eigh by index": E(lambda jax, jnp: _lax(jax).eigh(SPD, subset_by_index=(0, 2))),
+    "eigh jacobi": E(lambda jax, jnp: jax.jit(lambda a: _lax(jax).eigh(
+        a, implementation=_lax(jax).EighImplementation.JACOBI))(SPD)),
     "svd qr algorithm": C(lambda jax, jnp: _lax(jax).svd(
         TALL, full_matrices=False, algorithm=_lax(jax).SvdAlgorithm.QR), **EXACT),
     "svdvals": C(lambda jax, jnp: jnp.linalg.svdvals(BATCH), **EXACT),

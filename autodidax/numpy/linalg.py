@@ -617,8 +617,8 @@ def _norm(x, ord, axis, keepdims):
 
 
 class EighImplementation(enum.Enum):
-    """Which algorithm computes `eigh` (JAX's `lax.linalg.EighImplementation`); we accept only
-    `None`, LAPACK's."""
+    """Which algorithm computes `eigh` (JAX's `lax.linalg.EighImplementation`); on the CPU only
+    `None` or `QR`, both LAPACK's `syevd`."""
     QR = "qr"
     JACOBI = "jacobi"
     QDWH = "qdwh"
@@ -634,11 +634,14 @@ def _eigh_impl(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
 
 
 def _eigh_abstract(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
-    if subset_by_index is not None or algorithm is not None:
-        raise NotImplementedError("eigh computes all the eigenvalues, with LAPACK: "
-                                  "subset_by_index and algorithm must be None")
     _check_float("eigh", a)
     _check_matrix("eigh", a)
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, a.shape[-1])):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")   # JAX's
+    if algorithm is EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm is EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
 
 
@@ -678,11 +681,13 @@ batching_rules[eigh_p] = batch_at_front(eigh_p)
 mlir.lowering_rules[eigh_p] = _eigh_lowering
 
 
-def lax_eigh(x, lower=True, symmetrize_input=True):
+def lax_eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+             subset_by_index=None, implementation=None):
     """`(v, w)`: the eigenvectors (as columns) and ascending eigenvalues of a symmetric `x`
     (JAX's `lax.linalg.eigh`)."""
-    return eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=lower,
-                       sort_eigenvalues=True, subset_by_index=None, algorithm=None)
+    return tuple(eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=lower,
+                             sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                             algorithm=implementation))
 
 
 class EighResult(NamedTuple):
@@ -700,7 +705,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
 @jnp.jit_in_jaxprs("eigh", static_argnums=(1, 2))
 def _eigh(a, lower, symmetrize_input):
     a, = _inexact("jnp.linalg.eigh", a)
-    v, w = lax_eigh(a, lower, symmetrize_input)
+    v, w = lax_eigh(a, lower=lower, symmetrize_input=symmetrize_input)
     return w, v
 
 
