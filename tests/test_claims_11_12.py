@@ -704,8 +704,8 @@ def random_gamma_grad_is_a_composition():
     assert same(alax.random_gamma_grad(a, x), lax.random_gamma_grad(a, x))
 
 
-@claim(A14, "Eagerly the primitive runs the same lowering\ncompiled, where JAX's `_gamma_impl` "
-            "uses `lax.map`: the same numbers.")
+@claim(A14, "JAX's impl runs `_gamma_impl` with `lax.map` instead, one draw after another: "
+            "the same numbers.")
 def gamma_eager_rule():
     assert "lax_control_flow.map(" in inspect.getsource(jax._src.random.core._gamma_impl)
     from autodidax.distributions import random_gamma_p

@@ -96,7 +96,7 @@ def _H(x):
     return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
-def lax_cholesky(x, symmetrize_input=True):
+def lax_cholesky(x, *, symmetrize_input=True):
     """The lower Cholesky factor of `x` (JAX's `lax.linalg.cholesky`)."""
     if symmetrize_input:
         x = (x + _H(x)) / 2
@@ -209,11 +209,11 @@ abstract_eval_rules[lu_p] = _lu_abstract
 batching_rules[lu_p] = batch_at_front(lu_p)
 
 
-def lu(a):
-    """The LU decomposition with partial pivoting of `a`, of shape [..., m, n] (JAX's
-    `lax.linalg.lu`): `(lu, pivots, permutation)`, with `a[..., permutation, :] == L @ U`, L
+def lu(x):
+    """The LU decomposition with partial pivoting of `x`, of shape [..., m, n] (JAX's
+    `lax.linalg.lu`): `(lu, pivots, permutation)`, with `x[..., permutation, :] == L @ U`, L
     the unit lower triangle of `lu` and U its upper triangle."""
-    return lu_p.bind(a)
+    return lu_p.bind(x)
 
 
 def permutation_matrix(permutation, dtype):
@@ -422,7 +422,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 @jnp.jit_in_jaxprs("cholesky", static_argnums=(1, 2))
 def _cholesky(a, upper, symmetrize_input):
     a, = _inexact("jnp.linalg.cholesky", a)
-    L = lax_cholesky(a, symmetrize_input)
+    L = lax_cholesky(a, symmetrize_input=symmetrize_input)
     return jnp.swapaxes(L, -1, -2) if upper else L
 
 
@@ -630,7 +630,7 @@ eigh_p.multiple_results = True
 
 def _eigh_impl(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
-    return [v.astype(a.dtype), w.astype(a.dtype)]
+    return [v.astype(a.dtype), w.astype(lax.real_dtype(a.dtype))]
 
 
 def _eigh_abstract(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
@@ -642,18 +642,16 @@ def _eigh_abstract(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
         raise NotImplementedError("QDWH implementation is only supported on TPU")
     if algorithm is EighImplementation.JACOBI:
         raise NotImplementedError("Jacobi implementation is not supported on CPU")
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], lax.real_dtype(a.dtype))]
 
 
 def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     aval, = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
-    if aval.dtype not in _LAPACK_PREFIX or dtype_kind(aval.dtype) == "c":
-        raise NotImplementedError(f"eigh is lowered to LAPACK's syevd here, for real matrices "
-                                  f"only, got {aval.dtype}")
     byte = ir.IntegerType.get_unsigned(8)
     info_aval = ShapedArray(aval.shape[:-2], np.int32)
-    v, w, info = lapack_call(f"lapack_{_LAPACK_PREFIX[aval.dtype]}syevd_ffi", [a], [aval],
+    base = "heevd" if dtype_kind(aval.dtype) == "c" else "syevd"    # Hermitian or symmetric
+    v, w, info = lapack_call(_lapack_name(base, aval.dtype), [a], [aval],
                              [v_aval, w_aval, info_aval], (True, False, False),
                              mode=ir.IntegerAttr.get(byte, ord("V")),
                              uplo=ir.IntegerAttr.get(byte, ord("L" if lower else "U")))
@@ -662,16 +660,18 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorith
 
 
 def _symmetrize(x):
-    return (x + jnp.swapaxes(x, -1, -2)) / 2
+    return (x + _H(x)) / 2
 
 
 def _eigh_jvp(primals, tangents, **params):
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(_symmetrize(a), **params)
     eye = np.eye(a.shape[-1], dtype=a.dtype)
-    F = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye    # 1 / (w_j - w_i), 0 on the diagonal
-    omega = jnp.matmul(jnp.matmul(jnp.swapaxes(v, -1, -2), instantiate_zeros(a_dot)), v)
-    return [v, w], [jnp.matmul(v, F * omega), jnp.diagonal(omega, axis1=-2, axis2=-1)]
+    wa = w.astype(a.dtype)
+    F = 1 / (eye + wa[..., None, :] - wa[..., :, None]) - eye  # 1 / (w_j - w_i), 0 on the diagonal
+    omega = jnp.matmul(jnp.matmul(_H(v), instantiate_zeros(a_dot)), v)
+    w_dot = jnp.real(jnp.diagonal(omega, axis1=-2, axis2=-1))
+    return [v, w], [jnp.matmul(v, F * omega), w_dot]
 
 
 impl_rules[eigh_p] = _eigh_impl
@@ -1720,7 +1720,7 @@ def ormqr(a, taus, c, *, left=True, transpose=False):
     return ormqr_p.bind(a, taus, c, left=left, transpose=transpose)
 
 
-def symmetric_product(a_matrix, c_matrix, alpha=1.0, beta=0.0, symmetrize_output=False):
+def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_output=False):
     """alpha a a^T + beta c; only its lower triangle is promised unless `symmetrize_output`
     (JAX's `lax.linalg.symmetric_product`)."""
     out = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
