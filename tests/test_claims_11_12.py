@@ -736,6 +736,28 @@ def no_highest_gumbel():
     assert not hasattr(distributions, "clz") and alax.clz.__module__ == "autodidax.numpy_rest"
 
 
+@claim(A14, "The bits are JAX's everywhere, and `exponential`, `bernoulli`,\n  `cauchy`, "
+            "`laplace`, `logistic`, `pareto`, `rayleigh`, `weibull_min`, `rademacher`,\n  "
+            "`chisquare`, `gamma` and `clone` print JAX's jaxprs.")
+def jaxprs_of_the_draws():
+    a = np.array([0.3, 1.0, 2.5], np.float32)
+    draws = {"exponential": lambda r, k: r.exponential(k, (3,)),
+             "bernoulli": lambda r, k: r.bernoulli(k, 0.3, (5,)),
+             "cauchy": lambda r, k: r.cauchy(k, (3,)), "laplace": lambda r, k: r.laplace(k, (3,)),
+             "logistic": lambda r, k: r.logistic(k, (3,)), "pareto": lambda r, k: r.pareto(k, a),
+             "rayleigh": lambda r, k: r.rayleigh(k, a),
+             "weibull_min": lambda r, k: r.weibull_min(k, 1.0, 2.0, (3,)),
+             "rademacher": lambda r, k: r.rademacher(k, (5,)),
+             "chisquare": lambda r, k: r.chisquare(k, a), "gamma": lambda r, k: r.gamma(k, a),
+             "clone": lambda r, k: r.clone(k),
+             "wald": lambda r, k: r.wald(k, a)}           # one that differs: a split key
+    for name, f in draws.items():
+        texts = [str(lib.make_jaxpr(lambda k: f(lib.random, k))(lib.random.PRNGKey(0)))
+                 for lib, _, _ in LIBS]
+        assert (texts[0] == texts[1]) == (name != "wald"), name
+    assert "random_unwrap" in texts[0] and "key<fry>[1] = slice" in texts[1]
+
+
 @claim(A14, "JAX reads `d` with `concrete_or_error` and raises\n  `ConcretizationTypeError`; ours "
             "reads it with `operator.index`, which raises\n  `TracerIntegerConversionError`.")
 def ball_with_a_traced_d():
