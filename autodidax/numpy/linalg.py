@@ -96,11 +96,22 @@ def _H(x):
     return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
+def _tril(x):
+    """The lower triangle of (a stack of) matrices, as JAX's `lax.linalg._tril` takes it: a
+    mask from two iotas (row + 0 >= column), then `select`."""
+    n, m = x.shape[-2:]
+    mask = lax.ge(lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(0)),
+                  lax.broadcasted_iota(np.int32, (n, m), 1))
+    if x.ndim > 2:
+        mask = lax.broadcast(mask, x.shape[:-2])
+    return lax.select(mask, x, lax.full_like(x, 0))
+
+
 def lax_cholesky(x, *, symmetrize_input=True):
     """The lower Cholesky factor of `x` (JAX's `lax.linalg.cholesky`)."""
     if symmetrize_input:
         x = (x + _H(x)) / 2
-    return jnp.tril(cholesky_p.bind(x))
+    return _tril(cholesky_p.bind(x))
 
 
 triangular_solve_p = Primitive("triangular_solve")
@@ -1199,10 +1210,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
 def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
     a, = _inexact("jnp.linalg.svd", a)
     if hermitian:
-        if subset_by_index is not None:
-            raise NotImplementedError("eigh computes all the eigenvalues here: subset_by_index "
-                                      "must be None")
-        vectors, values = lax_eigh(a)
+        vectors, values = lax_eigh(a, subset_by_index=subset_by_index)
         s = jnp.abs(values)
         if not compute_uv:
             return lax.rev(indexing.sort(s, dimension=-1), [s.ndim - 1])
@@ -1217,9 +1225,9 @@ def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
 
 
 def _index_dtype(size):
-    """The smallest unsigned integer dtype that counts to `size` (JAX's `int_dtype_for_dim`)."""
-    return next(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64")
-                if size <= np.iinfo(t).max)
+    """The unsigned dtype of indices along an axis of `size`: uint32, or uint64 past its range
+    (JAX's `int_dtype_for_dim`)."""
+    return np.dtype(np.uint64 if size > np.iinfo(np.uint32).max else np.uint32)
 
 
 def svdvals(x, /):
