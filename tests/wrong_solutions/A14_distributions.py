@@ -35,6 +35,15 @@ WRONG = [
           u = np.asarray(jax.random.uniform(key, shape, dtype))
           return ((1 - (1 - u) ** (1 / b)) ** (1 / a)).astype(dtype)
           """, reason="TracerArrayConversionError|concrete|jit"),
+    Wrong(E1, "a float32 uniform cast to the dtype: other random bits",
+          """
+          u = jax.random.uniform(key, shape).astype(dtype)
+          return (1 - (1 - u) ** (1 / b)) ** (1 / a)
+          """, reason="differs from F\\^-1|F\\^-1\\(1 - u\\)"),
+    Wrong(E2, "times k where it divides by k",
+          """
+          return -x * jnp.log(x) * k
+          """, reason="differs from d\\(weibull_min draw\\)/dk|factor of k"),
     Wrong(E2, "the ratio without its minus sign",
           """
           return x * jnp.log(x) / k
