@@ -54,21 +54,36 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     return _truncated_normal(key, lower, upper, shape, float_dtype("truncated_normal", dtype))
 
 
-@partial(jit, static_argnums=(1, 2))
-def _exponential(key, shape, dtype):
-    u = uniform(key, shape, dtype)
+def _on_uniform(minval):
+    """A decorator: the formula `f(u)` becomes the jitted draw `(key, shape, dtype) -> f(u)`,
+    `u` uniform in [minval(jnp.finfo(dtype)), 1). The draw keeps the formula's name."""
+    def decorate(f):
+        def draw(key, shape, dtype):
+            return f(uniform(key, shape, dtype, minval(jnp.finfo(dtype)), 1.0))
+        draw.__name__ = draw.__qualname__ = f.__name__
+        return partial(jit, static_argnums=(1, 2))(draw)
+    return decorate
+
+
+def _standard(name, draw, key, shape, dtype):
+    """A draw without parameters, after JAX's checks of the key, the shape and the dtype."""
+    key, _ = check_prng_key(name, key)
+    return draw(key, canonical_shape(shape), float_dtype(name, dtype))
+
+
+@_on_uniform(lambda info: 0.0)
+def _exponential(u):
     return lax.neg(lax.log1p(lax.neg(u)))        # log of 1 - u, which lies in (0, 1]
 
 
 def exponential(key, shape=(), dtype=None):
     """Floats with the standard exponential distribution: -log(1 - u)."""
-    key, _ = check_prng_key("exponential", key)
-    return _exponential(key, canonical_shape(shape), float_dtype("exponential", dtype))
+    return _standard("exponential", _exponential, key, shape, dtype)
 
 
 @partial(jit, static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
-    if mode == "high":
+    if mode in ("high", "highest"):        # "highest" is "high" but for float32
         return _gumbel_high(key, shape, dtype)
     tiny = np.asarray(jnp.finfo(dtype).tiny, dtype)
     u = uniform(key, shape, dtype, tiny, np.asarray(1.0, dtype))
@@ -76,15 +91,16 @@ def _gumbel(key, shape, dtype, mode):
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
-    """Floats with the standard Gumbel distribution: -log(-log(u)). Modes "low" (the default)
-    and "high"; not JAX's "highest"."""
+    """Floats with the standard Gumbel distribution: -log(-log(u)). Modes "low" (the default),
+    "high" and "highest", the last not for float32."""
     key, _ = check_prng_key("gumbel", key)
     dtype = float_dtype("gumbel", dtype)
     mode = "low" if mode is None else mode
     if mode not in ("highest", "high", "low"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    if mode == "highest":
-        raise NotImplementedError("gumbel mode='highest' needs lax.clz, which autodidax lacks")
+    if mode == "highest" and dtype == np.float32:
+        raise NotImplementedError("gumbel mode='highest' in float32 needs lax.clz, which "
+                                  "appendix A24 builds after this module")
     return _gumbel(key, canonical_shape(shape), dtype, mode)
 
 
@@ -269,40 +285,44 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
 
 
-@partial(jit, static_argnums=(1, 2))
-def _cauchy(key, shape, dtype):
-    u = uniform(key, shape, dtype, minval=jnp.finfo(dtype).eps, maxval=1.0)
+@_on_uniform(lambda info: info.eps)             # from eps up: never tan(-pi/2)
+def _cauchy(u):
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
 def cauchy(key, shape=(), dtype=None):
     """Floats with the standard Cauchy distribution: tan(pi (u - 1/2))."""
-    key, _ = check_prng_key("cauchy", key)
-    return _cauchy(key, canonical_shape(shape), float_dtype("cauchy", dtype))
+    return _standard("cauchy", _cauchy, key, shape, dtype)
 
 
-@partial(jit, static_argnums=(1, 2))
-def _laplace(key, shape, dtype):
-    u = uniform(key, shape, dtype, minval=-1.0 + jnp.finfo(dtype).epsneg, maxval=1.0)
+@_on_uniform(lambda info: -1.0 + info.epsneg)   # in (-1, 1): never log(0)
+def _laplace(u):
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 def laplace(key, shape=(), dtype=None):
     """Floats with the standard Laplace distribution: sign(u) log(1 - |u|), u in (-1, 1)."""
-    key, _ = check_prng_key("laplace", key)
-    return _laplace(key, canonical_shape(shape), float_dtype("laplace", dtype))
+    return _standard("laplace", _laplace, key, shape, dtype)
 
 
-@partial(jit, static_argnums=(1, 2))
-def _logistic(key, shape, dtype):
-    x = uniform(key, shape, dtype, minval=jnp.finfo(dtype).tiny, maxval=1.0)
-    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+@_on_uniform(lambda info: info.tiny)             # from the smallest normal float: never log(0)
+def _logistic(u):
+    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
 def logistic(key, shape=(), dtype=None):
     """Floats with the standard logistic distribution: log(u / (1 - u))."""
-    key, _ = check_prng_key("logistic", key)
-    return _logistic(key, canonical_shape(shape), float_dtype("logistic", dtype))
+    return _standard("logistic", _logistic, key, shape, dtype)
+
+
+def _checked(name, key, shape, dtype, *params):
+    """JAX's checks of a draw with parameters: the key, a float dtype, `shape` against the
+    parameters' shapes (or theirs broadcast), and parameters that the dtype can hold."""
+    key, _ = check_prng_key(name, key)
+    dtype = float_dtype(name, dtype)
+    shape = _check_broadcast_shapes(name, shape, *params)
+    _check_all_safe_to_cast(name, dtype, *params)
+    return key, shape, dtype
 
 
 @partial(jit, static_argnums=(2, 3))
@@ -313,10 +333,7 @@ def _pareto(key, b, shape, dtype):
 
 def pareto(key, b, shape=None, dtype=None):
     """Floats with the Pareto distribution of shape `b`: exp(e / b), e exponential."""
-    key, _ = check_prng_key("pareto", key)
-    dtype = float_dtype("pareto", dtype)
-    shape = _check_broadcast_shapes("pareto", shape, b)
-    _check_all_safe_to_cast("pareto", dtype, b)
+    key, shape, dtype = _checked("pareto", key, shape, dtype, b)
     return _pareto(key, b, shape, dtype)
 
 
@@ -329,10 +346,7 @@ def _rayleigh(key, scale, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None):
     """Floats with the Rayleigh distribution: scale sqrt(-2 log u)."""
-    key, _ = check_prng_key("rayleigh", key)
-    dtype = float_dtype("rayleigh", dtype)
-    shape = _check_broadcast_shapes("rayleigh", shape, scale)
-    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    key, shape, dtype = _checked("rayleigh", key, shape, dtype, scale)
     return _rayleigh(key, scale, shape, dtype)
 
 
@@ -353,10 +367,7 @@ def _wald(key, mean, shape, dtype):
 def wald(key, mean, shape=None, dtype=None):
     """Floats with the Wald (inverse Gaussian) distribution, by Michael, Schucany and Haas's
     transformation of a normal draw, with a uniform to pick one of its two roots."""
-    key, _ = check_prng_key("wald", key)
-    dtype = float_dtype("wald", dtype)
-    shape = _check_broadcast_shapes("wald", shape, mean)
-    _check_all_safe_to_cast("wald", dtype, mean)
+    key, shape, dtype = _checked("wald", key, shape, dtype, mean)
     return _wald(key, mean, shape, dtype)
 
 
@@ -374,10 +385,7 @@ def _triangular(key, left, mode, right, shape, dtype):
 def triangular(key, left, mode, right, shape=None, dtype=None):
     """Floats with the triangular distribution on [left, right] peaking at `mode`, by
     inverting its two-piece cumulative distribution."""
-    key, _ = check_prng_key("triangular", key)
-    dtype = float_dtype("triangular", dtype)
-    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
-    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    key, shape, dtype = _checked("triangular", key, shape, dtype, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
 
 
@@ -391,6 +399,9 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     """Floats whose logarithm is normal with standard deviation `sigma`."""
     key, _ = check_prng_key("lognormal", key)
     dtype = canonicalize_dtype(np.float64 if dtype is None else dtype)
+    if dtype_kind(dtype) == "c":
+        raise ValueError(f"autodidax's lognormal draws real floats only, got {dtype}: "
+                         "chapter 12's normal has no complex draws")
     if dtype_kind(dtype) != "f":
         raise ValueError("dtype argument to `lognormal` must be a float or complex dtype, "
                          f"got {dtype}")
@@ -407,8 +418,7 @@ def _maxwell(key, shape, dtype):
 
 def maxwell(key, shape=(), dtype=None):
     """Floats with the Maxwell distribution: the length of a standard normal 3-vector."""
-    key, _ = check_prng_key("maxwell", key)
-    return _maxwell(key, canonical_shape(shape), float_dtype("maxwell", dtype))
+    return _standard("maxwell", _maxwell, key, shape, dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -786,10 +796,7 @@ def _t(key, df, shape, dtype):
 
 def t(key, df, shape=None, dtype=None):
     """Floats with Student's t distribution: a normal over the root of a Gamma draw."""
-    key, _ = check_prng_key("t", key)
-    dtype = float_dtype("t", dtype)
-    shape = _check_broadcast_shapes("t", shape, df)
-    _check_all_safe_to_cast("t", dtype, df)
+    key, shape, dtype = _checked("t", key, shape, dtype, df)
     return _t(key, df, shape, dtype)
 
 
@@ -803,10 +810,7 @@ def _chisquare(key, df, shape, dtype):
 
 def chisquare(key, df, shape=None, dtype=None):
     """Floats with the chi-squared distribution: twice a Gamma(df / 2) draw."""
-    key, _ = check_prng_key("chisquare", key)
-    dtype = float_dtype("chisquare", dtype)
-    shape = _check_broadcast_shapes("chisquare", shape, df)
-    _check_all_safe_to_cast("chisquare", dtype, df)
+    key, shape, dtype = _checked("chisquare", key, shape, dtype, df)
     return _chisquare(key, df, shape, dtype)
 
 
@@ -823,10 +827,7 @@ def _f(key, dfnum, dfden, shape, dtype):
 def f(key, dfnum, dfden, shape=None, dtype=None):
     """Floats with the F distribution: the ratio of two chi-squared draws, each over its
     degrees of freedom."""
-    key, _ = check_prng_key("f", key)
-    dtype = float_dtype("f", dtype)
-    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
-    _check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    key, shape, dtype = _checked("f", key, shape, dtype, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype)
 
 
@@ -1159,7 +1160,7 @@ def _check_broadcast_shapes(name, shape, *args):
 
 
 def _check_all_safe_to_cast(name, dtype, *args):
-    """JAX's error for a parameter that the draw's dtype cannot hold (an int64 for float32...)."""
+    """JAX's error for a parameter that the draw's dtype cannot hold (float32 for float16)."""
     for arg in args:
         arg_dtype = jnp.result_type(arg)
         if arg_dtype != dtype and jnp.result_type(arg, dtype) != dtype:

@@ -634,8 +634,8 @@ def the_distributions_are_bit_for_bit():
         assert same(a, b)
 
 
-@claim(A14, "`exponential` is $-\\log(1-u)$; `gumbel` is $-\\log(-\\log u)$, with $u$ at least "
-            "the smallest normal float.")
+@claim(A14, "`exponential` is $-\\log(1-u)$;\n`gumbel` is $-\\log(-\\log u)$, with $u$ at least "
+            "the smallest normal float")
 def the_continuous_formulas():
     @jax.jit
     def pairs(key):
@@ -653,8 +653,9 @@ def permutation_sorts_by_random_words():
     assert "exponent = 3" in source
 
 
-@claim(A14, "Bad keys raise JAX's errors, from chapter 12's `check_prng_key` and `PRNGKey`, with "
-            "JAX's messages but for how they print the implementation and a traced seed:")
+@claim(A14, "Bad keys raise JAX's exception classes with JAX's messages (from chapter 12's "
+            "`check_prng_key`\nand `PRNGKey`); only the way a message names the key's "
+            "implementation or a traced seed differs:")
 def bad_keys():
     def cases(lib, np_):
         r = lib.random
@@ -701,8 +702,8 @@ def random_gamma_grad_is_a_composition():
     assert same(alax.random_gamma_grad(a, x), lax.random_gamma_grad(a, x))
 
 
-@claim(A14, "Eagerly the primitive runs the same lowering\ncompiled, where JAX's `_gamma_impl` "
-            "uses `lax.map`: the same numbers.")
+@claim(A14, "JAX's impl runs `_gamma_impl` with `lax.map` instead, one draw after another: "
+            "the same numbers.")
 def gamma_eager_rule():
     assert "lax_control_flow.map(" in inspect.getsource(jax._src.random.core._gamma_impl)
     from autodidax.distributions import random_gamma_p
@@ -712,15 +713,64 @@ def gamma_eager_rule():
     assert same(eager, jax.random.gamma(jax.random.PRNGKey(1), a))
 
 
-@claim(A14, "**No `gumbel(mode=\"highest\")`.** It raises `NotImplementedError`: it needs "
-            "`lax.clz`, which appendix A24 builds after this one.")
+@claim(A14, "**No `gumbel(mode=\"highest\")` in float32.** It raises `NotImplementedError`: "
+            "JAX's float32\n  draw counts leading zero bits with `lax.clz`, which appendix A24 "
+            "builds after this one. In\n  other dtypes JAX's \"highest\" is \"high\", and so is "
+            "ours.")
 def no_highest_gumbel():
-    assert 'mode == "highest"' in inspect.getsource(jax._src.random.core._gumbel)
+    assert 'dtype == np.float32 and mode == "highest"' in inspect.getsource(
+        jax._src.random.core._gumbel)
     assert "lax.clz(" in inspect.getsource(jax._src.random.core)
     with pytest.raises(NotImplementedError):
         autodidax.random.gumbel(autodidax.random.PRNGKey(0), (2,), mode="highest")
+    for lib, _, _ in LIBS:
+        key = lib.random.PRNGKey(0)
+        assert same(lib.random.gumbel(key, (3,), np.float16, mode="highest"),
+                    lib.random.gumbel(key, (3,), np.float16, mode="high"))
+    key = autodidax.random.PRNGKey(0)
+    assert same(autodidax.random.gumbel(key, (3,), np.float16, mode="highest"),
+                jax.random.gumbel(jax.random.PRNGKey(0), (3,), np.float16, mode="highest"))
     from autodidax import distributions
     assert not hasattr(distributions, "clz") and alax.clz.__module__ == "autodidax.numpy_rest"
+
+
+@claim(A14, "The bits are JAX's everywhere, and `exponential`, `bernoulli`,\n  `cauchy`, "
+            "`laplace`, `logistic`, `pareto`, `rayleigh`, `weibull_min`, `rademacher`,\n  "
+            "`chisquare`, `gamma` and `clone` print JAX's jaxprs.")
+def jaxprs_of_the_draws():
+    a = np.array([0.3, 1.0, 2.5], np.float32)
+    draws = {"exponential": lambda r, k: r.exponential(k, (3,)),
+             "bernoulli": lambda r, k: r.bernoulli(k, 0.3, (5,)),
+             "cauchy": lambda r, k: r.cauchy(k, (3,)), "laplace": lambda r, k: r.laplace(k, (3,)),
+             "logistic": lambda r, k: r.logistic(k, (3,)), "pareto": lambda r, k: r.pareto(k, a),
+             "rayleigh": lambda r, k: r.rayleigh(k, a),
+             "weibull_min": lambda r, k: r.weibull_min(k, 1.0, 2.0, (3,)),
+             "rademacher": lambda r, k: r.rademacher(k, (5,)),
+             "chisquare": lambda r, k: r.chisquare(k, a), "gamma": lambda r, k: r.gamma(k, a),
+             "clone": lambda r, k: r.clone(k),
+             "wald": lambda r, k: r.wald(k, a)}           # one that differs: a split key
+    for name, f in draws.items():
+        texts = [str(lib.make_jaxpr(lambda k: f(lib.random, k))(lib.random.PRNGKey(0)))
+                 for lib, _, _ in LIBS]
+        assert (texts[0] == texts[1]) == (name != "wald"), name
+    assert "random_unwrap" in texts[0] and "key<fry>[1] = slice" in texts[1]
+
+
+@claim(A14, "JAX reads `d` with `concrete_or_error` and raises\n  `ConcretizationTypeError`; ours "
+            "reads it with `operator.index`, which raises\n  `TracerIntegerConversionError`.")
+def ball_with_a_traced_d():
+    names = [error(lambda: lib.jit(lambda d: lib.random.ball(lib.random.PRNGKey(0), d))(3))[0]
+             for lib, _, _ in LIBS]
+    assert names == ["TracerIntegerConversionError", "ConcretizationTypeError"]
+
+
+@claim(A14, "JAX accepts a complex `dtype` (a complex normal draw); chapter\n  12's `normal` draws "
+            "real numbers only, so a complex dtype raises `ValueError`.")
+def no_complex_lognormal():
+    key = jax.random.PRNGKey(0)
+    assert jax.random.lognormal(key, shape=(2,), dtype=np.complex64).dtype == np.complex64
+    assert error(lambda: autodidax.random.lognormal(
+        autodidax.random.PRNGKey(0), shape=(2,), dtype=np.complex64))[0] == "ValueError"
 
 
 @claim(A14, "JAX defines every distribution in `jax/_src/random/core.py`, beside `uniform` and "
@@ -731,7 +781,7 @@ def every_distribution_in_core():
     assert autodidax.random.bernoulli.__module__ == "autodidax.distributions"
 
 
-@claim(A14, "JAX draws $u$ uniform in $(-1, 1)$, from one `epsneg` above $-1$")
+@claim(A14, "`laplace` ($\\operatorname{sign}(u)\\log(1-|u|)$ for $u$ in $(-1, 1)$)")
 def laplace_by_inversion():
     @jax.jit
     def pairs(key):

@@ -313,7 +313,8 @@ def stats_norm_is_complete():
 
 # ---- A3: linear algebra ---------------------------------------------------------------------
 
-@claim("A3_linalg", "On the CPU JAX lowers `triangular_solve` to LAPACK's `trsm`")
+@claim("A3_linalg", "On the CPU JAX calls LAPACK's `trsm`; we emit\n  "
+                   "`stablehlo.triangular_solve` everywhere")
 def cpu_linalg_lowers_to_lapack():
     a = np.eye(3, dtype=np.float32) * 2
     assert "potrf" in jax.jit(jnp.linalg.cholesky).lower(a).as_text()
@@ -331,6 +332,41 @@ def lax_linalg_not_built():
     assert all(hasattr(jax.lax.linalg, n) for n in names)
     assert not any(hasattr(autodidax.lax.linalg, n) for n in names)
     assert hasattr(autodidax.lax.linalg, "qr") and hasattr(anp.linalg, "svd")
+
+
+@claim("A3_linalg", "with JAX's NaNs where LAPACK's `info` reports a failure")
+def lapack_info_and_nans():
+    import inspect
+    from jax._src.lax import linalg as jax_linalg
+    assert '"GE"' in inspect.getsource(jax_linalg._lu_cpu_gpu_lowering)
+    assert "_replace_not_ok_with_nan" in inspect.getsource(jax_linalg._eigh_cpu_gpu_lowering)
+    zeros = np.zeros((2, 2), np.float32)              # singular: getrf's info is 2, not < 0
+    for lib in (jax, autodidax):
+        assert not np.isnan(np.asarray(lib.jit(lib.lax.linalg.lu)(zeros)[0])).any()
+    text = autodidax.jit(anp.linalg.eigh).lower(np.eye(2, dtype=np.float32)).as_text()
+    assert "syevd" in text and "select" in text.split("syevd", 1)[1]
+
+
+@claim("A3_linalg", "JAX lowers `eig` on CPUs and GPUs only (on GPUs\nto cuSOLVER's `geev`, "
+                   "or to a kernel that runs MAGMA or the host's LAPACK); TPUs have no rule.")
+def eig_lowerings():
+    import inspect
+    from jax._src.lax import linalg as jax_linalg
+    source = inspect.getsource(jax_linalg)
+    assert 'mlir.register_lowering(eig_p, _eig_cpu_lowering, platform="cpu")' in source
+    assert 'register_cpu_gpu_lowering(eig_p, _eig_gpu_lowering, ("cuda", "rocm"))' in source
+    gpu = inspect.getsource(jax_linalg._eig_gpu_lowering)
+    assert "solver_geev_ffi" in gpu and "hybrid_eig_real" in gpu and "magma" in gpu
+
+
+@claim("A3_linalg", "So `solve`, `inv`, `det` and `slogdet` print other\n  jaxprs than JAX's")
+def det_prints_another_jaxpr():
+    a = np.eye(4, dtype=np.float32)
+    assert "custom_jvp_call" in str(jax.make_jaxpr(jnp.linalg.det)(a))
+    assert "custom_jvp_call" not in str(autodidax.make_jaxpr(anp.linalg.det)(a))
+    for name in ("norm", "cholesky"):
+        assert str(jax.make_jaxpr(getattr(jnp.linalg, name))(a)) == \
+            str(autodidax.make_jaxpr(getattr(anp.linalg, name))(a)), name
 
 
 # ---- A16: pytrees' messages -----------------------------------------------------------------

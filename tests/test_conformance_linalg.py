@@ -155,8 +155,9 @@ LINALG = {
     "jaxpr det 3x3": J(lambda jax, jnp: jax.make_jaxpr(jnp.linalg.det)(SQ3)),
     "jaxpr eigh": J(lambda jax, jnp: jax.make_jaxpr(jnp.linalg.eigh)(SQ3)),
     "jaxpr eigvalsh": J(lambda jax, jnp: jax.make_jaxpr(jnp.linalg.eigvalsh)(SQ3)),
-    "jaxpr cholesky": J(lambda jax, jnp: jax.make_jaxpr(jnp.linalg.cholesky)(SQ3),
-                        xfail="jnp.tril (chapter 1) masks with a constant, JAX with iota"),
+    "jaxpr cholesky": J(lambda jax, jnp: jax.make_jaxpr(jnp.linalg.cholesky)(SQ3)),
+    "jaxpr cholesky batched upper": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda a: jnp.linalg.cholesky(a, upper=True))(np.stack([SQ3, SQ3]))),
     "jaxpr triangular_solve": J(lambda jax, jnp: jax.make_jaxpr(
         lambda a, b: _tsolve(jax, a, b, left_side=True, lower=True))(LOWER, RHS)),
 }

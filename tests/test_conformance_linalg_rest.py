@@ -24,6 +24,8 @@ DIST = np.diag(np.array([1.0, 2.0, 3.5, -1.5], np.float32)) + 0.1 * SQ   # disti
 SPD4U = np.linalg.cholesky(SQ @ SQ.T + 4 * np.eye(4)).T.astype(np.float32)   # A = U^T U
 I3 = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]], np.int32)
 
+_C = (rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))).astype(np.complex64)
+HERM = (_C @ _C.conj().T + 3 * np.eye(3)).astype(np.complex64)    # Hermitian, positive definite
 EXACT = dict(rtol=0, atol=0)
 TOL = dict(rtol=1e-4, atol=1e-4)
 
@@ -93,6 +95,18 @@ LINALG_REST = {
     "svd hermitian": C(lambda jax, jnp: [tuple(jnp.linalg.svd(SPD - 4, hermitian=True)),
                                          jnp.linalg.svd(SPD - 4, hermitian=True,
                                                         compute_uv=False)], **EXACT),
+    "eigh complex": C(lambda jax, jnp: [tuple(jnp.linalg.eigh(HERM)),
+                                         tuple(jax.jit(jnp.linalg.eigh)(HERM))], **EXACT),
+    "jvp eigvalsh complex": C(lambda jax, jnp: jax.jvp(jnp.linalg.eigvalsh, (HERM,), (HERM,)),
+                              **TOL),
+    "svd hermitian complex": C(lambda jax, jnp: jnp.linalg.svd(HERM, hermitian=True,
+                                                               compute_uv=False), **EXACT),
+    "eigh all by index, QR": C(lambda jax, jnp: _lax(jax).eigh(
+        SPD, subset_by_index=(0, 3), implementation=_lax(jax).EighImplementation.QR,
+        sort_eigenvalues=False), **EXACT),
+    "eigh by index": E(lambda jax, jnp: _lax(jax).eigh(SPD, subset_by_index=(0, 2))),
+    "eigh jacobi": E(lambda jax, jnp: jax.jit(lambda a: _lax(jax).eigh(
+        a, implementation=_lax(jax).EighImplementation.JACOBI))(SPD)),
     "svd qr algorithm": C(lambda jax, jnp: _lax(jax).svd(
         TALL, full_matrices=False, algorithm=_lax(jax).SvdAlgorithm.QR), **EXACT),
     "svdvals": C(lambda jax, jnp: jnp.linalg.svdvals(BATCH), **EXACT),

@@ -96,11 +96,22 @@ def _H(x):
     return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
-def lax_cholesky(x, symmetrize_input=True):
+def _tril(x):
+    """The lower triangle of (a stack of) matrices, as JAX's `lax.linalg._tril` takes it: a
+    mask from two iotas (row + 0 >= column), then `select`."""
+    n, m = x.shape[-2:]
+    mask = lax.ge(lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(0)),
+                  lax.broadcasted_iota(np.int32, (n, m), 1))
+    if x.ndim > 2:
+        mask = lax.broadcast(mask, x.shape[:-2])
+    return lax.select(mask, x, lax.full_like(x, 0))
+
+
+def lax_cholesky(x, *, symmetrize_input=True):
     """The lower Cholesky factor of `x` (JAX's `lax.linalg.cholesky`)."""
     if symmetrize_input:
         x = (x + _H(x)) / 2
-    return jnp.tril(cholesky_p.bind(x))
+    return _tril(cholesky_p.bind(x))
 
 
 triangular_solve_p = Primitive("triangular_solve")
@@ -209,11 +220,11 @@ abstract_eval_rules[lu_p] = _lu_abstract
 batching_rules[lu_p] = batch_at_front(lu_p)
 
 
-def lu(a):
-    """The LU decomposition with partial pivoting of `a`, of shape [..., m, n] (JAX's
-    `lax.linalg.lu`): `(lu, pivots, permutation)`, with `a[..., permutation, :] == L @ U`, L
+def lu(x):
+    """The LU decomposition with partial pivoting of `x`, of shape [..., m, n] (JAX's
+    `lax.linalg.lu`): `(lu, pivots, permutation)`, with `x[..., permutation, :] == L @ U`, L
     the unit lower triangle of `lu` and U its upper triangle."""
-    return lu_p.bind(a)
+    return lu_p.bind(x)
 
 
 def permutation_matrix(permutation, dtype):
@@ -422,7 +433,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 @jnp.jit_in_jaxprs("cholesky", static_argnums=(1, 2))
 def _cholesky(a, upper, symmetrize_input):
     a, = _inexact("jnp.linalg.cholesky", a)
-    L = lax_cholesky(a, symmetrize_input)
+    L = lax_cholesky(a, symmetrize_input=symmetrize_input)
     return jnp.swapaxes(L, -1, -2) if upper else L
 
 
@@ -617,8 +628,8 @@ def _norm(x, ord, axis, keepdims):
 
 
 class EighImplementation(enum.Enum):
-    """Which algorithm computes `eigh` (JAX's `lax.linalg.EighImplementation`); we accept only
-    `None`, LAPACK's."""
+    """Which algorithm computes `eigh` (JAX's `lax.linalg.EighImplementation`); on the CPU only
+    `None` or `QR`, both LAPACK's `syevd`."""
     QR = "qr"
     JACOBI = "jacobi"
     QDWH = "qdwh"
@@ -630,43 +641,48 @@ eigh_p.multiple_results = True
 
 def _eigh_impl(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
-    return [v.astype(a.dtype), w.astype(a.dtype)]
+    return [v.astype(a.dtype), w.astype(lax.real_dtype(a.dtype))]
 
 
 def _eigh_abstract(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
-    if subset_by_index is not None or algorithm is not None:
-        raise NotImplementedError("eigh computes all the eigenvalues, with LAPACK: "
-                                  "subset_by_index and algorithm must be None")
     _check_float("eigh", a)
     _check_matrix("eigh", a)
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, a.shape[-1])):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")   # JAX's
+    if algorithm is EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm is EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], lax.real_dtype(a.dtype))]
 
 
 def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     aval, = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
-    if aval.dtype not in _LAPACK_PREFIX or dtype_kind(aval.dtype) == "c":
-        raise NotImplementedError(f"eigh is lowered to LAPACK's syevd here, for real matrices "
-                                  f"only, got {aval.dtype}")
     byte = ir.IntegerType.get_unsigned(8)
-    v, w, _ = lapack_call(f"lapack_{_LAPACK_PREFIX[aval.dtype]}syevd_ffi", [a], [aval],
-                          [v_aval, w_aval, ShapedArray(aval.shape[:-2], np.int32)],
-                          (True, False, False), mode=ir.IntegerAttr.get(byte, ord("V")),
-                          uplo=ir.IntegerAttr.get(byte, ord("L" if lower else "U")))
-    return [v, w]
+    info_aval = ShapedArray(aval.shape[:-2], np.int32)
+    base = "heevd" if dtype_kind(aval.dtype) == "c" else "syevd"    # Hermitian or symmetric
+    v, w, info = lapack_call(_lapack_name(base, aval.dtype), [a], [aval],
+                             [v_aval, w_aval, info_aval], (True, False, False),
+                             mode=ir.IntegerAttr.get(byte, ord("V")),
+                             uplo=ir.IntegerAttr.get(byte, ord("L" if lower else "U")))
+    return [_nan_where_failed(info, info_aval, v, v_aval),      # as JAX's, where syevd fails
+            _nan_where_failed(info, info_aval, w, w_aval)]
 
 
 def _symmetrize(x):
-    return (x + jnp.swapaxes(x, -1, -2)) / 2
+    return (x + _H(x)) / 2
 
 
 def _eigh_jvp(primals, tangents, **params):
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(_symmetrize(a), **params)
     eye = np.eye(a.shape[-1], dtype=a.dtype)
-    F = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye    # 1 / (w_j - w_i), 0 on the diagonal
-    omega = jnp.matmul(jnp.matmul(jnp.swapaxes(v, -1, -2), instantiate_zeros(a_dot)), v)
-    return [v, w], [jnp.matmul(v, F * omega), jnp.diagonal(omega, axis1=-2, axis2=-1)]
+    wa = w.astype(a.dtype)
+    F = 1 / (eye + wa[..., None, :] - wa[..., :, None]) - eye  # 1 / (w_j - w_i), 0 on the diagonal
+    omega = jnp.matmul(jnp.matmul(_H(v), instantiate_zeros(a_dot)), v)
+    w_dot = jnp.real(jnp.diagonal(omega, axis1=-2, axis2=-1))
+    return [v, w], [jnp.matmul(v, F * omega), w_dot]
 
 
 impl_rules[eigh_p] = _eigh_impl
@@ -676,11 +692,13 @@ batching_rules[eigh_p] = batch_at_front(eigh_p)
 mlir.lowering_rules[eigh_p] = _eigh_lowering
 
 
-def lax_eigh(x, lower=True, symmetrize_input=True):
+def lax_eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+             subset_by_index=None, implementation=None):
     """`(v, w)`: the eigenvectors (as columns) and ascending eigenvalues of a symmetric `x`
     (JAX's `lax.linalg.eigh`)."""
-    return eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=lower,
-                       sort_eigenvalues=True, subset_by_index=None, algorithm=None)
+    return tuple(eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=lower,
+                             sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                             algorithm=implementation))
 
 
 class EighResult(NamedTuple):
@@ -698,7 +716,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
 @jnp.jit_in_jaxprs("eigh", static_argnums=(1, 2))
 def _eigh(a, lower, symmetrize_input):
     a, = _inexact("jnp.linalg.eigh", a)
-    v, w = lax_eigh(a, lower, symmetrize_input)
+    v, w = lax_eigh(a, lower=lower, symmetrize_input=symmetrize_input)
     return w, v
 
 
@@ -1192,10 +1210,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
 def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
     a, = _inexact("jnp.linalg.svd", a)
     if hermitian:
-        if subset_by_index is not None:
-            raise NotImplementedError("eigh computes all the eigenvalues here: subset_by_index "
-                                      "must be None")
-        vectors, values = lax_eigh(a)
+        vectors, values = lax_eigh(a, subset_by_index=subset_by_index)
         s = jnp.abs(values)
         if not compute_uv:
             return lax.rev(indexing.sort(s, dimension=-1), [s.ndim - 1])
@@ -1210,9 +1225,9 @@ def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
 
 
 def _index_dtype(size):
-    """The smallest unsigned integer dtype that counts to `size` (JAX's `int_dtype_for_dim`)."""
-    return next(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64")
-                if size <= np.iinfo(t).max)
+    """The unsigned dtype of indices along an axis of `size`: uint32, or uint64 past its range
+    (JAX's `int_dtype_for_dim`)."""
+    return np.dtype(np.uint64 if size > np.iinfo(np.uint32).max else np.uint32)
 
 
 def svdvals(x, /):
@@ -1263,8 +1278,11 @@ def _pinv_jitted(a, rtol, hermitian):
     return lax.convert_element_type(res, a.dtype)
 
 
-_pinv = custom_jvp(lambda a, rtol, hermitian: _pinv_jitted(a, rtol, hermitian),
-                   nondiff_argnums=(1, 2))
+def _pinv(a, rtol, hermitian):
+    return _pinv_jitted(a, rtol, hermitian)
+
+
+_pinv = custom_jvp(_pinv, nondiff_argnums=(1, 2))     # named _pinv in jaxprs, as JAX's
 
 
 @_pinv.defjvp
@@ -1710,7 +1728,7 @@ def ormqr(a, taus, c, *, left=True, transpose=False):
     return ormqr_p.bind(a, taus, c, left=left, transpose=transpose)
 
 
-def symmetric_product(a_matrix, c_matrix, alpha=1.0, beta=0.0, symmetrize_output=False):
+def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_output=False):
     """alpha a a^T + beta c; only its lower triangle is promised unless `symmetrize_output`
     (JAX's `lax.linalg.symmetric_product`)."""
     out = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)

@@ -132,69 +132,68 @@ def check_triangular_solve_batch(nb):
             f"vmap with in_axes={in_axes}, a batched: wrong solves"
 
 
-def check_qr_jvp(nb):
-    """3. The derivative of QR: tangents against finite differences, no lu, any stack."""
-    qr, triangular_solve_p, jax, jnp = nb["qr"], nb["triangular_solve_p"], nb["jax"], nb["jnp"]
+def _sqrtm64(a):
+    w, v = np.linalg.eigh(np.asarray(a, np.float64))
+    return (v * np.sqrt(w)) @ v.T
+
+
+def check_sqrtm_jvp(nb):
+    """3. A rule about results: the square root of a matrix. Tangents against finite
+    differences, `grad` through the rule, and a stack of matrices."""
+    sqrtm, jax, jnp = nb["sqrtm"], nb["jax"], nb["jnp"]
     check_rng = np.random.default_rng(3)
     eps = 1e-4
-    for shape, kind in [((4, 4), "square"), ((5, 3), "tall")]:
-        a, a_dot = (check_rng.standard_normal(shape).astype(np.float32) for _ in range(2))
-        (q, r), (q_dot, r_dot) = jax.jvp(qr, (a,), (a_dot,))
-        plus, minus = (np.linalg.qr(a.astype(np.float64) + s * eps * a_dot) for s in (1, -1))
-        want_q, want_r = ((p - m) / (2 * eps) for p, m in zip(plus, minus))
-        assert np.allclose(r_dot, want_r, atol=1e-3), \
-            f"for a {kind} {shape} matrix, r_dot should be {np.round(want_r, 3).tolist()}, got " \
-            f"{np.round(np.asarray(r_dot, np.float64), 3).tolist()}: (X - omega) R, with omega " \
-            "the antisymmetric matrix made from X's part below the diagonal"
-        assert np.allclose(q_dot, want_q, atol=1e-3), \
-            f"for a {kind} {shape} matrix, q_dot is wrong (off by up to " \
-            f"{np.abs(np.asarray(q_dot) - want_q).max():.3g})" + \
-            (": when m > n, add the part outside Q's columns" if kind == "tall" else
-             ": Q omega, with omega the antisymmetric matrix made from X's part below the "
-             "diagonal")
-    try:
-        names = [e.primitive.name for e in equations(jax.make_jaxpr(
-            lambda a, t: jax.jvp(qr, (a,), (t,)))(a, a_dot).jaxpr)]
-    except NotImplementedError:
-        raise
-    except Exception as err:
-        raise AssertionError(f"jvp of qr failed under make_jaxpr ({type(err).__name__}: {err}): "
-                             "build the tangents from jnp operations and triangular_solve")
-    assert "lu" not in names, \
-        "the rule inverts R with lu (through inv or solve): R is triangular, use triangular_solve"
-    jvp_jaxpr = jax.make_jaxpr(lambda a, t: jax.jvp(qr, (a,), (t,)))(a, a_dot).jaxpr
-    tangential = {jvp_jaxpr.invars[1]}            # the values that depend on the tangent
-    for e in jvp_jaxpr.eqns:
-        if any(v in tangential for v in e.invars if not hasattr(v, "val")):
-            tangential.update(e.outvars)
-        assert e.primitive is not triangular_solve_p or e.invars[1] in tangential, \
-            "the rule solves with R against a matrix that does not depend on a_dot (inverting " \
-            "R, as against the identity): apply R^-1 to a_dot itself, with triangular_solve"
-    f = lambda a: jnp.sum(jnp.sin(qr(a)[0])) + jnp.sum(qr(a)[1] ** 2)
+    for n in (3, 4):
+        m = check_rng.standard_normal((n, n))
+        a = (m @ m.T + n * np.eye(n)).astype(np.float32)
+        a_dot = check_rng.standard_normal((n, n))
+        a_dot = (a_dot + a_dot.T).astype(np.float32)          # symmetric, as A's moves are
+        try:
+            x, x_dot = jax.jvp(sqrtm, (a,), (a_dot,))
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            raise AssertionError(f"jvp of sqrtm raised {type(err).__name__}: {err}")
+        x, x_dot = np.asarray(x), np.asarray(x_dot)
+        assert np.allclose(x, _sqrtm64(a), atol=1e-4), \
+            "the rule's first result should be sqrtm(a), the primal output"
+        want = (_sqrtm64(a + eps * a_dot) - _sqrtm64(a - eps * a_dot)) / (2 * eps)
+        assert x_dot.shape == want.shape, \
+            f"x_dot should have the shape of a, {want.shape}, got {x_dot.shape}"
+        if not np.allclose(x_dot, want, atol=1e-3):
+            residual = x @ x_dot + x_dot @ x - a_dot
+            hint = ("it does not solve X x_dot + x_dot X = a_dot" if
+                    np.abs(residual).max() > 1e-2 else "it solves the equation but not exactly")
+            raise AssertionError(f"for a {n}x{n} matrix, x_dot is off by up to "
+                                 f"{np.abs(x_dot - want).max():.3g}: {hint}; in the basis V, "
+                                 "X is diag(sqrt(w)) and the equation holds entry by entry")
+    f = lambda a: jnp.sum(jnp.sin(sqrtm(a)))             # noqa: E731
     try:
         g = np.asarray(jax.grad(f)(a))
     except NotImplementedError:
         raise
     except Exception as err:
-        raise AssertionError(f"grad through qr failed ({type(err).__name__}: {err}): build "
-                             "the tangents from jnp operations and triangular_solve")
-    fd = lambda a: np.sum(np.sin(np.linalg.qr(a)[0])) + np.sum(np.linalg.qr(a)[1] ** 2)
-    numeric = (fd(a.astype(np.float64) + eps * a_dot) - fd(a.astype(np.float64) - eps * a_dot))
-    assert np.isclose(np.sum(g * a_dot), numeric / (2 * eps), rtol=1e-3), \
-        "the gradient through qr does not match finite differences"
-    stack, stack_dot = (check_rng.standard_normal((2, 5, 3)).astype(np.float32)
-                        for _ in range(2))
+        raise AssertionError(f"grad through sqrtm failed ({type(err).__name__}: {err}): build "
+                             "x_dot from jnp operations, linear in a_dot")
+    want = np.sum(np.cos(x) * x_dot)        # the same derivative, from the checked jvp
+    assert np.isclose(np.sum(g * a_dot), want, rtol=1e-4, atol=1e-5), \
+        "the gradient through sqrtm does not match the jvp: the rule's x_dot must be linear " \
+        "in a_dot, built from jnp operations"
+    m = check_rng.standard_normal((2, 3, 3))
+    stack = (m @ np.swapaxes(m, -1, -2) + 3 * np.eye(3)).astype(np.float32)
+    stack_dot = check_rng.standard_normal((2, 3, 3))
+    stack_dot = (stack_dot + np.swapaxes(stack_dot, -1, -2)).astype(np.float32)
     try:
-        got = jax.jvp(qr, (stack,), (stack_dot,))[1]
+        got = np.asarray(jax.jvp(sqrtm, (stack,), (stack_dot,))[1])
     except NotImplementedError:
         raise
     except Exception as err:
-        raise AssertionError(f"jvp of qr of a stack of matrices, of shape (2, 5, 3), raised "
+        raise AssertionError(f"jvp of sqrtm of a stack of matrices, of shape (2, 3, 3), raised "
                              f"{type(err).__name__}: {err}: transpose the last two axes only "
                              "(jnp.swapaxes), not with .T")
-    each = [jax.jvp(qr, (stack[i],), (stack_dot[i],))[1] for i in range(2)]
-    for k, name in enumerate(["q_dot", "r_dot"]):
-        want = np.stack([np.asarray(e[k]) for e in each])
-        assert np.shape(got[k]) == want.shape and np.allclose(got[k], want, atol=1e-4), \
-            f"for a stack of matrices of shape (2, 5, 3), {name} should be each matrix's; got " \
-            f"shape {np.shape(got[k])}: transpose the last two axes only (jnp.swapaxes)"
+    want = np.stack([np.asarray(jax.jvp(sqrtm, (stack[i],), (stack_dot[i],))[1])
+                     for i in range(2)])
+    assert got.shape == want.shape and np.allclose(got, want, atol=1e-4), \
+        f"for a stack of matrices of shape (2, 3, 3), x_dot should be each matrix's; got " \
+        f"shape {got.shape}: transpose the last two axes only (jnp.swapaxes), and index the " \
+        "eigenvalues from the end (s[..., :, None])"

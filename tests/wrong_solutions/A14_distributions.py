@@ -1,55 +1,67 @@
 """Wrong solutions to appendix A14's exercises: each runs, and each check must reject it."""
 from book.wrong import Wrong
 
-E1 = "1. Laplace, by inversion"
-E2 = "2. Rademacher signs"
+E1 = "1. A distribution JAX lacks, by inversion"
+E2 = "2. An implicit gradient"
 
 WRONG = [
-    Wrong(E1, "u uniform in [-1, 1), which can be -1: log(0)",
+    Wrong(E1, "F^-1(1 - u): a Kumaraswamy draw too, but not the one asked for",
           """
-          u = jax.random.uniform(key, shape, dtype, minval=-1.0, maxval=1.0)
-          return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
-          """, reason="differs from JAX's"),
-    Wrong(E1, "the sign of u dropped: -log(1 - |u|)",
+          u = jax.random.uniform(key, shape, dtype)
+          return (1 - u ** (1 / b)) ** (1 / a)
+          """, reason="F\\^-1\\(1 - u\\)"),
+    Wrong(E1, "a and b swapped",
           """
-          u = jax.random.uniform(key, shape, dtype, minval=-1.0 + np.finfo(dtype).epsneg,
-                                 maxval=1.0)
-          return lax.neg(lax.log1p(lax.neg(lax.abs(u))))
-          """, reason="differs from JAX's"),
-    Wrong(E1, "an exponential times an independent sign, from a split key",
+          u = jax.random.uniform(key, shape, dtype)
+          return (1 - (1 - u) ** (1 / a)) ** (1 / b)
+          """, reason="swapped"),
+    Wrong(E1, "F itself, not its inverse",
           """
-          k1, k2 = jax.random.split(key)
-          sign = jnp.where(jax.random.bernoulli(k1, 0.5, shape), 1.0, -1.0).astype(dtype)
-          return sign * jax.random.exponential(k2, shape, dtype)
-          """, reason="differs from JAX's"),
-    Wrong(E1, "sign(u) -log(1 - |u|): the opposite sign",
+          u = jax.random.uniform(key, shape, dtype)
+          return 1 - (1 - u ** a) ** b
+          """, reason="differs from F\\^-1"),
+    Wrong(E1, "the powers a and b where 1/a and 1/b belong",
           """
-          u = jax.random.uniform(key, shape, dtype, minval=-1.0 + np.finfo(dtype).epsneg,
-                                 maxval=1.0)
-          return lax.neg(lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u)))))
-          """, reason="opposite sign"),
-    Wrong(E1, "always float32, whatever the dtype",
+          u = jax.random.uniform(key, shape, dtype)
+          return (1 - (1 - u) ** b) ** a
+          """, reason="differs from F\\^-1"),
+    Wrong(E1, "the uniform drawn in float32 whatever the dtype",
           """
-          u = jax.random.uniform(key, shape, np.float32,
-                                 minval=-1.0 + np.finfo(np.float32).epsneg, maxval=1.0)
-          return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+          u = jax.random.uniform(key, shape)
+          return (1 - (1 - u) ** (1 / b)) ** (1 / a)
           """, reason="should be float16"),
-    Wrong(E2, "randint's 0 and 1, which draws other bits",
+    Wrong(E1, "a NumPy computation, which cannot run under jit",
           """
-          return (2 * jax.random.randint(key, shape, 0, 2) - 1).astype(dtype)
-          """, reason="differs from JAX's"),
-    Wrong(E2, "False as +1: 1 - 2b",
+          u = np.asarray(jax.random.uniform(key, shape, dtype))
+          return ((1 - (1 - u) ** (1 / b)) ** (1 / a)).astype(dtype)
+          """, reason="TracerArrayConversionError|concrete|jit"),
+    Wrong(E1, "a float32 uniform cast to the dtype: other random bits",
           """
-          b = jax.random.bernoulli(key, 0.5, shape).astype(dtype)
-          return (1 - 2 * b).astype(dtype)
-          """, reason="opposite signs"),
-    Wrong(E2, "the booleans' 0 and 1, not -1 and +1",
+          u = jax.random.uniform(key, shape).astype(dtype)
+          return (1 - (1 - u) ** (1 / b)) ** (1 / a)
+          """, reason="differs from F\\^-1|F\\^-1\\(1 - u\\)"),
+    Wrong(E2, "times k where it divides by k",
           """
-          return jax.random.bernoulli(key, 0.5, shape).astype(dtype)
-          """, reason="only -1 and \\+1"),
-    Wrong(E2, "int32 whatever the dtype",
+          return -x * jnp.log(x) * k
+          """, reason="differs from d\\(weibull_min draw\\)/dk|factor of k"),
+    Wrong(E2, "the ratio without its minus sign",
           """
-          b = jax.random.bernoulli(key, 0.5, shape).astype(np.int32)
-          return 2 * b - 1
-          """, reason="should be float32"),
+          return x * jnp.log(x) / k
+          """, reason="opposite sign"),
+    Wrong(E2, "k x^(k-1) forgotten in dF/dx: off by k",
+          """
+          return -x * jnp.log(x)
+          """, reason="factor of k"),
+    Wrong(E2, "the derivative of log x instead of x",
+          """
+          return -jnp.log(x) / k
+          """, reason="differs from d\\(weibull_min draw\\)/dk"),
+    Wrong(E2, "dx/dk of x = E^(1/k), written with log(1 - x) for log E",
+          """
+          return x * jnp.log1p(-x) / k ** 2
+          """, reason="differs from d\\(weibull_min draw\\)/dk"),
+    Wrong(E2, "zero: a draw whose loop has no derivative",
+          """
+          return jnp.zeros_like(x)
+          """, reason="differs from d\\(weibull_min draw\\)/dk"),
 ]

@@ -1,6 +1,8 @@
 """Wrong solutions to appendix A3's exercises: each runs, and each check must reject it."""
 from book.wrong import Wrong
 
+E3 = "3. A rule about results: the square root of a matrix"
+
 _BATCH = """
 if da is not not_mapped:
     return batch_at_front(triangular_solve_p)(vals, dims, **params)
@@ -13,15 +15,13 @@ x = triangular_solve_p.bind(a, jnp.reshape(b, merged), **params)
 return jnp.reshape(x, shape), fold
 """
 
-_QR = """
-a_dot = instantiate_zeros(a_dot)
-a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)
-x = jnp.matmul(jnp.swapaxes(q, -1, -2), a_dot_rinv)
-below = jnp.tril(x, -1)
-omega = below - jnp.swapaxes(below, -1, -2)
-q_dot = jnp.matmul(q, omega - x) + a_dot_rinv
-r_dot = jnp.matmul(x - omega, r)
-return [q, r], [q_dot, r_dot]
+_SQRTM = """
+v, w = lax_eigh(a)
+s = jnp.sqrt(w)
+vt = jnp.swapaxes(v, -1, -2)
+c = jnp.matmul(jnp.matmul(vt, instantiate_zeros(a_dot)), v)
+x_dot = jnp.matmul(jnp.matmul(v, c / (s[..., :, None] + s[..., None, :])), vt)
+return x, x_dot
 """
 
 _MVN = """
@@ -86,31 +86,6 @@ WRONG = [
           _BATCH.replace("if da is not not_mapped:\n    return batch_at_front(triangular_solve_p)"
                          "(vals, dims, **params)\n", ""),
           reason="a batched"),
-    Wrong("3. The derivative of QR", "omega taken as X's lower part, not made antisymmetric",
-          _QR.replace("omega = below - jnp.swapaxes(below, -1, -2)", "omega = below"),
-          reason="for a square .* antisymmetric"),
-    Wrong("3. The derivative of QR", "q_dot as Q omega alone",
-          _QR.replace("q_dot = jnp.matmul(q, omega - x) + a_dot_rinv",
-                      "q_dot = jnp.matmul(q, omega)"),
-          reason="outside Q's columns"),
-    Wrong("3. The derivative of QR", "r_dot as X R, omega forgotten",
-          _QR.replace("r_dot = jnp.matmul(x - omega, r)", "r_dot = jnp.matmul(x, r)"),
-          reason="r_dot should be"),
-    Wrong("3. The derivative of QR", "R inverted with jnp.linalg.inv",
-          _QR.replace("a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)",
-                      "a_dot_rinv = jnp.matmul(a_dot, jnp.linalg.inv(r))"),
-          reason="use triangular_solve"),
-    Wrong("3. The derivative of QR", "the tangents computed in NumPy",
-          """
-          a_dot = np.asarray(instantiate_zeros(a_dot), np.float64)
-          q64, r64 = np.asarray(q, np.float64), np.asarray(r, np.float64)
-          x = q64.T @ a_dot @ np.linalg.inv(r64)
-          below = np.tril(x, -1)
-          omega = below - below.T
-          q_dot = q64 @ (omega - x) + a_dot @ np.linalg.inv(r64)
-          r_dot = (x - omega) @ r64
-          return [q, r], [q_dot.astype(np.float32), r_dot.astype(np.float32)]
-          """, reason="from jnp operations and triangular_solve"),
     Wrong("1. A normal log density from one factor", "log det as the sum of the logs, not twice",
           _MVN.replace("2 * jnp.sum", "jnp.sum"), reason='twice the sum'),
     Wrong("1. A normal log density from one factor", "n read off x, the number of rows for [k, n]",
@@ -130,17 +105,6 @@ WRONG = [
           _BATCH.replace("if da is not not_mapped:",
                          "if da is not not_mapped and db is not not_mapped:"),
           reason=r'in_axes=\(0, None\), a batched'),
-    Wrong("3. The derivative of QR", "transposes with .T, which reverses a stack's axes too",
-          _QR.replace("jnp.swapaxes(q, -1, -2)", "q.T")
-             .replace("jnp.swapaxes(below, -1, -2)", "below.T"),
-          reason='jnp.swapaxes'),
-    Wrong("3. The derivative of QR", "omega as X - X^T",
-          _QR.replace("omega = below - jnp.swapaxes(below, -1, -2)",
-                      "omega = x - jnp.swapaxes(x, -1, -2)"),
-          reason='antisymmetric'),
-    Wrong("3. The derivative of QR", "R^-1 applied on the left",
-          _QR.replace("left_side=False, lower=False", "left_side=True, lower=False"),
-          reason='r_dot should be'),
     Wrong("1. A normal log density from one factor", "one x made a row: a density of shape (1,)",
           """
           L = cholesky(cov)
@@ -160,10 +124,34 @@ WRONG = [
           n = cov.shape[-1]
           return -0.5 * (n * np.log(2 * np.pi) + logdet + jnp.sum(d * w, axis=-1))
           """, reason="should make one triangular solve.*its program has 2"),
-    Wrong("3. The derivative of QR", "R^-1 made by solving against the identity",
-          _QR.replace("a_dot_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)",
-                      "eye = jnp.broadcast_to(jnp.eye(r.shape[-1], dtype=r.dtype), r.shape)\n"
-                      "rinv = triangular_solve(r, eye, left_side=False, lower=False)\n"
-                      "a_dot_rinv = jnp.matmul(a_dot, rinv)"),
-          reason="does not depend on a_dot .*inverting R"),
+    Wrong(E3, "eigh's factor 1 / (s_j - s_i), not 1 / (s_i + s_j)",
+          _SQRTM.replace("(s[..., :, None] + s[..., None, :])",
+                         "(s[..., None, :] - s[..., :, None] + jnp.eye(s.shape[-1]))"),
+          reason="does not solve X x_dot"),
+    Wrong(E3, "the eigenvalues w, not their roots s = sqrt(w)",
+          _SQRTM.replace("s = jnp.sqrt(w)", "s = w"), reason="x_dot is off"),
+    Wrong(E3, "no change of basis: a_dot / (s_i + s_j) in the standard basis",
+          _SQRTM.replace("c = jnp.matmul(jnp.matmul(vt, instantiate_zeros(a_dot)), v)",
+                         "c = instantiate_zeros(a_dot)")
+                .replace("x_dot = jnp.matmul(jnp.matmul(v, c / (s[..., :, None] + "
+                         "s[..., None, :])), vt)",
+                         "x_dot = c / (s[..., :, None] + s[..., None, :])"),
+          reason="does not solve X x_dot"),
+    Wrong(E3, "the scalar rule d sqrt(a) = da / (2 sqrt(a)), entry by entry",
+          """
+          return x, instantiate_zeros(a_dot) / (2 * x)
+          """, reason="x_dot is off"),
+    Wrong(E3, "only the diagonal of V^T a_dot V kept",
+          _SQRTM.replace("c / (s[..., :, None] + s[..., None, :])",
+                         "c * jnp.eye(s.shape[-1]) / (2 * s[..., None, :])"),
+          reason="x_dot is off"),
+    Wrong(E3, "transposes with .T, which reverses a stack's axes too",
+          _SQRTM.replace("vt = jnp.swapaxes(v, -1, -2)", "vt = v.T"), reason="jnp.swapaxes"),
+    Wrong(E3, "the tangent computed in NumPy, which grad cannot transpose",
+          """
+          w, v = np.linalg.eigh(np.asarray(a, np.float64))
+          s = np.sqrt(w)
+          c = v.T @ np.asarray(instantiate_zeros(a_dot), np.float64) @ v
+          return x, (v @ (c / (s[:, None] + s[None, :])) @ v.T).astype(np.float32)
+          """, reason="grad through sqrtm failed"),
 ]
