@@ -45,7 +45,7 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
-from autodidax.numpy import diag, dot, outer, sqrt
+from autodidax.numpy import contraction_order, diag, dot, outer, sqrt
 from autodidax.numpy.linalg import eigvals, inv, lstsq
 
 
@@ -3250,7 +3250,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 _register("roots polyfit")
 
 
-import itertools
 from decimal import Decimal
 
 
@@ -3327,37 +3326,6 @@ def _contract_spec(subscripts, operands):
     return inputs, output, shapes, sizes
 
 
-def _optimal_path(inputs, output, sizes):
-    """opt_einsum's `optimal` search: every order of pairwise contractions, depth first,
-    pruned by the cheapest found so far; the path as positions into the list of operands
-    left, each result appended at its end."""
-    out = frozenset(output)
-    size = lambda letters: math.prod(sizes[c] for c in letters)
-    best = [float("inf"), ()]
-
-    def search(path, remaining, sets, flops):
-        if len(remaining) == 1:
-            best[:] = [flops, path]
-            return
-        for i, j in itertools.combinations(sorted(remaining), 2):
-            either = sets[i] | sets[j]
-            kept = either & out.union(*(sets[r] for r in remaining if r not in (i, j)))
-            cost = flops + size(either) * (1 + bool(either - kept))
-            if cost < best[0]:
-                search(path + ((i, j),), remaining - {i, j} | {len(sets)}, sets + (kept,),
-                       cost)
-
-    search((), set(range(len(inputs))), tuple(map(frozenset, inputs)), 0)
-    ids, linear = list(range(len(inputs))), []
-    for pair in best[1]:              # from results numbered once each to positions left
-        positions = sorted(ids.index(k) for k in pair)
-        for p in reversed(positions):
-            ids.pop(p)
-        ids.append(len(inputs) + len(linear))
-        linear.append(tuple(positions))
-    return linear
-
-
 class PathInfo:
     """What `einsum_path` reports besides the path: the contractions, their scaling and BLAS
     kind, and the operation counts, printed as opt_einsum's `PathInfo` prints."""
@@ -3390,8 +3358,8 @@ class PathInfo:
 
 def einsum_path(subscripts, /, *operands, optimize="auto"):
     """The order in which `einsum` would contract its operands, pairwise, and a report of it
-    (`PathInfo`): opt_einsum's `contract_path` for up to four operands, with the exhaustive
-    search that its default `"auto"` (and `"optimal"`) then makes, or a path given as a list."""
+    (`PathInfo`): opt_einsum's `contract_path` with its exhaustive search, `"optimal"` (which
+    `True` means, and `"auto"` for up to four operands), or with a path given as a list."""
     inputs, output, shapes, sizes = _contract_spec(subscripts, operands)
     n = len(inputs)
     if not isinstance(optimize, (str, bool)):
@@ -3400,11 +3368,11 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
         path = [tuple(range(n))]
     elif optimize is False:                                   # JAX's `Unoptimized`
         path = [(0, 1)] * (n - 1)
-    elif optimize in ("auto", "optimal", True) and n <= 4:
-        path = _optimal_path(inputs, output, sizes)
-    else:
+    elif optimize in ("optimal", True) or (optimize == "auto" and n <= 4):
+        path = contraction_order(inputs, output, sizes)
+    else:                          # opt_einsum's "auto" is a cheaper search from 5 operands
         raise NotImplementedError(f"einsum_path with optimize={optimize!r} and {n} operands: "
-                                  "the book searches paths exhaustively, for four at most")
+                                  "the book has only opt_einsum's exhaustive search, 'optimal'")
     size = lambda letters: math.prod(sizes[c] for c in letters)
     indices, out = frozenset("".join(inputs)), frozenset(output)
     sets, terms, term_shapes = [frozenset(s) for s in inputs], list(inputs), list(shapes)
