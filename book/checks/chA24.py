@@ -30,8 +30,22 @@ def check_staged(nb):
                        "function calls others")
 
 
+def _refused(*args, **kwargs):
+    raise AssertionError("weighted_average calls jnp.average, which is this exercise's answer "
+                         "and more: write it with jnp.sum and the other functions")
+
+
 def check_weighted_average(nb):
     """2. `weighted_average`: weights along `axis`, divided by their sum, in float32."""
+    saved = jnp.more_functions["average"]
+    jnp.more_functions["average"] = _refused         # found by name, as `jnp.average` is
+    try:
+        _check_weighted_average(nb)
+    finally:
+        jnp.more_functions["average"] = saved
+
+
+def _check_weighted_average(nb):
     weighted_average = nb["weighted_average"]
     rng = np.random.default_rng(0)
     cases = [(rng.standard_normal((3, 4)).astype(np.float32), 0),
@@ -44,7 +58,7 @@ def check_weighted_average(nb):
         want = np.average(a.astype(np.float64), axis=axis, weights=weights.astype(np.float64))
         try:
             got = weighted_average(jnp.asarray(a), jnp.asarray(weights), axis)
-        except NotImplementedError:
+        except (NotImplementedError, AssertionError):
             raise
         except Exception as e:  # noqa: BLE001
             raise AssertionError(f"for a of shape {a.shape} and axis {axis}, the weights line up "

@@ -58,4 +58,38 @@ WRONG += [
           """
           return jnp.unique(x, size=size, fill_value=fill_value)
           """, reason="without jnp.unique"),
+    Wrong(E3, "the padding asked of nonzero, which then indexes the sorted values with it",
+          """
+          s = jnp.sort(x)
+          first = jnp.concatenate([jnp.array([True]), s[1:] != s[:-1]])
+          idx, = jnp.nonzero(first, size=size, fill_value=fill_value)
+          return s[idx]
+          """, reason="fill_value"),
+    Wrong(E3, "one slot too many kept (<= the count)",
+          """
+          s = jnp.sort(x)
+          first = jnp.concatenate([jnp.array([True]), s[1:] != s[:-1]])
+          idx, = jnp.nonzero(first, size=size, fill_value=0)
+          return jnp.where(jnp.arange(size) <= first.sum(), s[idx], fill_value)
+          """, reason="fill_value"),
+]
+
+WRONG += [
+    Wrong(E2, "jnp.average itself",
+          """
+          return jnp.average(a, axis=axis, weights=weights)
+          """, reason="calls jnp.average"),
+    Wrong(E2, "a negative axis not brought into range",
+          """
+          a, weights = jnp.asarray(a), jnp.asarray(weights)
+          w = jnp.reshape(weights, (-1,) + (1,) * (a.ndim - axis - 1))
+          return jnp.sum(a * w, axis=axis) / jnp.sum(weights)
+          """, reason="axis -1"),
+    Wrong(E2, "the weights given leading ones, not trailing ones",
+          """
+          a, weights = jnp.asarray(a), jnp.asarray(weights)
+          axis = axis % a.ndim
+          w = jnp.reshape(weights, (1,) * axis + (-1,))
+          return jnp.sum(a * w, axis=axis) / jnp.sum(weights)
+          """, reason="line"),
 ]
