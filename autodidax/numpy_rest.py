@@ -534,10 +534,11 @@ _PUBLIC: list = []                     # every name this module registers
 def _register(names: str) -> None:
     """Register each of `names` into A1's `more_functions`, and list it in `_PUBLIC`: a function
     of this module made an API boundary first, so that its errors show the user's line, as A1's
-    `wrap_public_functions` makes its own (NumPy's `iterable` is registered as it is)."""
+    `wrap_public_functions` makes its own (NumPy's `iterable` is registered as it is, and a
+    class, `ufunc`, stays a class, for `isinstance`)."""
     for name in names.split():
         fun = globals()[name]
-        if getattr(fun, "__module__", None) == __name__:
+        if getattr(fun, "__module__", None) == __name__ and not isinstance(fun, type):
             fun = globals()[name] = api_boundary(fun)
         more_functions[name] = fun
         _PUBLIC.append(name)

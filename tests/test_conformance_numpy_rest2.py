@@ -228,6 +228,8 @@ MORE = {
         jnp.maximum, 2, 1).reduce(F32, where=F32 > 0)),
     "frompyfunc at inplace": E(lambda jax, jnp: jnp.frompyfunc(
         jnp.maximum, 2, 1).at(F32, 0, 1.0)),
+    "ufunc is a class": J(lambda jax, jnp: (
+        isinstance(jnp.ufunc, type), isinstance(jnp.frompyfunc(jnp.maximum, 2, 1), jnp.ufunc))),
     "polymul poly": C(lambda jax, jnp: jax.jit(lambda a, b: (
         jnp.polymul(a, b), jnp.polymul(b, a[:2]), jnp.polymul(np.array([1, 2]), np.array([3])),
         jnp.poly(b), jnp.poly(np.array([1, 2, 3])), jnp.poly(EMPTY_F)))(SQ, V3)),
