@@ -27,7 +27,7 @@ WRONG = [
           def apply_fun(params, inputs):
               return inputs * params
           return init_fun, apply_fun
-          """, reason="give it \*\*kwargs"),
+          """, reason=r"give it \*\*kwargs"),
     Wrong(E2, "the gradient, not its sign", """
           step_size = optimizers.make_schedule(step_size)
           return (lambda x0: x0), (lambda i, g, x: x - step_size(i) * g), (lambda x: x)
