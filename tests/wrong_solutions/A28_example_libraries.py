@@ -58,10 +58,12 @@ WRONG = [
           """, reason="one vector of the last axis's size"),
     Wrong(E2, "the schedule one step ahead", """
           step_size = optimizers.make_schedule(step_size)
-          return (lambda x0: x0), (lambda i, g, x: x - step_size(i + 1) * jnp.sign(g)), (lambda x: x)
+          update = lambda i, g, x: x - step_size(i + 1) * jnp.sign(g)
+          return (lambda x0: x0), update, (lambda x: x)
           """, reason="step number"),
     Wrong(E2, "the sign as g / |g|, NaN where g is 0", """
           step_size = optimizers.make_schedule(step_size)
-          return (lambda x0: x0), (lambda i, g, x: x - step_size(i) * g / jnp.abs(g)), (lambda x: x)
+          update = lambda i, g, x: x - step_size(i) * g / jnp.abs(g)
+          return (lambda x0: x0), update, (lambda x: x)
           """, reason="0 for a zero gradient"),
 ]
