@@ -23,17 +23,23 @@ from autodidax.scipy.special import erfc_p, logistic, logsumexp, promote_args_in
 tanh = jnp.tanh
 
 
+def _arraylike(name, x):
+    """`x` as an array; a list or tuple is refused, as JAX's `ensure_arraylike` refuses it."""
+    jnp.check_arraylike(name, x)
+    return jnp.asarray(x)
+
+
 @jit
 def relu(x):
     """max(x, 0), with derivative 0 at 0 (as JAX's, which uses custom_jvp)."""
-    x = jnp.asarray(x)
+    x = _arraylike("maximum", x)
     return jnp.where(x > 0, x, stop_gradient(jnp.maximum(x, 0)))
 
 
 @jit
 def relu6(x):
     """min(max(x, 0), 6), with derivative 0 at 0 and 6 (as JAX's)."""
-    x = jnp.asarray(x)
+    x = _arraylike("maximum", x)
     inside = jnp.logical_and(x > 0, x < 6)
     return jnp.where(inside, x, stop_gradient(jnp.minimum(jnp.maximum(x, 0), 6.0)))
 
@@ -54,13 +60,13 @@ def softplus(x):
 @jit
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
-    return -softplus(-jnp.asarray(x))
+    return -softplus(-_arraylike("log_sigmoid", x))
 
 
 @jit
 def silu(x):
     """x * sigmoid(x)."""
-    x = jnp.asarray(x)
+    x = _arraylike("silu", x)
     return x * sigmoid(x)
 
 
@@ -70,14 +76,14 @@ swish = silu
 @jit
 def elu(x, alpha=1.0):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    x = jnp.asarray(x)
+    x = _arraylike("elu", x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
 @jit
 def leaky_relu(x, negative_slope=1e-2):
     """x where x >= 0, else negative_slope * x."""
-    x = jnp.asarray(x)
+    x = _arraylike("leaky_relu", x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
@@ -112,7 +118,7 @@ def softmax(x, axis=-1, where=None):
 @functools.partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """log(softmax(x)), computed as shifted - log(sum(exp(shifted)))."""
-    x = jnp.asarray(x)
+    x = _arraylike("log_softmax", x)
     x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
     shifted = x_safe - stop_gradient(x_max)
@@ -168,13 +174,13 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
 @jit
 def identity(x):
     """x itself, as an array."""
-    return jnp.asarray(x)
+    return _arraylike("identity", x)
 
 
 @jit
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
-    x = jnp.asarray(x)
+    x = _arraylike("hard_tanh", x)
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
@@ -187,7 +193,7 @@ def hard_sigmoid(x):
 @jit
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
-    x = jnp.asarray(x)
+    x = _arraylike("hard_silu", x)
     return x * hard_sigmoid(x)
 
 
@@ -205,20 +211,21 @@ def selu(x):
 @jit
 def mish(x):
     """x * tanh(softplus(x))."""
-    x = jnp.asarray(x)
+    x = _arraylike("mish", x)
     return x * jnp.tanh(softplus(x))
 
 
 @jit
 def soft_sign(x):
     """x / (|x| + 1)."""
-    x = jnp.asarray(x)
+    x = _arraylike("soft_sign", x)
     return x / (jnp.abs(x) + 1)
 
 
 @jit
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2, a smooth relu."""
+    jnp.check_arraylike("squareplus", x, b)
     x, b = jnp.asarray(x), jnp.asarray(b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
@@ -226,7 +233,7 @@ def squareplus(x, b=4):
 @jit
 def sparse_plus(x):
     """0 below -1, x above 1, (x + 1)**2 / 4 between."""
-    x = jnp.asarray(x)
+    x = _arraylike("sparse_plus", x)
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
@@ -239,7 +246,7 @@ def sparse_sigmoid(x):
 @functools.partial(jit, static_argnames=("axis",))
 def glu(x, axis=-1):
     """The first half of x along `axis`, gated by the sigmoid of the second half."""
-    x = jnp.asarray(x)
+    x = _arraylike("glu", x)
     assert x.shape[axis] % 2 == 0, "axis size must be divisible by 2"
     x1, x2 = jnp.split(x, 2, axis)
     return x1 * sigmoid(x2)
@@ -257,16 +264,6 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
         count = jnp.sum(jnp.broadcast_to(where, np.shape(x)), axis, dtype=lse.dtype,
                         keepdims=keepdims)
     return lse - jnp.log(count)
-
-
-@jit
-def log1mexp(x):
-    """log(1 - exp(-x)) for x > 0, stable near 0 and for large x."""
-    x = jnp.asarray(x)
-    small = x < jnp.log(2.0)
-    near_zero = jnp.log(-jnp.expm1(-jnp.where(small, x, 1.0)))   # harmless where not taken
-    far = jnp.log1p(-jnp.exp(-jnp.where(small, 1.0, x)))
-    return jnp.where(small, near_zero, far)
 
 
 def _large_negative(dtype):
@@ -416,3 +413,16 @@ def get_scaled_dot_general_config(mode, global_scale=None):
 
 
 wrap_public_functions(globals(), __name__)
+# Hook for appendix A26, which defines `log1mexp` with chapter 13's `custom_jvp`, as JAX does.
+more_functions: dict = {}
+
+
+def __getattr__(name):
+    try:
+        return more_functions[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__():
+    return sorted({*globals(), *more_functions})

@@ -45,7 +45,7 @@ from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, a
                              transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
-from autodidax.numpy import diag, dot, outer, sqrt
+from autodidax.numpy import contraction_order, diag, dot, outer, sqrt
 from autodidax.numpy.linalg import eigvals, inv, lstsq
 
 
@@ -534,10 +534,11 @@ _PUBLIC: list = []                     # every name this module registers
 def _register(names: str) -> None:
     """Register each of `names` into A1's `more_functions`, and list it in `_PUBLIC`: a function
     of this module made an API boundary first, so that its errors show the user's line, as A1's
-    `wrap_public_functions` makes its own (NumPy's `iterable` is registered as it is)."""
+    `wrap_public_functions` makes its own (NumPy's `iterable` is registered as it is, and a
+    class, `ufunc`, stays a class, for `isinstance`)."""
     for name in names.split():
         fun = globals()[name]
-        if getattr(fun, "__module__", None) == __name__:
+        if getattr(fun, "__module__", None) == __name__ and not isinstance(fun, type):
             fun = globals()[name] = api_boundary(fun)
         more_functions[name] = fun
         _PUBLIC.append(name)
@@ -3250,32 +3251,83 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 _register("roots polyfit")
 
 
-import itertools
 from decimal import Decimal
 
 
-def _can_blas(inputs, result, removed, shapes):
-    """opt_einsum's name for the kind of BLAS call a pairwise contraction is, or False."""
-    if len(inputs) != 2:
-        return False
-    left, right = inputs
-    for c in set(left + right):
-        nl, nr = left.count(c), right.count(c)
-        if nl > 1 or nr > 1 or nl + nr > 2 or nl + nr - 1 == int(c in result):
-            return False
-    if builtins.any(shapes[0][left.find(c)] != shapes[1][right.find(c)] for c in removed):
-        return False
-    if not removed:
-        return "OUTER/EINSUM"
-    keep_left, keep_right, rs = set(left) - removed, set(right) - removed, len(removed)
-    if left == right:
-        return "DOT"
-    if set(left) == set(right):
-        return "DOT/EINSUM"
-    if (left[-rs:] == right[:rs] or left[:rs] == right[-rs:] or left[-rs:] == right[-rs:]
-            or left[:rs] == right[:rs]):
-        return "GEMM"
-    return "GEMV/EINSUM" if not keep_left or not keep_right else "TDOT"
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The order in which `einsum` would contract its operands, pairwise, and a report of it
+    (`PathInfo`): opt_einsum's `contract_path` with its exhaustive search, `"optimal"` (which
+    `True` means, and `"auto"` for up to four operands), or with a path given as a list."""
+    inputs, output, shapes, sizes = _contract_spec(subscripts, operands)
+    n = len(inputs)
+    if not isinstance(optimize, (str, bool)):
+        path = [tuple(p) for p in optimize]                   # a path given: taken as it is
+    elif n <= 2:
+        path = [tuple(range(n))]
+    elif optimize is False:                                   # JAX's `Unoptimized`
+        path = [(0, 1)] * (n - 1)
+    elif optimize in ("optimal", True) or (optimize == "auto" and n <= 4):
+        path = contraction_order(inputs, output, sizes)
+    else:                          # opt_einsum's "auto" is a cheaper search from 5 operands
+        raise NotImplementedError(f"einsum_path with optimize={optimize!r} and {n} operands: "
+                                  "the book has only opt_einsum's exhaustive search, 'optimal'")
+    size = lambda letters: math.prod(sizes[c] for c in letters)
+    indices, out = frozenset("".join(inputs)), frozenset(output)
+    sets, terms, term_shapes = [frozenset(s) for s in inputs], list(inputs), list(shapes)
+    inner = builtins.sum(map(len, sets)) - len(indices) > 0
+    naive_cost = size(indices) * (builtins.max(1, n - 1) + inner)
+    steps, cost, largest = [], 0, []
+    for k, positions in enumerate(path):
+        positions = tuple(sorted(positions, reverse=True))
+        contracted = frozenset().union(*[sets.pop(p) for p in positions])
+        kept = contracted & out.union(*sets)
+        removed = contracted - kept
+        sets.append(kept)
+        cost += size(contracted) * (builtins.max(1, len(positions) - 1) + bool(removed))
+        largest.append(size(kept))
+        taken = [terms.pop(p) for p in positions]
+        taken_shapes = [term_shapes.pop(p) for p in positions]
+        blas = _can_blas(taken, kept, removed, taken_shapes)
+        result = (output if k == len(path) - 1
+                  else "".join(sorted(kept, key="".join(taken).find)))
+        term_shapes.append(tuple(builtins.max(s[t.find(c)] for t, s in zip(taken, taken_shapes)
+                                              if c in t) for c in result))
+        terms.append(result)
+        steps.append((len(contracted), blas, ",".join(taken) + "->" + result,
+                      tuple(terms) if len(terms) <= 20 else None))
+    info = PathInfo(f"{','.join(inputs)}->{output}", output, len(indices), steps, naive_cost,
+                    cost, builtins.max(largest, default=1))
+    return path, info
+
+
+class PathInfo:
+    """What `einsum_path` reports besides the path: the contractions, their scaling and BLAS
+    kind, and the operation counts, printed as opt_einsum's `PathInfo` prints."""
+
+    def __init__(self, eq, output, n_indices, steps, naive_cost, opt_cost, largest):
+        self.eq, self.output_subscript, self.steps = eq, output, steps
+        self.scale_list = [scale for scale, *_ in steps]
+        self.naive_cost, self.opt_cost = Decimal(naive_cost), Decimal(opt_cost)
+        self.speedup = self.naive_cost / builtins.max(self.opt_cost, Decimal(1))
+        self.n_indices, self.largest_intermediate = n_indices, Decimal(largest)
+
+    def __repr__(self):
+        lines = [f"  Complete contraction:  {self.eq}\n",
+                 f"         Naive scaling:  {self.n_indices}\n",
+                 f"     Optimized scaling:  {builtins.max(self.scale_list, default=0)}\n",
+                 f"      Naive FLOP count:  {self.naive_cost:.3e}\n",
+                 f"  Optimized FLOP count:  {self.opt_cost:.3e}\n",
+                 f"   Theoretical speedup:  {self.speedup:.3e}\n",
+                 f"  Largest intermediate:  {self.largest_intermediate:.3e} elements\n",
+                 "-" * 80 + "\n",
+                 "{:>6} {:>11} {:>22} {:>37}\n".format("scaling", "BLAS", "current", "remaining"),
+                 "-" * 80]
+        for scale, blas, current, remaining in self.steps:
+            rest = ("..." if remaining is None
+                    else ",".join(remaining) + "->" + self.output_subscript)
+            lines.append("\n{:>4} {:>14} {:>22}    {:>{}}".format(
+                scale, blas, current, rest, builtins.max(0, 56 - builtins.max(22, len(current)))))
+        return "".join(lines)
 
 
 def _contract_spec(subscripts, operands):
@@ -3327,111 +3379,28 @@ def _contract_spec(subscripts, operands):
     return inputs, output, shapes, sizes
 
 
-def _optimal_path(inputs, output, sizes):
-    """opt_einsum's `optimal` search: every order of pairwise contractions, depth first,
-    pruned by the cheapest found so far; the path as positions into the list of operands
-    left, each result appended at its end."""
-    out = frozenset(output)
-    size = lambda letters: math.prod(sizes[c] for c in letters)
-    best = [float("inf"), ()]
-
-    def search(path, remaining, sets, flops):
-        if len(remaining) == 1:
-            best[:] = [flops, path]
-            return
-        for i, j in itertools.combinations(sorted(remaining), 2):
-            either = sets[i] | sets[j]
-            kept = either & out.union(*(sets[r] for r in remaining if r not in (i, j)))
-            cost = flops + size(either) * (1 + bool(either - kept))
-            if cost < best[0]:
-                search(path + ((i, j),), remaining - {i, j} | {len(sets)}, sets + (kept,),
-                       cost)
-
-    search((), set(range(len(inputs))), tuple(map(frozenset, inputs)), 0)
-    ids, linear = list(range(len(inputs))), []
-    for pair in best[1]:              # from results numbered once each to positions left
-        positions = sorted(ids.index(k) for k in pair)
-        for p in reversed(positions):
-            ids.pop(p)
-        ids.append(len(inputs) + len(linear))
-        linear.append(tuple(positions))
-    return linear
-
-
-class PathInfo:
-    """What `einsum_path` reports besides the path: the contractions, their scaling and BLAS
-    kind, and the operation counts, printed as opt_einsum's `PathInfo` prints."""
-
-    def __init__(self, eq, output, n_indices, steps, naive_cost, opt_cost, largest):
-        self.eq, self.output_subscript, self.steps = eq, output, steps
-        self.scale_list = [scale for scale, *_ in steps]
-        self.naive_cost, self.opt_cost = Decimal(naive_cost), Decimal(opt_cost)
-        self.speedup = self.naive_cost / builtins.max(self.opt_cost, Decimal(1))
-        self.n_indices, self.largest_intermediate = n_indices, Decimal(largest)
-
-    def __repr__(self):
-        lines = [f"  Complete contraction:  {self.eq}\n",
-                 f"         Naive scaling:  {self.n_indices}\n",
-                 f"     Optimized scaling:  {builtins.max(self.scale_list, default=0)}\n",
-                 f"      Naive FLOP count:  {self.naive_cost:.3e}\n",
-                 f"  Optimized FLOP count:  {self.opt_cost:.3e}\n",
-                 f"   Theoretical speedup:  {self.speedup:.3e}\n",
-                 f"  Largest intermediate:  {self.largest_intermediate:.3e} elements\n",
-                 "-" * 80 + "\n",
-                 "{:>6} {:>11} {:>22} {:>37}\n".format("scaling", "BLAS", "current", "remaining"),
-                 "-" * 80]
-        for scale, blas, current, remaining in self.steps:
-            rest = ("..." if remaining is None
-                    else ",".join(remaining) + "->" + self.output_subscript)
-            lines.append("\n{:>4} {:>14} {:>22}    {:>{}}".format(
-                scale, blas, current, rest, builtins.max(0, 56 - builtins.max(22, len(current)))))
-        return "".join(lines)
-
-
-def einsum_path(subscripts, /, *operands, optimize="auto"):
-    """The order in which `einsum` would contract its operands, pairwise, and a report of it
-    (`PathInfo`): opt_einsum's `contract_path` for up to four operands, with the exhaustive
-    search that its default `"auto"` (and `"optimal"`) then makes, or a path given as a list."""
-    inputs, output, shapes, sizes = _contract_spec(subscripts, operands)
-    n = len(inputs)
-    if not isinstance(optimize, (str, bool)):
-        path = [tuple(p) for p in optimize]                   # a path given: taken as it is
-    elif n <= 2:
-        path = [tuple(range(n))]
-    elif optimize is False:                                   # JAX's `Unoptimized`
-        path = [(0, 1)] * (n - 1)
-    elif optimize in ("auto", "optimal", True) and n <= 4:
-        path = _optimal_path(inputs, output, sizes)
-    else:
-        raise NotImplementedError(f"einsum_path with optimize={optimize!r} and {n} operands: "
-                                  "the book searches paths exhaustively, for four at most")
-    size = lambda letters: math.prod(sizes[c] for c in letters)
-    indices, out = frozenset("".join(inputs)), frozenset(output)
-    sets, terms, term_shapes = [frozenset(s) for s in inputs], list(inputs), list(shapes)
-    inner = builtins.sum(map(len, sets)) - len(indices) > 0
-    naive_cost = size(indices) * (builtins.max(1, n - 1) + inner)
-    steps, cost, largest = [], 0, []
-    for k, positions in enumerate(path):
-        positions = tuple(sorted(positions, reverse=True))
-        contracted = frozenset().union(*[sets.pop(p) for p in positions])
-        kept = contracted & out.union(*sets)
-        removed = contracted - kept
-        sets.append(kept)
-        cost += size(contracted) * (builtins.max(1, len(positions) - 1) + bool(removed))
-        largest.append(size(kept))
-        taken = [terms.pop(p) for p in positions]
-        taken_shapes = [term_shapes.pop(p) for p in positions]
-        blas = _can_blas(taken, kept, removed, taken_shapes)
-        result = (output if k == len(path) - 1
-                  else "".join(sorted(kept, key="".join(taken).find)))
-        term_shapes.append(tuple(builtins.max(s[t.find(c)] for t, s in zip(taken, taken_shapes)
-                                              if c in t) for c in result))
-        terms.append(result)
-        steps.append((len(contracted), blas, ",".join(taken) + "->" + result,
-                      tuple(terms) if len(terms) <= 20 else None))
-    info = PathInfo(f"{','.join(inputs)}->{output}", output, len(indices), steps, naive_cost,
-                    cost, builtins.max(largest, default=1))
-    return path, info
+def _can_blas(inputs, result, removed, shapes):
+    """opt_einsum's name for the kind of BLAS call a pairwise contraction is, or False."""
+    if len(inputs) != 2:
+        return False
+    left, right = inputs
+    for c in set(left + right):
+        nl, nr = left.count(c), right.count(c)
+        if nl > 1 or nr > 1 or nl + nr > 2 or nl + nr - 1 == int(c in result):
+            return False
+    if builtins.any(shapes[0][left.find(c)] != shapes[1][right.find(c)] for c in removed):
+        return False
+    if not removed:
+        return "OUTER/EINSUM"
+    keep_left, keep_right, rs = set(left) - removed, set(right) - removed, len(removed)
+    if left == right:
+        return "DOT"
+    if set(left) == set(right):
+        return "DOT/EINSUM"
+    if (left[-rs:] == right[:rs] or left[:rs] == right[-rs:] or left[-rs:] == right[-rs:]
+            or left[:rs] == right[:rs]):
+        return "GEMM"
+    return "GEMV/EINSUM" if not keep_left or not keep_right else "TDOT"
 
 
 _register("einsum_path")

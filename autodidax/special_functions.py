@@ -933,6 +933,19 @@ _numpy_i0.__name__ = _numpy_i0.__qualname__ = "i0"
 jnp.more_functions["i0"] = jit(_numpy_i0)
 
 
+@custom_jvp
+@jit
+def log1mexp(x):
+    """log(1 - exp(-x)) for x > 0, accurate near 0 and for large x."""
+    jnp.check_arraylike("log1mexp", x)
+    x = jnp.asarray(x)
+    return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda t, ans, x: t / jnp.expm1(x))
+nn.more_functions["log1mexp"] = log1mexp
+
+
 from autodidax.control_flow import cond
 from autodidax.indexing import sort_key_val
 from autodidax.scipy import stats as scipy_stats

@@ -145,7 +145,8 @@ def _per_example_grads(jax, jnp):
 
 STAX = {
     "glorot_normal, and glorot over other axes": B(lambda jax, jnp: (
-        _init("glorot_normal")(jax, jnp), _init("glorot", 0, 2)(jax, jnp))),
+        _init("glorot_normal")(jax, jnp), _init("glorot", 0, 2)(jax, jnp),
+        _init("glorot", 2, 3, 0)(jax, jnp))),
     "normal and randn": B(lambda jax, jnp: (_init("normal", 0.5, shape=(1, 1, 1, 4))(jax, jnp),
                                             _init("randn", shape=(6,))(jax, jnp))),
     "ones and zeros": B(lambda jax, jnp: (_stax(jax).ones(None, (2, 3)),

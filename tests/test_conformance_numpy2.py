@@ -159,6 +159,10 @@ NUMPY2 = {
     "einsum digit as letter": C(lambda jax, jnp: jnp.einsum("i1,jk", F, G)),
     "einsum repeated output": E(lambda jax, jnp: jnp.einsum("ij->ii", F)),
     "einsum out": E(lambda jax, jnp: jnp.einsum("ij", F, out=F)),
+    # opt_einsum prices a pair of letter sets once, which sets the order of these contractions
+    "einsum order of four": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda *o: jnp.einsum("bad,fa,c,ac->", *o))(
+            *[np.ones(s, np.float32) for s in [(6, 7, 7), (2, 7), (7,), (7, 7)]])),
     # round
     "round decimals": C(lambda jax, jnp: jnp.round(HALF, 2)),
     "round negative decimals": C(lambda jax, jnp: jnp.round(HALF, -1)),

@@ -228,6 +228,8 @@ MORE = {
         jnp.maximum, 2, 1).reduce(F32, where=F32 > 0)),
     "frompyfunc at inplace": E(lambda jax, jnp: jnp.frompyfunc(
         jnp.maximum, 2, 1).at(F32, 0, 1.0)),
+    "ufunc is a class": J(lambda jax, jnp: (
+        isinstance(jnp.ufunc, type), isinstance(jnp.frompyfunc(jnp.maximum, 2, 1), jnp.ufunc))),
     "polymul poly": C(lambda jax, jnp: jax.jit(lambda a, b: (
         jnp.polymul(a, b), jnp.polymul(b, a[:2]), jnp.polymul(np.array([1, 2]), np.array([3])),
         jnp.poly(b), jnp.poly(np.array([1, 2, 3])), jnp.poly(EMPTY_F)))(SQ, V3)),
@@ -333,7 +335,11 @@ EINSUM_PATH = {
         _path(jnp, "ea,fb,abcd,gc,hd->efgh", (5, 6), (5, 6), (6, 6, 6, 6), (5, 6), (5, 6),
               optimize=[(0, 2), (0, 3), (0, 2), (0, 1)]),
         repr(jnp.einsum_path(np.ones((2, 3)), [0, 1], np.ones((3, 4)), [1, 2], [0, 2])),
-        _path(jnp, "ab,bc,cd,de->ae", (8, 2), (2, 9), (9, 3), (3, 7))])),
+        _path(jnp, "ab,bc,cd,de->ae", (8, 2), (2, 9), (9, 3), (3, 7)),
+        # opt_einsum prices a pair of letter sets once: here that changes the order it takes
+        _path(jnp, "bad,fa,c,ac->", (6, 7, 7), (2, 7), (7,), (7, 7)),
+        _path(jnp, "ai,ij,jk,kl,lb->ab", (2, 3), (3, 4), (4, 5), (5, 6), (6, 2),
+              optimize="optimal")])),
     "einsum_path shapes": E(lambda jax, jnp: jnp.einsum_path("ij,jk", np.ones((2, 3)),
                                                              np.ones((4, 5)))),
 }

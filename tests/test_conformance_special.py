@@ -122,7 +122,12 @@ NN = {
         n: jax.vmap(jax.grad(getattr(jax.nn, n)))(x) for n in _NN})(X), **GRAD),
     **{f"{n} jaxpr": J(lambda jax, jnp, n=n: jax.make_jaxpr(getattr(jax.nn, n))(X))
        for n in ("identity", "hard_tanh", "soft_sign", "squareplus", "sparse_plus",
-                 "sparse_sigmoid")},
+                 "sparse_sigmoid", "log1mexp", "selu")},
+    # JAX's jax.nn refuses lists (ensure_arraylike), each with the name of the function that does
+    **{f"{n} of a list": E(lambda jax, jnp, n=n: getattr(jax.nn, n)([0.5, 2.0]))
+       for n in _NN + ["relu", "relu6", "silu", "elu", "leaky_relu", "log_sigmoid", "log_softmax",
+                       "glu"]},
+    "squareplus of a list b": E(lambda jax, jnp: jax.nn.squareplus(X, [1.0, 2.0])),
     "glu and logmeanexp": B(lambda jax, jnp: (
         jax.nn.squareplus(X, 0.5), jax.nn.glu(M), jax.nn.glu(M, axis=0), jax.nn.logmeanexp(M),
         jax.nn.logmeanexp(M, axis=1, keepdims=True),

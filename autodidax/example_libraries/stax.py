@@ -44,24 +44,25 @@ def normal(stddev=1e-2, dtype=None):
     return init
 
 
-def _fans(shape, in_axis, out_axis):
-    """(fan_in, fan_out) of a weight: its input and output sizes times its receptive field."""
+def _fans(shape, in_axis, out_axis, batch_axis):
+    """(fan_in, fan_out) of a weight: its input and output sizes times its receptive field,
+    the axes that are neither input, output nor batch."""
     if len(shape) <= 1 and in_axis == -2:
         raise ValueError(f"Can't compute input and output sizes of a {len(shape)}-dimensional"
                          " weights tensor with default in_axis. Must be at least 2D or specify"
                          " in_axis explicitly.")
     size = lambda axes: (shape[axes] if isinstance(axes, int)            # noqa: E731
                          else math.prod(shape[a] for a in axes))
-    field = math.prod(shape) / size(in_axis) / size(out_axis)
+    field = math.prod(shape) / size(in_axis) / size(out_axis) / size(batch_axis)
     return size(in_axis) * field, size(out_axis) * field
 
 
-def glorot_normal(in_axis=-2, out_axis=-1, dtype=None):
+def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
     """Glorot's initializer: a truncated normal of variance 2 / (fan_in + fan_out)."""
     def init(key, shape, dtype=dtype):
         shape = tuple(int(d) for d in shape)
         dtype = _default_float() if dtype is None else dtype
-        fan_in, fan_out = _fans(shape, in_axis, out_axis)
+        fan_in, fan_out = _fans(shape, in_axis, out_axis, batch_axis)
         variance = jnp.array(1.0 / ((fan_in + fan_out) / 2), dtype=dtype)
         stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype)
         return truncated_normal(key, -2, 2, shape, dtype) * stddev

@@ -1850,7 +1850,7 @@ def _einsum_path(inputs, output, sizes):
     of the pairs is opt_einsum's default for up to four operands, its exhaustive search for the
     fewest operations; beyond four we contract left to right, where opt_einsum searches less."""
     n = len(inputs)
-    order = ([tuple(range(n))] if n <= 2 else _optimal_order(inputs, output, sizes) if n <= 4
+    order = ([tuple(range(n))] if n <= 2 else contraction_order(inputs, output, sizes) if n <= 4
              else [(0, 1)] * (n - 1))
     path, remaining = [], list(inputs)
     for k, positions in enumerate(order):
@@ -1866,34 +1866,48 @@ def _einsum_path(inputs, output, sizes):
     return path
 
 
-def _optimal_order(inputs, output, sizes):
-    """opt_einsum's `optimal` path: every order of pairwise contractions, depth first, keeping
-    the first with the fewest operations (a pair costs the size of its letters, twice that if
-    it sums some away). Positions are returned as `contract_path` uses them: into the list of
-    operands left, each result appended at its end."""
-    sets, out = [frozenset(i) for i in inputs], frozenset(output)
-    size = lambda letters: int(np.prod([sizes[c] for c in letters], dtype=np.int64))
-    best = [float("inf"), ()]
+def pair_flops(left, right, kept, sizes):
+    """opt_einsum's cost of contracting two operands whose letters are `left` and `right` into
+    one with the letters `kept`: the size of all their letters, twice that if letters both
+    share are summed away (a multiply and an add per term)."""
+    size = int(np.prod([sizes[c] for c in left | right], dtype=np.int64))
+    return size * (2 if (left & right) - kept else 1)
 
-    def search(path, remaining, sets, flops):
+
+def contraction_order(inputs, output, sizes, cost=pair_flops):
+    """The order of pairwise contractions with the lowest total `cost`, searched as
+    opt_einsum's `optimal` path is: every order, depth first, a branch dropped once its cost
+    reaches the best so far, so that ties go to the first found. `inputs` are the operands'
+    subscripts, `sizes` maps each letter to its size, `cost(left, right, kept, sizes)` prices
+    one pair (letter sets of the two operands and of their result). As opt_einsum does, it
+    prices a pair of letter sets once, the first time it meets them, and reuses that result and
+    cost wherever the pair comes up again, even where the operands left would keep other
+    letters. Positions are returned as `contract_path` gives them: into the list of operands
+    left, each result appended last."""
+    out = frozenset(output)
+    best, seen = [float("inf"), ()], {}
+
+    def search(path, remaining, sets, total):
         if len(remaining) == 1:
-            best[:] = [flops, path]
+            best[:] = [total, path]
             return
         for i, j in itertools.combinations(sorted(remaining), 2):
-            either = sets[i] | sets[j]
-            keep = out.union(*(sets[r] for r in remaining if r not in (i, j)))
-            cost = size(either) * (2 if (sets[i] & sets[j]) - keep else 1)
-            if flops + cost < best[0]:
-                search(path + ((i, j),), remaining - {i, j} | {len(sets)},
-                       sets + [either & keep], flops + cost)
+            if (sets[i], sets[j]) not in seen:
+                kept = (sets[i] | sets[j]) & out.union(*(sets[r] for r in remaining
+                                                          if r not in (i, j)))
+                seen[sets[i], sets[j]] = kept, cost(sets[i], sets[j], kept, sizes)
+            kept, price = seen[sets[i], sets[j]]
+            step = total + price
+            if step < best[0]:
+                search(path + ((i, j),), remaining - {i, j} | {len(sets)}, sets + (kept,), step)
 
-    search((), set(range(len(sets))), sets, 0)
-    ids, linear = list(range(len(sets))), []
+    search((), set(range(len(inputs))), tuple(map(frozenset, inputs)), 0)
+    ids, linear = list(range(len(inputs))), []
     for pair in best[1]:                 # single-assignment ids to positions in the list left
         positions = sorted(ids.index(k) for k in pair)
         for p in reversed(positions):
             ids.pop(p)
-        ids.append(len(sets) + len(linear))
+        ids.append(len(inputs) + len(linear))
         linear.append(tuple(positions))
     return linear
 

@@ -19,6 +19,9 @@ def check_scale(nb):
         f"the parameters are one vector of the last axis's size, (3,), got {params}"
     assert np.array_equal(np.asarray(leaves[0]), np.ones(3)), \
         f"the vector starts as ones, got {leaves[0]}"
+    assert np.asarray(leaves[0]).dtype == np.float32, \
+        f"the vector is float32 (jnp.ones's default dtype), so that grad can differentiate it, " \
+        f"got {np.asarray(leaves[0]).dtype}"
     x = jnp.arange(6.0).reshape(2, 3)
     s = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(params),
                                      [jnp.array([1.0, 2.0, 3.0])])

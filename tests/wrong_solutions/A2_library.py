@@ -94,6 +94,14 @@ WRONG = [
           far = jnp.log1p(-jnp.exp(-jnp.where(small, x, 1.0)))
           return jnp.where(small, far, near_zero)
           """, reason=r'log1mexp\(1e-30\) should be'),
+    Wrong("1. log(1 - exp(-x)), stable on both sides", "JAX's own, called",
+          """
+          return jax.nn.log1mexp(x)
+          """, reason="calls jax.nn.log1mexp"),
+    Wrong("2. A cumulative logsumexp", "lax's own, called",
+          """
+          return jax.lax.cumlogsumexp(x, axis=axis % jnp.ndim(x))
+          """, reason="cumlogsumexp"),
     Wrong("2. A cumulative logsumexp", "the carry started at 0, not at log 0",
           _LCSE.replace("jnp.full(x.shape[1:], -np.inf, x.dtype)",
                         "jnp.zeros(x.shape[1:], x.dtype)"),
