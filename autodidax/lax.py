@@ -119,7 +119,7 @@ from autodidax.lax_rest import (
     ragged_dot_general, reduce, reduce_precision, reduce_window, reduce_window_max_p,
     reduce_window_min_p, reduce_window_p, reduce_window_shape_tuple, reduce_window_sum_p,
     reduce_xor, reduce_xor_p, rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p,
-    scaled_dot, scaled_dot_p, shape_as_value, stage, tile, tile_p,
+    scaled_dot, shape_as_value, stage, tile, tile_p,
 )
 
 # Appendix A24: the primitives that jax.numpy's cbrt, nextafter, bitwise_count and copy bind.

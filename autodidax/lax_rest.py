@@ -11,6 +11,7 @@ import functools
 import itertools
 import math
 import operator
+import warnings
 from typing import NamedTuple, Sequence, Union
 
 import numpy as np
@@ -2017,8 +2018,15 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
                                  jnp.bfloat16).astype(jnp.float8_e8m0fnu)
     lhs_scale = ones(lhs, lc) if lhs_scale is None else lhs_scale
     rhs_scale = ones(rhs, rc) if rhs_scale is None else rhs_scale
-    dtype = jnp.bfloat16 if preferred_element_type is None else preferred_element_type
-    dtype = np.dtype(jnp._user_dtype(dtype, "scaled_dot"))
+    requested = np.dtype(jnp.bfloat16 if preferred_element_type is None
+                         else preferred_element_type)
+    dtype = canonicalize_dtype(requested)
+    if dtype != requested:                                       # JAX's warning
+        warnings.warn(f"Explicitly requested dtype {requested} requested in scaled_dot is not "
+                      f"available, and will be truncated to dtype {dtype}. To enable more "
+                      "dtypes, set the jax_enable_x64 configuration option or the "
+                      "JAX_ENABLE_X64 shell environment variable. See "
+                      "https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=2)
     return scaled_dot_p.bind(lhs, rhs, lhs_scale, rhs_scale, dimension_numbers=dimension_numbers,
                              preferred_element_type=dtype)
 
