@@ -1577,7 +1577,7 @@ def _attribute(value):
     if isinstance(value, int):
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
     if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F32Type.get(), value)
+        return ir.FloatAttr.get(ir.F64Type.get(), value)       # a Python float: f64, as JAX
     if isinstance(value, str):
         return ir.StringAttr.get(value)
     raise NotImplementedError(f"a composite attribute of type {type(value).__name__} is not "
@@ -1963,11 +1963,13 @@ def _scaled_dot_abstract(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers,
 def _repeat_scale(scale, shape, contracting):
     """Each scale repeated over its block of the contracting axes: the operand's shape."""
     for i in contracting:
-        if scale.shape[i] != shape[i]:
-            spread = scale.shape[:i + 1] + (shape[i] // scale.shape[i],) + scale.shape[i + 1:]
-            dims = tuple(d for d in range(len(spread)) if d != i + 1)
-            scale = lax.reshape(lax.broadcast_in_dim(scale, spread, dims),
-                                scale.shape[:i] + (shape[i],) + scale.shape[i + 1:])
+        if scale.shape[i] != shape[i]:        # (.., k // b, ..) to (.., k // b, 1, ..) to
+            ones = scale.shape[:i + 1] + (1,) + scale.shape[i + 1:]    # (.., k // b, b, ..)
+            spread = ones[:i + 1] + (shape[i] // scale.shape[i],) + ones[i + 2:]
+            dims = tuple(d for d in range(len(ones)) if d != i + 1)
+            scale = lax.broadcast_in_dim(lax.broadcast_in_dim(scale, ones, dims), spread,
+                                         tuple(range(len(ones))))
+            scale = lax.reshape(scale, spread[:i] + (shape[i],) + spread[i + 2:])
     return scale
 
 

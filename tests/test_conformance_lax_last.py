@@ -60,6 +60,10 @@ SCALED_DOT = {
             LHS, RHS, LS, RS)),
     "jaxpr of vmap": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(lambda a, b: _sd(jax, a, b)))(
         L3, R3)),
+    "lowered": J(lambda jax, jnp: jax.jit(lambda a, b, c, d: _sd(
+        jax, a, b, lhs_scale=c, rhs_scale=d)).lower(LHS, RHS, LS, RS).as_text()),
+    "lowered, batched, float32": J(lambda jax, jnp: jax.jit(lambda a, b: _sd(
+        jax, a, b, preferred_element_type=jnp.float32)).lower(L3, R3).as_text()),
     "error: vectors": E(lambda jax, jnp: _sd(jax, LHS[0], RHS[:, 0])),
     "error: contracting sizes": E(lambda jax, jnp: _sd(jax, LHS, RHS[:6])),
     "error: scale does not divide": E(lambda jax, jnp: _sd(jax, LHS, RHS,
@@ -125,3 +129,15 @@ def test_tokens(name):
 @pytest.mark.parametrize("name", _params(QDWH))
 def test_qdwh(name):
     check(QDWH[name])
+
+
+ATTRIBUTES = {      # appendix A27's composite, whose attributes scaled_dot needed to grow
+    "composite attributes, lowered": J(lambda jax, jnp: jax.jit(lambda x: jax.lax.composite(
+        lambda x, *, a, b, c, d: x, name="my.f")(x, a=True, b=3, c=(1, (2.5,)),
+                                                 d=np.dtype(np.float32))).lower(LHS).as_text()),
+}
+
+
+@pytest.mark.parametrize("name", _params(ATTRIBUTES))
+def test_composite_attributes(name):
+    check(ATTRIBUTES[name])
