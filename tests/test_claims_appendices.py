@@ -331,6 +331,8 @@ def qdwh_tolerance_in_numpy():
     theirs = str(jax.make_jaxpr(jax.lax.linalg.qdwh)(x))
     ours = str(autodidax.make_jaxpr(autodidax.lax.linalg.qdwh)(x))
     assert "cbrt" in theirs and "cbrt" not in ours
+    assert theirs.startswith("let qdwh = { lambda a:f32[2,3] b:f32[2,3]; c:f32[3,2].")
+    assert "bool[2,2]" in ours.partition(";")[0]          # a mask among the constants
 
 
 # ---- A16: pytrees' messages -----------------------------------------------------------------
