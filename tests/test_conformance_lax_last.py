@@ -28,9 +28,9 @@ def _sd(jax, *args, **kw):
     return jax.lax.scaled_dot(*args, **kw)
 
 
-def _name(tree, jax):
-    """A token's class name in place of each token (a leaf of JAX's, a node of ours)."""
-    return type(tree).__name__ if type(tree).__name__ == "Token" else tree
+def _name(x):
+    """`x`, or its class name if it is a token (a leaf of JAX's pytrees, a node of ours)."""
+    return type(x).__name__ if type(x).__name__ == "Token" else x
 
 
 SCALED_DOT = {
@@ -78,16 +78,15 @@ SCALED_DOT = {
 }
 
 TOKENS = {
-    "create_token": C(lambda jax, jnp: _name(jax.lax.create_token(), jax)),
+    "create_token": C(lambda jax, jnp: _name(jax.lax.create_token())),
     "after_all eagerly": C(lambda jax, jnp: _name(jax.lax.after_all(
-        jax.lax.create_token(), jax.lax.create_token()), jax)),
-    "after_all of nothing": C(lambda jax, jnp: _name(jax.lax.after_all(), jax)),
+        jax.lax.create_token(), jax.lax.create_token()))),
+    "after_all of nothing": C(lambda jax, jnp: _name(jax.lax.after_all())),
     "a token through jit": C(lambda jax, jnp: _name(jax.jit(lambda t: t)(
-        jax.lax.create_token()), jax)),
-    "a token made in jit": C(lambda jax, jnp: _name(jax.jit(jax.lax.create_token)(), jax)),
-    "a token beside an array in jit": C(lambda jax, jnp: (lambda out: (out[0], _name(
-        out[1], jax)))(jax.jit(lambda x, t: (x * 2, jax.lax.after_all(t)))(
-            LHS, jax.lax.create_token()))),
+        jax.lax.create_token()))),
+    "a token made in jit": C(lambda jax, jnp: _name(jax.jit(jax.lax.create_token)())),
+    "a token beside an array in jit": C(lambda jax, jnp: (lambda out: (out[0], _name(out[1])))(
+        jax.jit(lambda x, t: (x * 2, jax.lax.after_all(t)))(LHS, jax.lax.create_token()))),
     "grad beside a token": C(lambda jax, jnp: jax.grad(lambda x, t: jnp.sin(x))(
         1.0, jax.lax.create_token())),
     "jaxpr of create_token": J(lambda jax, jnp: jax.make_jaxpr(jax.lax.create_token)()),
