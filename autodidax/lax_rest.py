@@ -11,6 +11,7 @@ import functools
 import itertools
 import math
 import operator
+import warnings
 from typing import NamedTuple, Sequence, Union
 
 import numpy as np
@@ -35,10 +36,11 @@ from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_ze
                            jvp_rules, stop_gradient)
 from autodidax.numpy import jitted
 from autodidax.runtime import default_device
-from autodidax.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
-from autodidax.lowering import (aval_to_ir_type, dense_int_array, ir_constant, jaxpr_subcomp,
-                                lower_jaxpr_to_fun, lowering_rules, nary_lowering,
-                                reduce_lowering, reducer_region)
+from autodidax.tree_util import (register_pytree_node, tree_flatten, tree_map,
+                                tree_structure, tree_unflatten)
+from autodidax.lowering import (aval_to_ir_type, dense_int_array, dtype_to_ir_type,
+                                ir_constant, jaxpr_subcomp, lower_jaxpr_to_fun, lowering_rules,
+                                nary_lowering, reduce_lowering, reducer_region)
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -1564,13 +1566,18 @@ def _composite_jvp(primals, tangents, **params):
 
 
 def _attribute(value):
-    """A composite's attribute as an MLIR attribute: a bool, int, float or string."""
+    """A composite's attribute as an MLIR attribute: a bool, int, float, string, dtype, or a
+    tuple or list of them."""
+    if isinstance(value, (tuple, list)):
+        return ir.ArrayAttr.get([_attribute(v) for v in value])
+    if isinstance(value, np.dtype):
+        return ir.TypeAttr.get(dtype_to_ir_type(value))
     if isinstance(value, bool):
         return ir.BoolAttr.get(value)
     if isinstance(value, int):
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
     if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F32Type.get(), value)
+        return ir.FloatAttr.get(ir.F64Type.get(), value)       # a Python float: f64, as JAX
     if isinstance(value, str):
         return ir.StringAttr.get(value)
     raise NotImplementedError(f"a composite attribute of type {type(value).__name__} is not "
@@ -1581,7 +1588,8 @@ def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
     """A `stablehlo.composite` named `name`, whose decomposition is a private function of the
     module: a compiler that knows `name` may replace it; XLA on the CPU inlines it."""
     symbol = lower_jaxpr_to_fun(ctx.module_context, name, jaxpr)
-    attrs = {k: _attribute(tree_unflatten(tree, leaves)) for k, leaves, tree in attributes}
+    attrs = {k: _attribute(tree_unflatten(tree, leaves)) for k, leaves, tree in attributes
+             if tree_unflatten(tree, leaves) is not None}
     op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
                          name=ir.StringAttr.get(name),
                          decomposition=ir.FlatSymbolRefAttr.get(symbol),
@@ -1904,3 +1912,191 @@ def _reduce_monoid(computation, inits, operands):
         if computation is op:
             return reduction if np.equal(value, identity) else None
     return None
+
+
+scaled_dot_p = Primitive("scaled_dot")
+
+
+def _validate_operand_scale(side, operand, scale, contracting):
+    for i, size in enumerate(operand.shape):
+        if i not in contracting:
+            if scale.shape[i] != size:
+                raise TypeError(f"{side} dim {i} of size {size} does not match scale dim size "
+                                f"{scale.shape[i]}.")
+        elif size % scale.shape[i]:
+            raise TypeError(f"{side} contracting dim {i} of size {size} must be divisible by "
+                            f"its scale's dim size {scale.shape[i]}.")
+        elif size // scale.shape[i] < 2:
+            raise TypeError(f"The ratio of {side} contracting dim {i} to its scale's dim size "
+                            f"({size // scale.shape[i]}) must be at least 2.")
+
+
+def _scaled_dot_abstract(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers,
+                         preferred_element_type):
+    """JAX's checks (`_scaled_dot_validate_inputs`), then the shape of `dot_general`'s result."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    if len({lhs.ndim, rhs.ndim, lhs_scale.ndim, rhs_scale.ndim}) > 1:
+        raise TypeError(f"All input tensors must have the same rank. Got lhs rank: {lhs.ndim} "
+                        f"rhs rank: {rhs.ndim} lhs_scale rank: {lhs_scale.ndim} rhs_scale "
+                        f"rank: {rhs_scale.ndim}.")
+    if len(lb) != len(rb):
+        raise TypeError("LHS and RHS must have the same number of batch dimensions, got "
+                        f"{len(lb)} and {len(rb)}.")
+    if len(lc) != len(rc):
+        raise TypeError("LHS and RHS must have the same number of contracting dimensions, got "
+                        f"{len(lc)} and {len(rc)}.")
+    for i, j in zip(lb, rb):
+        if len({lhs.shape[i], rhs.shape[j], lhs_scale.shape[i], rhs_scale.shape[j]}) > 1:
+            raise TypeError("All input tensors must have the same batch dimension size for "
+                            f"batch dims ({i}, {j}).")
+    for i, j in zip(lc, rc):
+        if lhs.shape[i] != rhs.shape[j]:
+            raise TypeError(f"LHS contracting dim {i} of size {lhs.shape[i]} does not match "
+                            f"RHS contracting dim {j} of size {rhs.shape[j]}.")
+    _validate_operand_scale("LHS", lhs, lhs_scale, lc)
+    _validate_operand_scale("RHS", rhs, rhs_scale, rc)
+    kept = lambda aval, c, b: [d for i, d in enumerate(aval.shape) if i not in c and i not in b]
+    shape = [lhs.shape[i] for i in lb] + kept(lhs, lc, lb) + kept(rhs, rc, rb)
+    return ShapedArray(shape, preferred_element_type)
+
+
+def _repeat_scale(scale, shape, contracting):
+    """Each scale repeated over its block of the contracting axes: the operand's shape."""
+    for i in contracting:
+        if scale.shape[i] != shape[i]:        # (.., k // b, ..) to (.., k // b, 1, ..) to
+            ones = scale.shape[:i + 1] + (1,) + scale.shape[i + 1:]    # (.., k // b, b, ..)
+            spread = ones[:i + 1] + (shape[i] // scale.shape[i],) + ones[i + 2:]
+            dims = tuple(d for d in range(len(ones)) if d != i + 1)
+            scale = lax.broadcast_in_dim(lax.broadcast_in_dim(scale, ones, dims), spread,
+                                         tuple(range(len(ones))))
+            scale = lax.reshape(scale, spread[:i] + (shape[i],) + spread[i + 2:])
+    return scale
+
+
+def _scaled_dot_decomposition(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers,
+                              preferred_element_type):
+    """What XLA computes when it knows no kernel for the composite (JAX's `_scaled_dot_impl`)."""
+    (lc, rc), _ = dimension_numbers
+    bf16 = np.dtype(jnp.bfloat16)
+
+    def scaled(x, scale, contracting):
+        scale = _repeat_scale(scale, x.shape, contracting)
+        return lax.mul(lax.convert_element_type(x, bf16), lax.convert_element_type(scale, bf16))
+    return lax.dot_general(scaled(lhs, lhs_scale, lc), scaled(rhs, rhs_scale, rc),
+                           dimension_numbers, preferred_element_type)
+
+
+def _scaled_dot_batch_rule(vals, dims, *, dimension_numbers, preferred_element_type):
+    """Every batch axis to the front, and one more batch dimension (JAX's rule)."""
+    size = next(x.shape[d] for x, d in zip(vals, dims) if d is not None)
+    vals = [bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    bump = lambda axes: tuple(a + 1 for a in axes)
+    (lc, rc), (lb, rb) = dimension_numbers
+    dnums = ((bump(lc), bump(rc)), ((0,) + bump(lb), (0,) + bump(rb)))
+    return scaled_dot_p.bind(*vals, dimension_numbers=dnums,
+                             preferred_element_type=preferred_element_type), 0
+
+
+impl_rules[scaled_dot_p] = xla_impl(scaled_dot_p)
+abstract_eval_rules[scaled_dot_p] = _scaled_dot_abstract
+batching_rules[scaled_dot_p] = _scaled_dot_batch_rule
+lowering_rules[scaled_dot_p] = lambda ctx, *args, **params: lower_fun(
+    composite(_scaled_dot_decomposition, name="xla.scaled_dot"), ctx, *args, **params)
+
+
+def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None,
+               preferred_element_type=None):
+    """`(lhs * lhs_scale) @ (rhs * rhs_scale)`, in `preferred_element_type` (default
+    `bfloat16`), each scale repeated over its block of the contracting axes."""
+    lhs, rhs = map(jnp.asarray, (lhs, rhs))
+    if dimension_numbers is None:
+        if lhs.ndim < 2:
+            raise TypeError("scaled_dot does not support 0-rank and 1-rank operands.")
+        batch = tuple(range(lhs.ndim - 2))
+        dimension_numbers = (((lhs.ndim - 1,), (lhs.ndim - 2,)), (batch, batch))
+    dimension_numbers = tuple(tuple(map(tuple, pair)) for pair in dimension_numbers)
+    (lc, rc), _ = dimension_numbers
+    ones = lambda x, c: jnp.ones([1 if i in c else d for i, d in enumerate(x.shape)],
+                                 jnp.bfloat16).astype(jnp.float8_e8m0fnu)
+    lhs_scale = ones(lhs, lc) if lhs_scale is None else lhs_scale
+    rhs_scale = ones(rhs, rc) if rhs_scale is None else rhs_scale
+    requested = np.dtype(jnp.bfloat16 if preferred_element_type is None
+                         else preferred_element_type)
+    dtype = canonicalize_dtype(requested)
+    if dtype != requested:                                       # JAX's warning
+        warnings.warn(f"Explicitly requested dtype {requested} requested in scaled_dot is not "
+                      f"available, and will be truncated to dtype {dtype}. To enable more "
+                      "dtypes, set the jax_enable_x64 configuration option or the "
+                      "JAX_ENABLE_X64 shell environment variable. See "
+                      "https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=2)
+    return scaled_dot_p.bind(lhs, rhs, lhs_scale, rhs_scale, dimension_numbers=dimension_numbers,
+                             preferred_element_type=dtype)
+
+
+class AbstractToken(ShapedArray):
+    """The type of a token, printed `Tok`: a `ShapedArray` of its data, an empty bool array."""
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__((0,), np.bool_)
+
+    def str_short(self, short_dtypes=True):
+        return "Tok"
+
+    __str__ = str_short
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        if shape in (None, self.shape) and dtype in (None, self.dtype) and not weak_type:
+            return self
+        raise TypeError("a token (Tok) is not an array: it has no shape or dtype to change")
+
+    def __eq__(self, other):
+        return type(other) is AbstractToken
+
+    def __hash__(self):
+        return hash("Tok")
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token: a pytree node around its data, an empty array of type `Tok` (or a tracer)."""
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+
+
+register_pytree_node(Token, lambda t: ((t._buf,), None), lambda _, data: Token(data[0]))
+create_token_p = Primitive("create_token")
+after_all_p = Primitive("after_all")
+
+
+def _after_all_abstract(*avals):
+    if any(type(a) is not AbstractToken for a in avals):
+        raise TypeError("Arguments to after_all must be tokens")
+    return abstract_token
+
+
+for _p in (create_token_p, after_all_p):
+    impl_rules[_p] = lambda *tokens: np.zeros(0, np.bool_)
+    lowering_rules[_p] = lambda ctx, *tokens: [ir_constant(np.zeros(0, np.bool_))]
+abstract_eval_rules[create_token_p] = lambda: abstract_token
+abstract_eval_rules[after_all_p] = _after_all_abstract
+
+
+def create_token(_=None):
+    """A new token, after nothing (the argument is ignored, as in JAX)."""
+    return Token(create_token_p.bind())
+
+
+def after_all(*operands):
+    """A token that comes after every token in `operands`."""
+    return Token(after_all_p.bind(*[t._buf if type(t) is Token else t for t in operands]))

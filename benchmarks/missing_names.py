@@ -41,7 +41,7 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
         "pbroadcast": "JAX has no CPU lowering for it ('MLIR translation rule for primitive "
                       "pbroadcast not found for platform cpu'), and the book runs on the CPU",
         "psend": "JAX implements it on GPUs only ('psend is currently only implemented on "
-                 "GPU'), with tokens the book's types lack",
+                 "GPU')",
         "precv": "the receiving half of psend: implemented by JAX on GPUs only",
         "ragged_all_to_all": "XLA's CPU backend refuses the operation ('HLO opcode "
                              "ragged-all-to-all is not supported by XLA:CPU')",

@@ -70,4 +70,40 @@ def approx_top_k_is_exact_on_cpu():
     assert np.array_equal(ours[1], theirs[1])
 
 
+@claim(A27, "Where JAX 0.10.2 fails with an internal `AttributeError` (a token operand of `cond` "
+            "or `scan`, `jit` of a `while_loop` that carries one), ours runs; a `vmap` that "
+            "would stack a token raises a `TypeError` (JAX an `AttributeError`), and `jvp` of a "
+            "function returning one gives it a token tangent (JAX a `KeyError`).")
+def tokens_where_jax_fails():
+    def programs(lib):
+        lax = lib.lax
+        return [lambda t: lax.cond(True, lax.after_all, lambda t: t, t),
+                lambda t: lax.scan(lambda c, x: (lax.after_all(c), x), t, np.ones(2)),
+                lambda t: lib.jit(lambda t: lax.while_loop(
+                    lambda c: c[0] < 2, lambda c: (c[0] + 1, lax.after_all(c[1])), (0, t)))(t)]
+    for f in programs(jax):
+        with pytest.raises(AttributeError):
+            f(jax.lax.create_token())
+    for f in programs(autodidax):
+        f(autodidax.lax.create_token())
+    for lib, error in ((jax, AttributeError), (autodidax, TypeError)):
+        with pytest.raises(error):
+            lib.vmap(lambda x: (x, lib.lax.create_token()))(np.ones(3))
+    with pytest.raises(KeyError):
+        jax.jvp(lambda x: (x, jax.lax.create_token()), (1.0,), (1.0,))
+    _, (_, tangent) = autodidax.jvp(lambda x: (x, autodidax.lax.create_token()), (1.0,), (1.0,))
+    assert type(tangent).__name__ == "Token"
+
+
+@claim(A27, "where JAX's has `!stablehlo.token`, `stablehlo.create_token` and "
+            "`stablehlo.after_all`, and names a token output `result[0]`, not `result`")
+def tokens_lowered_as_empty_arrays():
+    texts = {lib: lib.jit(lambda t: lib.lax.after_all(t, lib.lax.create_token())).lower(
+        lib.lax.create_token()).as_text() for lib in (jax, autodidax)}
+    assert "!stablehlo.token" in texts[jax] and "stablehlo.after_all" in texts[jax]
+    assert 'jax.result_info = "result"' in texts[jax]
+    assert "tensor<0xi1>" in texts[autodidax] and "token" not in texts[autodidax]
+    assert 'jax.result_info = "result[0]"' in texts[autodidax]
+
+
 test_claims = claims_test(__name__)

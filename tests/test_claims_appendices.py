@@ -326,12 +326,14 @@ def cpu_linalg_lowers_to_lapack():
     assert "triangular_solve" in text and "custom_call" not in text
 
 
-@claim("A3_linalg", "**Not built.** `jax.lax.linalg`'s `qdwh`")
-def lax_linalg_not_built():
-    names = ["qdwh"]
-    assert all(hasattr(jax.lax.linalg, n) for n in names)
-    assert not any(hasattr(autodidax.lax.linalg, n) for n in names)
-    assert hasattr(autodidax.lax.linalg, "qr") and hasattr(anp.linalg, "svd")
+@claim("A3_linalg", "JAX's traces `jnp.cbrt`, an\n  equation of its jaxpr")
+def qdwh_tolerance_in_numpy():
+    x = np.array([[4.0, 1.0], [2.0, 3.0], [0.0, 1.0]], np.float32)
+    theirs = str(jax.make_jaxpr(jax.lax.linalg.qdwh)(x))
+    ours = str(autodidax.make_jaxpr(autodidax.lax.linalg.qdwh)(x))
+    assert "cbrt" in theirs and "cbrt" not in ours
+    assert theirs.startswith("let qdwh = { lambda a:f32[2,3] b:f32[2,3]; c:f32[3,2].")
+    assert "bool[2,2]" in ours.partition(";")[0]          # a mask among the constants
 
 
 @claim("A3_linalg", "with JAX's NaNs where LAPACK's `info` reports a failure")
