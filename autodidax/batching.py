@@ -196,22 +196,15 @@ def bdim_at_front(x, bdim, size):
 
 def broadcasting(prim):
     def rule(vals, dims, **params):
-        ranks = [len(shape_of(x)) - (d is not not_mapped) for x, d in zip(vals, dims)]
-        rank = max(ranks)
-        out_dim = next((d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0)
-        vals = [_align(x, d, r, rank, out_dim) for x, d, r in zip(vals, dims, ranks)]
-        return prim.bind(*vals, **params), out_dim
+        shape, dim = next((shape_of(x), d) for x, d in zip(vals, dims) if d is not not_mapped)
+        if all(shape_of(x) == shape and d == dim for x, d in zip(vals, dims) if shape_of(x)):
+            return prim.bind(*vals, **params), dim          # nothing to move
+        vals = [bdim_at_front(x, d, 1) if shape_of(x) else x for x, d in zip(vals, dims)]
+        rank = max(len(shape_of(x)) for x in vals)
+        vals = [x if d is not_mapped or len(shape_of(x)) == rank
+                else lax.expand_dims(x, range(len(shape_of(x)), rank)) for x, d in zip(vals, dims)]
+        return prim.bind(*vals, **params), 0
     return rule
-
-
-def _align(x, d, rank, out_rank, out_dim):
-    """An operand of an elementwise primitive, made to agree with a batched output of rank
-    `out_rank` per example, batched along `out_dim`, without copying it."""
-    if d is not_mapped:
-        return x if rank == 0 else broadcast(x, 1, out_dim)
-    if rank == out_rank:
-        return moveaxis(x, d, out_dim)
-    return lax.expand_dims(x, [i for i in range(out_rank + 1) if i != out_dim])
 
 
 for _p in [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.gt_p, lax.lt_p,

@@ -741,6 +741,7 @@ def _type_said(aval, other) -> str:
 
 
 def _arg_names(jitted, key) -> list[str]:
+    """The names of the flat dynamic arguments of `jit`'s signature `key`."""
     static_pos, static_named, in_tree, has_kwargs = key[:4]
     dynamic = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
     args, kwargs = dynamic if has_kwargs else (dynamic, {})

@@ -240,18 +240,18 @@ def _run_where(entry, jitted, flat, names):
 
 
 def flat_arg_names(jitted, args, kwargs) -> list:
-    """JAX's name for each flat dynamic argument of a call: `x`, `params['w']`, `args[2]`."""
+    """JAX's name for each flat dynamic argument of a call, by the parameter it binds to:
+    `x`, `params['w']`, `xs[2]` (of `*xs`), or `args[2]` if the call does not bind."""
+    n, static = len(args), object()
+    at = {i % n for i in jitted.static_argnums if -n <= i < n}
+    args = [static if i in at else a for i, a in enumerate(args)]
+    kwargs = {k: static if k in jitted.static_argnames else v for k, v in sorted(kwargs.items())}
     try:
-        params = list(inspect.signature(jitted.fun).parameters)
+        named = inspect.signature(jitted.fun).bind(*args, **kwargs).arguments
     except (TypeError, ValueError):
-        params = []
-    n = len(args)
-    static = {i % n for i in jitted.static_argnums if -n <= i < n}
-    named = [(params[i] if i < len(params) else f"args[{i}]", a) for i, a in enumerate(args)
-             if i not in static]
-    named += sorted((k, v) for k, v in kwargs.items() if k not in jitted.static_argnames)
-    return [name + keystr(path) for name, value in named
-            for path, _ in tree_flatten_with_path(value)[0]]
+        named = {**{f"args[{i}]": a for i, a in enumerate(args)}, **kwargs}
+    return [name + keystr(path) for name, value in named.items()
+            for path, leaf in tree_flatten_with_path(value)[0] if leaf is not static]
 
 
 def _result_name(path) -> str:
@@ -422,7 +422,7 @@ class Jitted:
     def trace(self, *args, **kwargs) -> Traced:
         """Stage the call: its jaxpr, ready to be lowered."""
         key, _ = self._signature(args, kwargs)
-        return Traced(self, key, self._traced(key))
+        return Traced(self, key, self._traced(key), flat_arg_names(self, args, kwargs))
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Stage the call down to StableHLO."""
@@ -518,8 +518,9 @@ def disable_jit(disable: bool = True):
 class Traced:
     """A jitted call, traced: `.jaxpr`, and `.lower()`."""
 
-    def __init__(self, jitted, key, entry):
+    def __init__(self, jitted, key, entry, arg_names):
         self.jitted, self.key, self.jaxpr, self.out_tree = jitted, key, entry.jaxpr, entry.out_tree
+        self.arg_names = arg_names
         self.result_names, self.donated = entry.result_names, entry.donated
         self.placement = jitted._placement(key, entry)
 
@@ -563,15 +564,26 @@ class Compiled:
         return self.executable.loaded.get_compiled_memory_stats()
 
     @api_boundary
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs):      # the dynamic arguments only: JAX's checks, texts
         t = self.traced
-        key, flat = t.jitted._signature(args, kwargs)
-        if key != t.key:
-            want = ", ".join(a.str_short() for a in t.key[4])
-            got = ", ".join(a.str_short() for a in key[4])
-            raise TypeError(f"this function was compiled for arguments of types ({want}) and "
-                            f"structure {t.key[2]}, but was called with ({got}) and structure "
-                            f"{key[2]}: compile it again for those")
+        flat, tree = tree_flatten((args, kwargs) if kwargs or t.key[3] else args)
+        if tree != t.key[2]:
+            raise TypeError("Function compiled with input pytree does not match the input pytree"
+                            f" it was called with: {tree}, compiled for {t.key[2]}")
+        if (tracer := next((x for x in flat if isinstance(x, Tracer)), None)) is not None:
+            raise TypeError("Cannot apply JAX transformations to a function lowered and compiled"
+                            f" for a particular signature. Detected argument of Tracer type "
+                            f"{type(tracer)}.")
+        said = lambda a: f"{a.dtype.name}[{','.join(map(str, a.shape))}]"   # (weak or not)
+        wrong = [f"Argument '{n}' compiled with {said(a)} and called with {said(b)}"
+                 for n, a, b in zip(t.arg_names, t.key[4], map(get_aval, flat))
+                 if (a.shape, a.dtype) != (b.shape, b.dtype)]
+        if wrong:
+            raise TypeError("Argument types differ from the types for which this computation "
+                            "was compiled. Perhaps you are calling the compiled executable with "
+                            "a different enable_x64 mode than when it was AOT compiled? "
+                            f"{'The' if len(wrong) < 5 else f'The first 5 of {len(wrong)}'} "
+                            "mismatches are:\n" + "\n".join(wrong[:5]))
         return tree_unflatten(t.out_tree, self.executable(*flat))
 
 

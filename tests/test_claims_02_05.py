@@ -297,9 +297,8 @@ def batching_tables_in_jax():
     assert {"name", "size", "spmd_name"} <= set(batching.AxisData.__dataclass_fields__)
 
 
-@claim(CH04, "JAX's rules for `broadcast_in_dim`, and for elementwise operands batched along "
-             "different axes (`broadcast_batcher`), move the batch axis to the front; ours leave "
-             "it in place when they can, saving a `transpose`.")
+@claim(CH04, "**`broadcast_in_dim` keeps the batch axis in place.** JAX's rule moves it to the "
+             "front; ours saves the `transpose`.")
 def batch_axes_stay_in_place():
     x = np.ones((2, 3), np.float32)
     ours, theirs = jaxprs(lambda lib, _, lax_: lib.vmap(
@@ -309,6 +308,17 @@ def batch_axes_stay_in_place():
         lambda a: lax_.broadcast_in_dim(a, (4, 2), (1,)), in_axes=1), x)
     assert "transpose" in ours.split("broadcast_in_dim")[1]       # only after, for out_axes
     assert "transpose" in theirs.split("broadcast_in_dim")[0]     # JAX's moves it first
+
+
+@claim(CH04, "Otherwise, as in JAX's `broadcast_batcher`, every batch axis moves to the front")
+def elementwise_batch_axes_move_to_the_front():
+    x, y, s = np.ones((3, 4), np.float32), np.ones((4, 3), np.float32), np.ones(4, np.float32)
+    for fn, axes, args in [(lambda a, b: a + b, (1, 0), (x, y)),
+                           (lambda a, b: a / b, (1, 0), (x, s)),
+                           (lambda a, b: a * b, (0, 1), (y, x)),
+                           (lambda a, b: a - b, (1, None), (x, s[:3]))]:
+        ours, theirs = jaxprs(lambda lib, _, lax_: lib.vmap(fn, in_axes=axes), *args)
+        assert ours == theirs
 
 
 @claim(CH04, "**`spmd_axis_name` is ignored.** JAX's `vmap` keeps it in its `AxisData` (as "

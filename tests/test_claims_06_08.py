@@ -388,8 +388,8 @@ def library_functions_are_jitted():
         assert "jit" not in str(lib.make_jaxpr(np_.sin)(f32))          # the rest: inlined
 
 
-@claim(CH08, "Eagerly, `jnp.var(x)` is then one\ncompiled program with the bits of "
-             "`jit(jnp.var)(x)`, not seven programs of one primitive each")
+@claim(CH08, "Eagerly, `jnp.var(x)` is then one compiled program with the bits of "
+             "`jit(jnp.var)(x)`")
 def eager_var_is_one_program():
     rows = np.random.default_rng(3).normal(size=(8, 33)).astype(np.float32)
     theirs = np.asarray(jax.jit(jnp.var, static_argnames="axis")(jax.device_put(rows), axis=1))
@@ -520,7 +520,7 @@ def shardings_are_params_in_jax():
     assert set(ours) == {"jaxpr", "name", "inline"}
 
 
-@claim(CH08, "JAX's jitted function is a C++ object of jaxlib (`PjitFunction`)")
+@claim(CH08, "JAX's path for them is C++, jaxlib's `PjitFunction`")
 def jaxs_jit_is_cpp():
     assert type(jax.jit(lambda x: x)).__name__ == "PjitFunction"
     assert type(autodidax.jit(lambda x: x)).__module__ == "autodidax.jit"
