@@ -27,16 +27,18 @@ jax.config.update("jax_num_cpu_devices", 8)
 # on the 2-core machine (December 2026); another file counts 0.06 s a test, a notebook 0.15 s a
 # cell. The order changes no test, only which worker runs it and when.
 SECONDS = {     # tests/test_NAME.py: seconds of work
-    "student": 164, "conformance": 54, "batching": 53, "conformance_random": 42, "site": 40,
-    "conformance_library": 37, "capstone": 33, "conformance_numpy_rest": 31,
-    "conformance_special": 30, "autodiff": 28, "book": 26, "claims_06_08": 26, "jvp": 23,
-    "conformance_example_libraries": 22, "conformance_numpy_rest2": 22, "conformance_numpy2": 21,
-    "conformance_x64": 21, "runner_hostile": 21, "conformance_linalg": 18, "claims_09_10": 18,
-    "claims_13_15": 18, "claims_11_12": 17, "control_flow": 17, "conformance_dtypes": 16,
-    "conformance_indexing": 16, "callbacks": 15, "claims_appendices": 15, "grader": 15,
-    "conformance_linalg_rest": 14, "conformance_scan": 14, "conformance_random_rest": 13,
-    "fuzz": 13, "claims_16_17": 12, "export": 12, "claims_00_01_09_17": 11,
-    "conformance_lax_rest": 11, "conformance_named": 11,
+    "student": 164, "exercises": 147, "conformance": 54, "batching": 53, "conformance_random": 42,
+    "site": 40, "conformance_library": 37, "capstone": 33, "random": 33,
+    "conformance_numpy_rest": 31, "conformance_special": 30, "autodiff": 28, "book": 26,
+    "claims_06_08": 26, "jvp": 23, "conformance_example_libraries": 22,
+    "conformance_numpy_rest2": 22, "conformance_numpy2": 21, "conformance_x64": 21,
+    "runner_hostile": 21, "conformance_linalg": 18, "claims_09_10": 18, "claims_13_15": 18,
+    "indexing": 18, "claims_11_12": 17, "control_flow": 17, "conformance_dtypes": 16,
+    "conformance_indexing": 16, "shard_map": 16, "callbacks": 15, "claims_appendices": 15,
+    "grader": 15, "conformance_linalg_rest": 14, "conformance_scan": 14,
+    "conformance_random_rest": 13, "fuzz": 13, "claims_16_17": 12, "export": 12, "library": 12,
+    "claims_00_01_09_17": 11, "conformance_lax_rest": 11, "conformance_named": 11, "runtime": 11,
+    "lowering": 10, "numpy": 9, "lax": 9,
 }
 
 
