@@ -1,6 +1,7 @@
 """The rendered book: `make book` builds a static site that works offline. The site is built once,
 into a temporary folder; its HTML is parsed for broken links, and a headless Chromium loads every
 page to see that it renders: title, images, the diagrams of chapter 00, math, highlighting, search."""
+import functools
 import html.parser
 import os
 import re
@@ -65,8 +66,15 @@ class Page(html.parser.HTMLParser):
             self.h1[-1] += data
 
 
+@functools.cache
+def parsed(path: Path) -> Page:
+    """`Page(path)`, parsed once: several tests read the same built pages, and parsing the
+    largest takes seconds."""
+    return Page(path)
+
+
 def test_the_index_lists_the_chapters_in_book_order(html_dir):
-    index = Page(html_dir / "index.html")
+    index = parsed(html_dir / "index.html")
     toc = [href for tag, href in index.refs if tag == "a" and re.fullmatch(r"chapters/[^/#]+\.html", href)]
     # the chapters, then the appendices (reference, in a table of their own), each in book order
     want = [f"chapters/{ch.notebook.stem}.html"
@@ -76,13 +84,13 @@ def test_the_index_lists_the_chapters_in_book_order(html_dir):
 
 @pytest.mark.parametrize("ch", WRITTEN, ids=lambda ch: ch.notebook.stem)
 def test_each_chapter_page_has_its_title(html_dir, ch):
-    page = Page(page_of(html_dir, ch))
+    page = parsed(page_of(html_dir, ch))
     assert ch.title in page.title, f"<title> is {page.title!r}"
     assert page.h1 and ch.title in page.h1[0].replace("\N{PILCROW SIGN}", "").strip(), page.h1[:1]
 
 
 def test_no_page_has_a_broken_local_link_or_image(html_dir):
-    pages = {p: Page(p) for p in html_dir.rglob("*.html") if "_static" not in p.parts}
+    pages = {p: parsed(p) for p in html_dir.rglob("*.html") if "_static" not in p.parts}
     broken = []
     for path, page in pages.items():
         for tag, ref in page.refs:
@@ -102,7 +110,7 @@ def test_no_page_has_a_broken_local_link_or_image(html_dir):
 
 def test_no_page_loads_anything_from_the_network(html_dir):
     remote = [f"{p.relative_to(html_dir)}: {src}" for p in html_dir.rglob("*.html") if "_static" not in p.parts
-              for src in Page(p).loads if urlsplit(src).scheme in ("http", "https") or src.startswith("//")]
+              for src in parsed(p).loads if urlsplit(src).scheme in ("http", "https") or src.startswith("//")]
     assert not remote, "the site must work offline, but loads:\n" + "\n".join(remote)
     assert (html_dir / "_static" / "mathjax" / "tex-chtml.js").exists(), "MathJax is not served locally"
 
@@ -321,7 +329,7 @@ def test_the_map_of_chapter_00_is_interactive(html_dir, browser, tmp_path):
         url = urlsplit(href)
         assert not url.scheme and (page.parent / unquote(url.path)).exists(), f"broken: {href}"
         if url.fragment:
-            assert unquote(url.fragment) in Page(page.parent / unquote(url.path)).ids, href
+            assert unquote(url.fragment) in parsed(page.parent / unquote(url.path)).ids, href
     written = {c.notebook.stem for c in WRITTEN}
     for stem in {stem for s in stage_map.STAGES for stem in s.chapters}:
         if stem in written:
