@@ -113,7 +113,7 @@ def _binop(name, impl, kinds, out_dtype=None):
 
 
 def _div_impl(x, y):
-    if dtype_kind(x.dtype) == "f":
+    if dtype_kind(x.dtype) in "fc":
         return np.divide(x, y)
     dtype = x.dtype
     x, y = x.astype(np.int64), y.astype(np.int64)   # room for every int32 and uint32 value
@@ -852,6 +852,8 @@ def argmin(operand, axis, index_dtype):
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
+    if not shape and np.ndim(x) == 0 and isinstance(x, Array):
+        return x                # as JAX: a scalar "broadcast" to a scalar binds nothing
     return broadcast_in_dim_p.bind(x, shape=tuple(shape),
                                    broadcast_dimensions=tuple(broadcast_dimensions))
 

@@ -51,10 +51,9 @@ def sigmoid(x):
 
 @jit
 def softplus(x):
-    """log(1 + exp(x)), computed without overflow, with derivative sigmoid(x) everywhere."""
+    """log(1 + exp(x)) as JAX computes it, `logaddexp(x, 0)` (appendix A24 builds it)."""
     x, = promote_args_inexact("softplus", x)
-    high, low = jnp.maximum(x, 0), jnp.minimum(x, 0)
-    return high + jnp.log1p(jnp.exp(low - high))
+    return jnp.logaddexp(x, 0)
 
 
 @jit

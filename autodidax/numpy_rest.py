@@ -643,6 +643,43 @@ def _replace_inf(x):
     return lax.select(isposinf(real(x)), lax.full_like(x, 0), x)
 
 
+def _logaddexp(x1, x2):
+    """`log(exp(x1) + exp(x2))` without overflow (JAX's `lax_other.logaddexp`)."""
+    amax = lax.max(x1, x2)
+    if dtype_kind(x1.dtype) == "f":
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta),        # NaNs, or infinities of one sign: x1 + x2
+                          lax.add(x1, x2), lax.add(amax, lax.log1p(lax.exp(lax.neg(
+                              lax.abs(delta))))))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _lax_const(amax, 2)))
+    out = lax.add(amax, lax.log1p(lax.exp(delta)))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+
+
+_logaddexp.__name__ = "logaddexp"
+_logaddexp = custom_jvp(_logaddexp)
+
+
+def _inf_as_zero(x):
+    """JAX's `lax_other._replace_inf`: +inf read as 0, compared as `x == inf`."""
+    re = lax.real(x) if dtype_kind(x.dtype) == "c" else x
+    return lax.select(lax.eq(re, _lax_const(re, np.inf)), lax.full_like(x, 0), x)
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    """Each tangent times `exp(x - out)`, with +inf read as 0, so that it stays finite."""
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp(x1, x2)
+    return out, lax.add(lax.mul(t1, lax.exp(lax.sub(_inf_as_zero(x1), _inf_as_zero(out)))),
+                        lax.mul(t2, lax.exp(lax.sub(_inf_as_zero(x2), _inf_as_zero(out)))))
+
+
+@jitted()
+def logaddexp(x1, x2, /):
+    return _logaddexp(*_inexact("logaddexp", x1, x2))
+
+
 @_logaddexp2.defjvp
 def _logaddexp2_jvp(primals, tangents):
     """Each tangent times `2**(x - out)`, with +inf read as 0, so that it stays finite."""
@@ -719,7 +756,7 @@ def ldexp(x1, x2, /):
 
 
 _register("positive rint left_shift right_shift bitwise_left_shift bitwise_right_shift modf "
-          "logaddexp2 frexp ldexp")
+          "logaddexp logaddexp2 frexp ldexp")
 set_array_methods({"__lshift__": left_shift, "__rlshift__": api_boundary(
     lambda x, y: left_shift(y, x)), "__rshift__": right_shift, "__rrshift__": api_boundary(
     lambda x, y: right_shift(y, x))})                           # `x << 2`, `x >> 1`

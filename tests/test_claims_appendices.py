@@ -279,16 +279,14 @@ def a_bad_partition_spec_entry():
 
 # ---- A2: jax.nn, jax.scipy.special and stats ------------------------------------------------
 
-@claim("A2_library", "JAX gives `relu`, `relu6`, `logaddexp` (and so `softplus` and "
-                     "`log_sigmoid`), `xlogy`, `xlog1py`, `logit` and `log_ndtr` a `custom_jvp`;"
-                     " ours are plain compositions")
+@claim("A2_library", "JAX gives `relu`, `relu6`, `xlogy`, `xlog1py`, `logit` and `log_ndtr` a "
+                     "`custom_jvp`; ours are plain compositions")
 def nn_compositions_where_jax_has_rules():
     import jax.scipy.special
     import autodidax.nn
     import autodidax.scipy.special
     x = np.float32([0.5, 2.0])
     fns = [(jax.nn.relu, autodidax.nn.relu), (jax.nn.relu6, autodidax.nn.relu6),
-           (jax.nn.softplus, autodidax.nn.softplus), (jnp.logaddexp, anp.logaddexp),
            (jax.scipy.special.logit, autodidax.scipy.special.logit),
            (jax.scipy.special.log_ndtr, autodidax.scipy.special.log_ndtr)]
     for theirs, ours in fns:
@@ -333,7 +331,6 @@ def qdwh_tolerance_in_numpy():
     ours = str(autodidax.make_jaxpr(autodidax.lax.linalg.qdwh)(x))
     assert "cbrt" in theirs and "cbrt" not in ours
     assert theirs.startswith("let qdwh = { lambda a:f32[2,3] b:f32[2,3]; c:f32[3,2].")
-    assert "bool[2,2]" in ours.partition(";")[0]          # a mask among the constants
 
 
 @claim("A3_linalg", "with JAX's NaNs where LAPACK's `info` reports a failure")

@@ -553,14 +553,6 @@ def log10(x):
     return lax.mul(lax.log(x), _constant_like(x, 0.4342944819032518))   # 1 / log(10)
 
 
-def logaddexp(x1, x2):
-    x1, x2 = promote_args("logaddexp", *promote_dtypes(x1, x2, inexact=True))
-    amax, delta = lax.max(x1, x2), lax.sub(x1, x2)
-    return lax.select_n(lax.ne(delta, delta),     # NaNs, or infinities of one sign: x1 + x2
-                        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
-                        lax.add(x1, x2))
-
-
 def floor(x):
     x = asarray(x)
     return x if dtype_kind(x.dtype) in "biu" else lax.floor(x)
@@ -2920,7 +2912,7 @@ _ARRAY_ARGUMENTS = {        # function -> the positions of its array arguments (
         "sinh sqrt square squeeze swapaxes tan tanh tile trace transpose tril triu trunc "
         "zeros_like".split(), (0,)),
     **dict.fromkeys(
-        "allclose arctan2 divide dot full_like geomspace isclose kron linspace logaddexp "
+        "allclose arctan2 divide dot full_like geomspace isclose kron linspace "
         "logical_and logical_or logical_xor logspace outer percentile repeat take "
         "take_along_axis true_divide vdot".split(), (0, 1)),
     "where": (0, 1, 2), "full": (1,), "meshgrid": None,
@@ -3028,7 +3020,7 @@ _JITTED = {
     **dict.fromkeys(
         "sin cos tan exp exp2 log log1p expm1 log2 log10 tanh sinh cosh arcsin arccos arctan "
         "arcsinh arccosh arctanh arctan2 sqrt negative abs absolute sign square floor ceil "
-        "isnan isfinite add subtract multiply true_divide divide maximum minimum logaddexp "
+        "isnan isfinite add subtract multiply true_divide divide maximum minimum "
         "greater less greater_equal less_equal equal not_equal logical_and logical_or "
         "logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not invert "
         "dot matmul outer".split(), ()),
