@@ -362,6 +362,13 @@ NUMPY = {
     "linspace close": C(lambda jax, jnp: jnp.linspace(-3.0, 7.0, 11)),
     "linspace 0.1 close": C(lambda jax, jnp: jnp.linspace(0.1, 0.9, 9)),
     "linspace int dtype": C(lambda jax, jnp: jnp.linspace(0, 10, 4, dtype=jnp.int32)),
+    "linspace as JAX computes it": B(lambda jax, jnp: (
+        jnp.linspace(1.1, 10.9, 99), jnp.linspace(0.0, 1.0, 3, retstep=True),
+        jnp.linspace(jnp.zeros(2), jnp.arange(2.0), 3, axis=1), jnp.linspace(2.0, 3.0, 1),
+        jnp.linspace(2.0, 3.0, 1, endpoint=False, retstep=True), jnp.linspace(2.0, 3.0, 0),
+        jnp.linspace(jnp.float16(0), jnp.float16(1), 3), jnp.linspace(0, 1, 4, axis=-1),
+        jax.grad(lambda a: jnp.linspace(a, 2.0, 4).sum())(1.0))),
+    "linspace's jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda a: jnp.linspace(a, 10.9, 5))(1.1)),
     "eye": C(lambda jax, jnp: jnp.eye(3)),
     "eye k=-1 int": C(lambda jax, jnp: jnp.eye(3, k=-1, dtype=jnp.int32)),
     "array of ints": C(lambda jax, jnp: jnp.array([1, 2, 3])),

@@ -1009,26 +1009,50 @@ def arange(start, stop=None, step=None, dtype=None):
     return lax.add(LiteralArray(np.asarray(start).astype(dtype)), lax.iota(dtype, size))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    """`num` evenly spaced values from `start` to `stop`, by JAX's formula, which computes
-    `start * (1 - t) + stop * t` for `t = i / div` in float32 and so reproduces the endpoints
-    exactly: its values differ from NumPy's in the last bit."""
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop` (arrays: along a new `axis`), by JAX's
+    formula, `start * (1 - t) + stop * t` for `t = i / div`, which reproduces the endpoints
+    exactly; one staged `jit`, `_linspace`, as in JAX."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dtype = canonicalize_dtype(_user_dtype(dtype, "linspace") or _default("f"))
-    compute = np.dtype(dtype if dtype_kind(dtype) == "f" else _to_inexact(dtype))
-    start, stop = np.asarray(start, compute), np.asarray(stop, compute)
+    check_arraylike("linspace", start, stop)
+    dtype = None if dtype is None else canonicalize_dtype(_user_dtype(dtype, "linspace"))
+    return _linspace(start, stop, num, endpoint, retstep, dtype, operator.index(axis))
+
+
+@jit_in_jaxprs("_linspace", static_argnums=(2, 3, 4, 5, 6))
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    start, stop = asarray(start), asarray(stop)
+    dtype = _to_inexact(result_type(start, stop)) if dtype is None else dtype
+    compute = np.dtype(_to_inexact(dtype))
+    start, stop = (lax.convert_element_type(v, compute) for v in (start, stop))
+    bounds = list(lax.broadcasting_shape("linspace", start.shape, stop.shape))
+    start, stop = broadcast_to(start, bounds), broadcast_to(stop, bounds)
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    shape = bounds[:axis] + [1] + bounds[axis:]
     div = num - 1 if endpoint else num
     if num > 1:
-        t = (np.arange(div, dtype=compute) / compute.type(div)).astype(compute)
-        values = start * (compute.type(1) - t) + stop * t
-        values = np.concatenate([values, [stop]]) if endpoint else values
+        delta = lax.div(lax.sub(stop, start), full((), div, compute))
+        steps = [1] * len(shape)
+        steps[axis] = div
+        real = np.dtype(finfo(compute).dtype)
+        t = lax.div(lax.reshape(lax.iota(real, div), steps), full((), div, real))
+        t = lax.convert_element_type(t, compute)
+        out = lax.add(lax.mul(lax.reshape(start, shape), lax.sub(_constant_like(t, 1), t)),
+                      lax.mul(lax.reshape(stop, shape), t))
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(stop, (axis,))], axis)
+    elif num == 1:
+        delta = full((), np.nan, compute) if endpoint else lax.sub(stop, start)
+        out = lax.reshape(start, shape)
     else:
-        values = np.full(num, start, compute)
-    if dtype_kind(dtype) in "iu":
-        values = np.floor(values)
-    return Array(values.astype(dtype))
+        delta = full((), np.nan, compute)
+        out = zeros(bounds[:axis] + [0] + bounds[axis:], dtype)
+    if dtype_kind(dtype) in "iu" and dtype_kind(out.dtype) not in "iu":
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, dtype)
+    return (out, delta) if retstep else out
 
 
 def eye(N, M=None, k=0, dtype=None):
