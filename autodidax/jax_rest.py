@@ -666,6 +666,10 @@ def _source(fun) -> tuple[str, str]:
 def _watch_trace(jitted, key):
     """What the options ask before `jit` traces `jitted` for a new signature `key`; returns
     what they ask after it, or None."""
+    if not (config.jax_no_tracing or config.jax_explain_cache_misses
+            or config.jax_check_tracer_leaks or config.jax_enable_checks
+            or config.jax_log_compiles):
+        return None                 # the usual case: nothing asked, nothing done
     name, where = _source(jitted.fun)
     if config.jax_no_tracing:
         raise RuntimeError(f"re-tracing function {name} at {where} for `jit`, but 'no_tracing' "

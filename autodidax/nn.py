@@ -413,15 +413,4 @@ def get_scaled_dot_general_config(mode, global_scale=None):
 
 wrap_public_functions(globals(), __name__)
 # Hook for appendix A26, which defines `log1mexp` with chapter 13's `custom_jvp`, as JAX does.
-more_functions: dict = {}
-
-
-def __getattr__(name):
-    try:
-        return more_functions[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__():
-    return sorted({*globals(), *more_functions})
+more_functions, __getattr__, __dir__ = jnp.late_attributes(globals())

@@ -668,11 +668,8 @@ def _inf_as_zero(x):
 
 @_logaddexp.defjvp
 def _logaddexp_jvp(primals, tangents):
-    """Each tangent times `exp(x - out)`, with +inf read as 0, so that it stays finite."""
-    (x1, x2), (t1, t2) = primals, tangents
-    out = _logaddexp(x1, x2)
-    return out, lax.add(lax.mul(t1, lax.exp(lax.sub(_inf_as_zero(x1), _inf_as_zero(out)))),
-                        lax.mul(t2, lax.exp(lax.sub(_inf_as_zero(x2), _inf_as_zero(out)))))
+    out = _logaddexp(*primals)
+    return out, _tangent_of_sum(lax.exp, _inf_as_zero, primals, tangents, out)
 
 
 @jitted()
@@ -680,13 +677,18 @@ def logaddexp(x1, x2, /):
     return _logaddexp(*_inexact("logaddexp", x1, x2))
 
 
+def _tangent_of_sum(exp, inf_as_zero, primals, tangents, out):
+    """The tangent of `log(exp(x1) + exp(x2))` (of any base): each tangent times
+    `exp(x - out)`, with +inf read as 0, so that it stays finite."""
+    (x1, x2), (t1, t2) = primals, tangents
+    weight = lambda x: exp(lax.sub(inf_as_zero(x), inf_as_zero(out)))
+    return lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
+
+
 @_logaddexp2.defjvp
 def _logaddexp2_jvp(primals, tangents):
-    """Each tangent times `2**(x - out)`, with +inf read as 0, so that it stays finite."""
-    (x1, x2), (t1, t2) = primals, tangents
-    out = _logaddexp2(x1, x2)
-    return out, lax.add(lax.mul(t1, lax.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))),
-                        lax.mul(t2, lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+    out = _logaddexp2(*primals)
+    return out, _tangent_of_sum(lax.exp2, _replace_inf, primals, tangents, out)
 
 
 @jitted()

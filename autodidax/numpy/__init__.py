@@ -3089,20 +3089,25 @@ set_array_methods({name: property(api_boundary(m.fget)) if isinstance(m, propert
 ndarray = Array
 pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
 
-# Hook for appendix A24: the rest of jax.numpy's functions, registered by name. They are this
-# module's attributes through its `__getattr__`, which Python calls only for names it lacks.
-more_functions: dict = {}
+def late_attributes(namespace: dict):
+    """A table that later chapters fill by name, and a module's `__getattr__` and `__dir__` that
+    read it: what Python calls for the names the module itself lacks (PEP 562). A module sets
+    `more_functions, __getattr__, __dir__ = late_attributes(globals())`."""
+    table, module = {}, namespace["__name__"]
+
+    def __getattr__(name):
+        try:
+            return table[name]
+        except KeyError:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}") from None
+
+    def __dir__():
+        return sorted({*namespace, *table})
+    return table, __getattr__, __dir__
 
 
-def __getattr__(name):
-    try:
-        return more_functions[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__():
-    return sorted({*globals(), *more_functions})
+# Hook for appendix A24: the rest of jax.numpy's functions, registered by name.
+more_functions, __getattr__, __dir__ = late_attributes(globals())
 
 
 class _ScalarType:

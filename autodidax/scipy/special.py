@@ -354,20 +354,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-# Hook for appendix A26: the rest of jax.scipy.special, registered by name, as appendix A1's
-# `more_functions`: attributes of this module through `__getattr__`.
-more_functions: dict = {}
-
-
-def __getattr__(name):
-    try:
-        return more_functions[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__():
-    return sorted({*globals(), *more_functions})
+# Hook for appendix A26: the rest of jax.scipy.special, registered by name.
+more_functions, __getattr__, __dir__ = jnp.late_attributes(globals())
 
 
 wrap_public_functions(globals(), __name__)

@@ -3,15 +3,6 @@
 
 """`jax.scipy.stats`: one submodule per distribution (`norm` in appendix A2, more in appendix
 A26), and the package's own functions, registered by appendix A26 into `more_functions`."""
-more_functions: dict = {}
+from autodidax.numpy import late_attributes
 
-
-def __getattr__(name):
-    try:
-        return more_functions[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__():
-    return sorted({*globals(), *more_functions})
+more_functions, __getattr__, __dir__ = late_attributes(globals())
