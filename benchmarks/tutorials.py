@@ -44,6 +44,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -63,6 +64,14 @@ SHARDING_TUTORIALS = ["parallel.md", "notebooks/shard_map.md"]
 TUTORIALS += SHARDING_TUTORIALS
 # Issue 37's: complex numbers and differentiation (complex64, `holomorphic`, conjugation).
 TUTORIALS += ["complex-differentiation.md"]
+# Issue 38's: extending JAX (primitives, interpreters), checkify, array refs, the debugging flags,
+# type promotion, transfer guards and the AOT stages.
+EXTENDING = [
+    "jax-primitives.md", "notebooks/Writing_custom_interpreters_in_Jax.md",
+    "debugging/checkify_guide.md", "array_refs.md", "debugging/flags.md", "type_promotion.rst",
+    "transfer_guard.rst", "aot.md",
+]
+TUTORIALS += EXTENDING
 
 # Issue 37's: the scripts of JAX's examples/ folder, run as programs (a cell is a printed line).
 EXAMPLES = [
@@ -84,15 +93,22 @@ _SECONDS = re.compile(r"\d+(\.\d+)? sec\b")
 
 
 _PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+_SHOWN = re.compile(r"^>> .*\n", re.M)    # an output a guide shows inside its code block
+_RST_BLOCK = re.compile(r"^\.\. code-block:: python\n\n((?:[ \t]+[^\n]*\n|\n)+)", re.M)
 
 
 def cells(markdown: str) -> list[str]:
-    """The code cells of a MyST notebook, without their `:tags:`-style option lines; for a page
-    written as doctests (`docs/export/*.md`), each `>>>` example is a cell."""
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines. A page that
+    is not a notebook (a Markdown or reStructuredText guide) has code blocks instead: a block
+    written as doctests (`docs/export/*.md`, `docs/aot.md`) gives a cell for each `>>>` example,
+    any other Python block is one cell (less the lines, `>> ...`, that show what it prints)."""
     if not _CELL.search(markdown):
+        blocks = _PYTHON_BLOCK.findall(markdown) + [
+            textwrap.dedent(b) for b in _RST_BLOCK.findall(markdown)]
         parser = doctest.DocTestParser()
-        return [example.source for block in _PYTHON_BLOCK.findall(markdown)
-                for example in parser.get_examples(block)]
+        return [source for block in blocks
+                for source in ([e.source for e in parser.get_examples(block)]
+                               if ">>>" in block else [_SHOWN.sub("", block)])]
     out = []
     for body in _CELL.findall(markdown):
         lines = body.split("\n")
@@ -129,7 +145,10 @@ def _run_cell(source: str, env: dict) -> str:
     import ast
 
     from IPython.lib.pretty import pretty
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return "<raised SyntaxError>"
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     out = io.StringIO()
     try:
@@ -178,8 +197,11 @@ def run(lib: str, path: Path, devices: int = 0) -> list[str | None]:
     if path.suffix == ".py":
         return _run_script(path)
     env: dict = {"__name__": "__main__"}
+    text = path.read_text()
+    if not _CELL.search(text):      # a doctest page: the names JAX's conftest.py gives doctests
+        exec("import jax, numpy as np\nfrom jax import lax, numpy as jnp", env)
     results = []
-    for source in cells(path.read_text()):
+    for source in cells(text):
         if any(line.lstrip().startswith(("%", "!")) for line in source.split("\n")):
             results.append(None)
             continue
