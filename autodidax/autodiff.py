@@ -21,7 +21,8 @@ from autodidax.jvp import (JVPTrace, TraceTag, Zero, add_any, add_any_p, argnums
                            check_callable, float0, full_like, instantiate_zeros, jacobian_blocks,
                            maybe_jvp_tracer, split_aux, std_basis, tangent_aval)
 from autodidax.lowering import lowering_rules
-from autodidax.tree_util import flatten_fun, tree_flatten, tree_map, tree_unflatten
+from autodidax.tree_util import (flatten_fun, register_pytree_node, tree_flatten, tree_map,
+                                 tree_unflatten)
 
 
 partial_eval_rules: dict = {}   # primitive -> rule(trace, args, params), for higher-order ones
@@ -51,7 +52,7 @@ class PartialEvalTrace(JaxprTrace):
 class LinearizeTrace(JVPTrace):
     """A JVP trace whose tangents are staged into a jaxpr: linearize's, and so grad's."""
 
-    def tracer_repr(self, tracer) -> str:
+    def tracer_repr(self, tracer) -> str:     # as JAX's tracers print under `grad`
         return (f"GradTracer(primal={tracer.primal}, "
                 f"typeof(tangent)={get_aval(tracer.tangent).str_short()})")
 
@@ -64,13 +65,10 @@ def linearize_flat(flat_fun, primals, prune=True):
     with take_current_trace() as parent:
         pe = PartialEvalTrace(parent)
         jvp_trace = LinearizeTrace(pe, TraceTag())
-        tangents_in, tracers = [], []
-        for p in primals:
-            aval = tangent_aval(get_aval(p))
-            t = pe.new_arg(aval) if is_float(p) else Zero(aval)
-            if is_float(p):
-                tangents_in.append(t)
-            tracers.append(maybe_jvp_tracer(jvp_trace, p, t))
+        avals = [tangent_aval(get_aval(p)) for p in primals]
+        tangents = [pe.new_arg(a) if is_float(p) else Zero(a) for p, a in zip(primals, avals)]
+        tangents_in = [t for t in tangents if type(t) is not Zero]
+        tracers = [maybe_jvp_tracer(jvp_trace, p, t) for p, t in zip(primals, tangents)]
         try:
             with set_current_trace(jvp_trace):
                 outs = flat_fun(*tracers)
@@ -401,39 +399,44 @@ transpose_rules[lax.dot_general_p] = _dot_general_transpose
 grad_checks: dict = {}   # "cotangents", "argnums", "inputs"... -> appendix A19's checks
 
 
+class VJP(functools.partial):
+    """`vjp`'s backward function: a pytree whose leaves are the residuals (JAX's `VJP`)."""
+
+
+register_pytree_node(VJP, lambda v: (v.args, v.func), lambda bwd, args: VJP(bwd, *args))
+
+
+def _vjp_bwd(jaxpr, in_tree, out_tree, in_avals, out_avals, residuals, cotangent):
+    cts_flat, ct_tree = tree_flatten(cotangent)
+    if ct_tree != out_tree:
+        raise TypeError(f"the cotangent must have the structure of the function's output, "
+                        f"{out_tree}, but it has {ct_tree}")
+    grad_checks["cotangents"](cts_flat, out_avals)
+    cts = [ct for ct, aval in zip(cts_flat, out_avals) if dtype_kind(aval.dtype) in "fc"]
+    cts_in = backward_pass(jaxpr, residuals, [UndefinedPrimal(v.aval) for v in jaxpr.invars], cts)
+    floats = [dtype_kind(a.dtype) in "fc" for a in in_avals]
+    return tree_unflatten(in_tree, _fill(map(instantiate_zeros, cts_in), floats, in_avals))
+
+
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
-    """`(fun(*primals), vjp_fun)`, where `vjp_fun(cotangent)` is the cotangent of `primals`;
-    with `has_aux`, `fun` returns `(output, aux)` and so does this, as `(out, vjp_fun, aux)`."""
+    """`(fun(*primals), f_vjp)`, `f_vjp(cotangent)` the cotangent of `primals`; with `has_aux`,
+    `fun` returns `(out, aux)` and this `(out, f_vjp, aux)`."""
     check_callable(fun)
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(split_aux(fun) if has_aux else fun, in_tree)
     out_flat, linear = linearize_flat(flat_fun, primals_flat)
-    out_tree = out_tree()
-    if has_aux:
-        out_tree, aux_tree = out_tree.children()
-        n = out_tree.num_leaves
-        out_flat, aux_flat = out_flat[:n], out_flat[n:]
-        jaxpr = linear.jaxpr
-        linear = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:n]),
-                             linear.consts)
-    out_avals = [get_aval(o) for o in out_flat]
-    in_floats, in_avals = [is_float(p) for p in primals_flat], [get_aval(p) for p in primals_flat]
-
-    def vjp_fun(cotangent):
-        cts_flat, ct_tree = tree_flatten(cotangent)
-        if ct_tree != out_tree:
-            raise TypeError(f"the cotangent must have the structure of the function's output, "
-                            f"{out_tree}, but it has {ct_tree}")
-        grad_checks["cotangents"](cts_flat, out_avals)
-        cts = [ct for ct, aval in zip(cts_flat, out_avals) if dtype_kind(aval.dtype) in "fc"]
-        cts_in = backward_pass(linear.jaxpr, linear.consts,
-                               [UndefinedPrimal(a) for a in linear.in_avals], cts)
-        return tree_unflatten(in_tree, _fill(map(instantiate_zeros, cts_in), in_floats, in_avals))
-
-    out = tree_unflatten(out_tree, out_flat)
-    vjp_fun = api_boundary(vjp_fun)
-    return (out, vjp_fun, tree_unflatten(aux_tree, aux_flat)) if has_aux else (out, vjp_fun)
+    out_tree, aux_tree = out_tree().children() if has_aux else (out_tree(), None)
+    out_flat, aux_flat = out_flat[:out_tree.num_leaves], out_flat[out_tree.num_leaves:]
+    j, res, first = linear.jaxpr, linear.consts, {id(p): i for i, p in enumerate(primals_flat)}
+    order = sorted(range(len(res)),     # JAX's order: residuals that are inputs first, as inputs
+                   key=lambda i: (id(res[i]) not in first, first.get(id(res[i]), i)))
+    jaxpr = Jaxpr([j.constvars[i] for i in order], j.invars, j.eqns,
+                  j.outvars[:sum(map(is_float, out_flat))])
+    bwd = functools.partial(_vjp_bwd, jaxpr, in_tree, out_tree,
+                            [get_aval(p) for p in primals_flat], [get_aval(o) for o in out_flat])
+    out, f_vjp = tree_unflatten(out_tree, out_flat), VJP(api_boundary(bwd), [res[i] for i in order])
+    return (out, f_vjp, tree_unflatten(aux_tree, aux_flat)) if has_aux else (out, f_vjp)
 
 
 def _named_like(fun, f):
@@ -484,8 +487,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         grad_checks["outputs"]("jacrev", out_flat, holomorphic)
         out_avals = [get_aval(o) for o in out_flat]
         rows = vmap(lambda *b: vjp_fun(tree_unflatten(out_tree, list(b))))(*std_basis(out_avals))
-        rows = rows[0] if isinstance(argnums, int) else rows
-        example = dynamic[0] if isinstance(argnums, int) else dynamic
+        rows, example = (rows[0], dynamic[0]) if isinstance(argnums, int) else (rows, dynamic)
         row_leaves, in_tree = tree_flatten(rows)
         cut = [jacobian_blocks(r, 0, out_avals, get_aval(x))     # chapter 3's helpers
                for r, x in zip(row_leaves, tree_flatten(example)[0])]

@@ -26,17 +26,15 @@ import numpy as np
 from jaxlib import xla_client as xc
 
 from autodidax import core, lax_core as lax
-from autodidax.autodiff import (UndefinedPrimal, backward_pass, dce_jaxpr, grad_checks,
-                                linearize_flat)
+from autodidax.autodiff import UndefinedPrimal, backward_pass, dce_jaxpr, vjp
 from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
 from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
 from autodidax.custom import custom_vjp
-from autodidax.jaxpr import Jaxpr, JaxprTracer, check_jaxpr, eval_jaxpr, trace_to_jaxpr
+from autodidax.jaxpr import JaxprTracer, check_jaxpr, eval_jaxpr, trace_to_jaxpr
 from autodidax.jit import flat_arg_names, flatten_prefix, jit, signature_context, trace_watchers
-from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux,
-                           tangent_aval)
+from autodidax.jvp import JVPTracer, float0, instantiate_zeros, tangent_aval
 from autodidax.numpy import set_rank_promotion
 from autodidax.prng import raw_key_checks
 from autodidax.runtime import (Array, clear_caches, config, get_backend, process_count,
@@ -378,36 +376,9 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     return make_array_from_single_device_arrays(shape, sharding, parts, dtype=dtype)
 
 
-class _Pullback:
-    """A VJP as a pytree: the linear jaxpr of chapter 9 and the structures (static), its
-    constants, the residuals (the leaves); calling it transposes the jaxpr as `vjp` does."""
-
-    def __init__(self, static, consts):
-        self.static, self.consts = static, list(consts)
-
-    def __call__(self, cotangent):
-        jaxpr, in_tree, out_tree, in_avals, out_avals = self.static
-        cts_flat, ct_tree = tree_flatten(cotangent)
-        if ct_tree != out_tree:
-            raise TypeError(f"the cotangent must have the structure of the function's output, "
-                            f"{out_tree}, but it has {ct_tree}")
-        grad_checks["cotangents"](cts_flat, out_avals)
-        cts = [ct for ct, a in zip(cts_flat, out_avals) if dtype_kind(a.dtype) in "fc"]
-        floats = [dtype_kind(a.dtype) in "fc" for a in in_avals]
-        cts_in = backward_pass(jaxpr, self.consts,
-                               [UndefinedPrimal(a) for a, f in zip(in_avals, floats) if f], cts)
-        values = iter(instantiate_zeros(ct) for ct in cts_in)
-        return tree_unflatten(in_tree, [next(values) if f else Zero(tangent_aval(a)).instantiate()
-                                        for f, a in zip(floats, in_avals)])
-
-
-register_pytree_node(_Pullback, lambda p: (p.consts, p.static),
-                     lambda static, consts: _Pullback(static, consts))
-
-
 def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
-    """(`fwd`, `bwd`): `fwd(*args)` is `(fun(*args), residuals)` (with `aux` last if
-    `has_aux`); `bwd(residuals, cotangent)` the cotangents of the arguments in `argnums`."""
+    """(`fwd`, `bwd`): `fwd(*args)` is `(fun(*args), f_vjp)` (with `aux` last if `has_aux`);
+    `bwd(f_vjp, cotangent)` the cotangents of the arguments in `argnums`."""
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -418,24 +389,7 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
             for i, x in zip(nums, dyn):
                 full[i] = x
             return fun(*full)
-        primals_flat, in_tree = tree_flatten(tuple(args[i] for i in nums))
-        flat_fun, out_tree = flatten_fun(split_aux(partial_fun) if has_aux else partial_fun,
-                                         in_tree)
-        out_flat, linear = linearize_flat(flat_fun, primals_flat)
-        out_tree = out_tree()
-        aux = None
-        if has_aux:
-            out_tree, aux_tree = out_tree.children()
-            out_flat, aux_flat = out_flat[:out_tree.num_leaves], out_flat[out_tree.num_leaves:]
-            aux = tree_unflatten(aux_tree, aux_flat)
-        jaxpr = linear.jaxpr
-        jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:len(
-            [o for o in out_flat if dtype_kind(get_aval(o).dtype) in "fc"])])
-        static = (jaxpr, in_tree, out_tree, tuple(get_aval(p) for p in primals_flat),
-                  tuple(get_aval(o) for o in out_flat))
-        res = _Pullback(static, linear.consts)
-        out = tree_unflatten(out_tree, out_flat)
-        return (out, res, aux) if has_aux else (out, res)
+        return vjp(partial_fun, *(args[i] for i in nums), has_aux=has_aux)
 
     def bwd(f_vjp, outgrad):
         g = f_vjp(outgrad)

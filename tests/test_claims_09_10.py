@@ -48,8 +48,7 @@ def message(f):
 
 # ---- chapter 9: reverse mode ----------------------------------------------------------------
 
-@claim(CH09, "(Its tracers print as JAX's do under `grad`, "
-             "`GradTracer(primal=1.0, typeof(tangent)=f32[])`.)")
+@claim(CH09, "# as JAX's tracers print under `grad`")
 def grad_tracers_print_alike():
     for lib, *_ in LIBS:
         seen = []
@@ -239,7 +238,8 @@ def forward_and_backward_jits_are_named_alike():
     assert same_text(jit_loss, W, X).count("name=predict") == 2
 
 
-@claim(CH09, "any depth, as JAX's `partial_eval_jaxpr_nounits` does.)")
+@claim(CH09, "lets a nested `jit` apply its own rule at any depth (JAX's "
+             "`partial_eval_jaxpr_nounits`)")
 def jax_splits_jaxprs_by_tracing():
     source = inspect.getsource(jpe)
     body = source[source.index("def _partial_eval_jaxpr_nounits("):]
@@ -294,8 +294,7 @@ def fewer_dead_code_rules():
     assert set(dce_rules.values()) == {call_dce_rule}
 
 
-@claim(CH09, "between devices inside chapter 16's `shard_map`, and appendix A25's `pmap`, built "
-             "on it.")
+@claim(CH09, "are transposed as in JAX; compiled, in chapter 16's `shard_map`.")
 def pmap_compiles_collectives():
     text = jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i").lower(np.ones((1, 2), f32)).as_text()
     assert "all_reduce" in text
@@ -303,6 +302,17 @@ def pmap_compiles_collectives():
     assert "shard_map" in str(autodidax.make_jaxpr(f)(np.ones((2, 2), f32)))
     assert np.array_equal(f(np.ones((2, 2), f32)), jax.pmap(lambda x: lax.psum(x, "i"),
                                                             axis_name="i")(np.ones((2, 2), f32)))
+
+
+@claim(CH09, "a pytree whose leaves are the residuals, so that it can enter and leave a `jit` "
+             "(JAX's `VJP`)")
+def vjp_functions_are_pytrees():
+    for lib in (jax, autodidax):
+        _, f_vjp = lib.vjp(lambda x: lib.numpy.sin(x) * x, np.ones(3, f32))
+        assert type(f_vjp).__name__ == "VJP"
+        assert [np.asarray(l).shape for l in lib.tree.leaves(f_vjp)] == [(3,)] * 3  # x, cos, sin
+        ct = lib.jit(lambda f, c: f(c))(f_vjp, np.ones(3, f32))[0]
+        assert np.allclose(ct, np.cos(1.0) + np.sin(1.0))
 
 
 @claim(CH09, "(JAX's returns a tuple, one cotangent per argument)")

@@ -131,6 +131,11 @@ REST = {
         lambda w: _scaled_root(jax, jnp, w))(3.0)),
     "closure_convert wrong structure": E(lambda jax, jnp: jax.closure_convert(
         lambda x: x * 2, 1.0)[0]((1.0, 2.0))),
+    "vjp's function is a pytree of its residuals": C(lambda jax, jnp: _vjp_leaves(jax, jnp)),
+    "vjp's function passed into jit": C(lambda jax, jnp: jax.jit(lambda f_vjp, ct: f_vjp(ct))(
+        _sin_times(jax, jnp)[1], np.ones(3, np.float32))),
+    "vjp's function rebuilt from its leaves": C(lambda jax, jnp: _vjp_rebuilt(jax, jnp)),
+    "vjp has_aux, an integer output": C(lambda jax, jnp: _vjp_aux_int(jax, jnp)),
     "fwd_and_bwd": C(lambda jax, jnp: _fwd_bwd(jax, jnp, (0, 1))),
     "fwd_and_bwd one argnum": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 1)),
     "fwd_and_bwd not jitted": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 0, jitted=False)),
@@ -167,6 +172,26 @@ REST = {
     "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
                                                              jax.host_ids)]),
 }
+
+
+def _sin_times(jax, jnp):
+    return jax.vjp(lambda x, y: jnp.sin(x) * y, X, np.float32(2.0))
+
+
+def _vjp_leaves(jax, jnp):
+    """The leaves, in JAX's order: the residuals that are inputs (`y`), then the others."""
+    return jax.tree.leaves(_sin_times(jax, jnp)[1])
+
+
+def _vjp_rebuilt(jax, jnp):
+    leaves, tree = jax.tree.flatten(_sin_times(jax, jnp)[1])
+    return jax.tree.unflatten(tree, [l * 1 for l in leaves])(np.ones(3, np.float32))
+
+
+def _vjp_aux_int(jax, jnp):
+    out, f_vjp, aux = jax.vjp(lambda x: ((x * 2.0, jnp.arange(2)), jnp.sin(x)), X[0],
+                              has_aux=True)
+    return out, aux, f_vjp((np.float32(1.0), np.zeros(2, jax.dtypes.float0)))
 
 
 M2 = np.arange(6, dtype=np.float32).reshape(2, 3)
