@@ -62,6 +62,7 @@ if not _RUNNER:
     from autodidax.sharding import (make_mesh, NamedSharding, P, set_mesh,  # noqa: F401
                                     shard_map)  # (chapter 16)
     from autodidax import collectives_on_devices  # noqa: F401  (appendix A11: lax.ppermute...)
+    from autodidax.collectives_on_devices import reshard  # noqa: F401  (appendix A11)
     from autodidax.processes import (distributed, make_array_from_process_local_data,  # noqa: F401
                                      make_array_from_single_device_arrays)  # (appendix A7)
 

@@ -3,8 +3,8 @@
 
 """The rest of chapter 16's `shard_map`: the lowerings of `all_gather`, `psum_scatter` and
 `axis_index`, the collectives' transposes, `ppermute`, `all_to_all`, `pcast`, the rules of
-`shard_map_p` and `sharding_constraint_p` for `jvp`, `grad` and `vmap`, `GSPMDSharding` and
-`visualize_array_sharding`."""
+`shard_map_p` and `sharding_constraint_p` for `jvp`, `grad` and `vmap`, `reshard`,
+`GSPMDSharding` and `visualize_array_sharding`."""
 from __future__ import annotations
 
 import math
@@ -23,18 +23,20 @@ from autodidax.batching import (check_axis_names, check_no_groups, batch, batchi
                                 fancy_batching_rules, moveaxis, not_mapped, psum_p)
 from autodidax.collectives import (all_gather, all_gather_p, axis_index_p, psum_scatter,
                                    reduce_scatter_p)
-from autodidax.core import (Primitive, abstract_eval_rules, get_aval, impl_rules,
+from autodidax.core import (Primitive, Tracer, abstract_eval_rules, get_aval, impl_rules,
                             set_current_trace)
 from autodidax.jaxpr import JaxprTrace, jaxpr_as_fun
 from autodidax.jvp import (Zero, deflinear, instantiate_zeros, jvp_flat, jvp_rules, tangent_aval,
                            zeros_like_aval)
 from autodidax.lowering import aval_to_ir_type, ir_constant, lowering_rules, reducer_region
-from autodidax.runtime import evaluated_by_impl
-from autodidax.sharding import (COLLECTIVE_CHANNEL, Mesh, NamedSharding, PartitionSpec, block_aval,
-                                collective_lowering, constrain_leaf, replica_groups_attr, mesh_axes,
-                                trace_shard_body, replica_groups, shard_map_p,
-                                sharding_constraint_p, unnamed_layouts)
-from autodidax.tree_util import tree_map
+from autodidax.pretty_printer import pp_param_rules
+from autodidax.runtime import device_put, evaluated_by_impl
+from autodidax.sharding import (COLLECTIVE_CHANNEL, AxisType, Mesh, NamedSharding, PartitionSpec,
+                                block_aval, collective_lowering, constrain_leaf, spec_to_sharding,
+                                replica_groups_attr, mesh_axes, trace_shard_body, replica_groups,
+                                shard_map_p, sharding_constraint_p, unnamed_layouts)
+from autodidax.sharding import more_names as sharding_names
+from autodidax.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 
 def _all_gather(ctx, mesh, x, *, all_gather_dimension, axis_name, axis_size, tiled, **_):
@@ -452,6 +454,66 @@ jvp_rules[sharding_constraint_p] = _constraint_jvp
 transpose_rules[sharding_constraint_p] = lambda ct, x, *, sharding, **_: [
     ct if type(ct) is Zero else constrain_leaf(ct, sharding)]
 batching_rules[sharding_constraint_p] = _constraint_batching
+
+
+reshard_p = Primitive("reshard")
+
+
+def _reshard_leaf(x, sharding):
+    if isinstance(sharding, PartitionSpec):
+        try:
+            sharding = spec_to_sharding(sharding, "reshard")        # over `set_mesh`'s mesh
+        except ValueError:
+            raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                             "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                             f"context via `jax.set_mesh`. Got {sharding}") from None
+    if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
+        raise ValueError("Reshard should only be used with out_shardings which are non-None and "
+                         f"have a non-empty mesh. Got sharding {sharding}.")
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    for name in (n for names in sharding._axes(get_aval(x).ndim) for n in names):
+        if types[name] is not AxisType.Explicit:
+            raise ValueError("PartitionSpec passed to reshard cannot contain axis names that are "
+                             f"of type Auto or Manual. Got PartitionSpec: {sharding.spec} with "
+                             f"axis name: {name} of type: {types[name]}.")
+    return _reshard(x, sharding)
+
+
+def _reshard(x, sharding):
+    if not isinstance(x, Tracer):                  # outside a transformation: just lay it out
+        return device_put(x, sharding)
+    return reshard_p.bind(x, dst_sharding=sharding)
+
+
+def reshard(xs, out_shardings):
+    """`xs` (a pytree) laid out as `out_shardings` (one sharding or spec, or a pytree prefix)."""
+    leaves, tree = tree_flatten(xs)
+    shardings = broadcast_prefix(out_shardings, xs, is_leaf=lambda s: s is None)
+    return tree_unflatten(tree, list(map(_reshard_leaf, leaves, shardings)))
+
+
+def _reshard_jvp(primals, tangents, *, dst_sharding):
+    (x,), (t,) = primals, tangents
+    return _reshard(x, dst_sharding), t if type(t) is Zero else _reshard(t, dst_sharding)
+
+
+def _reshard_batching(vals, dims, *, dst_sharding):
+    (x,), (d,) = vals, dims
+    spec = list(dst_sharding.spec) + [None] * (x.ndim - 1 - len(dst_sharding.spec))
+    spec.insert(d, None)
+    return _reshard(x, NamedSharding(dst_sharding.mesh, PartitionSpec(*spec))), d
+
+
+impl_rules[reshard_p] = lambda x, *, dst_sharding: device_put(x, dst_sharding)
+evaluated_by_impl.add(reshard_p)
+abstract_eval_rules[reshard_p] = lambda aval, **_: aval
+jvp_rules[reshard_p] = _reshard_jvp
+transpose_rules[reshard_p] = lambda ct, x, *, dst_sharding: [ct]
+batching_rules[reshard_p] = _reshard_batching
+lowering_rules[reshard_p] = lambda ctx, x, *, dst_sharding: lowering_rules[
+    sharding_constraint_p](ctx, x, sharding=dst_sharding)
+pp_param_rules[reshard_p] = lambda params: {}
+sharding_names["reshard"] = reshard
 
 
 class GSPMDSharding:

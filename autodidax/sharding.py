@@ -37,6 +37,7 @@ from autodidax.jit import (flatten_prefix, executable_for, hoist_tracer_consts, 
                            placement_rules, signature_context)
 from autodidax.lowering import (aval_to_ir_type, ir_constant, jaxpr_subcomp, lowering_rules,
                                 reducer_region)
+from autodidax.numpy import late_attributes
 from autodidax.runtime import (Array, Executable, backend_clients, host_value, placement_of,
                                compile_or_get_cached, config, cpu_client_options, default_device,
                                device_put, devices, evaluated_by_impl, executable_kinds,
@@ -578,6 +579,7 @@ def sharding_from_hlo(mesh: Mesh, hlo: xc.HloSharding):
 
 
 unnamed_layouts: dict = {}   # "sharding": appendix A11's GSPMDSharding, XLA's own name for one
+more_names, __getattr__, __dir__ = late_attributes(globals())   # A11's `reshard`
 
 
 class PartitionedExecutable(Executable):

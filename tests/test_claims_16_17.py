@@ -29,8 +29,7 @@ def rows8(lib):
 
 # ---- chapter 16: sharding -------------------------------------------------------------------
 
-@claim(CH16, "takes effect when the CPU client is made, so, as in JAX, it must be set before any "
-             "computation")
+@claim(CH16, "As in JAX, `jax_num_cpu_devices` must be set before any computation")
 def num_cpu_devices_is_fixed_once_a_client_exists():
     for lib in (autodidax, jax):
         lib.devices()

@@ -304,3 +304,35 @@ def test_set_mesh_errors_match_jax():
             lib.jit(lambda v: lib.set_mesh(None) and v)(x)
         with pytest.raises(ValueError, match="can only be used outside of `jax.jit`"):
             lib.jit(lambda v: lib.sharding.get_mesh() and v)(x)
+
+
+def test_reshard_matches_jax():
+    """Appendix A11's `reshard`: layouts, errors, pytrees, `vmap`, `jit` and `grad` under
+    `set_mesh`, as JAX's; its jaxpr is JAX's less the layout in the output's type."""
+    x = np.arange(16.0, dtype=np.float32)
+    runs = {}
+    for lib in (jax, autodidax):
+        NS, PS = lib.sharding.NamedSharding, lib.sharding.PartitionSpec
+        mesh = lib.make_mesh((8,), ("batch",))
+        auto = lib.make_mesh((8,), ("batch",), axis_types=(lib.sharding.AxisType.Auto,))
+        out = [lib.reshard is lib.sharding.reshard,
+               lib.sharding.reshard(x, NS(mesh, PS("batch"))).sharding.spec,
+               lib.tree.map(lambda a: a.sharding.spec, lib.sharding.reshard(
+                   {"a": x, "b": [x.reshape(2, 8)]}, {"a": NS(mesh, PS("batch")),
+                                                      "b": NS(mesh, PS(None, "batch"))})),
+               lib.vmap(lambda v: lib.sharding.reshard(v, NS(mesh, PS("batch"))))(
+                   x.reshape(2, 8)).sharding.spec]
+        for bad in (None, PS("batch"), NS(auto, PS("batch"))):
+            with pytest.raises(ValueError) as e:
+                lib.sharding.reshard(x, bad)
+            out.append(str(e.value).split(" This error occurs")[0])
+        with lib.set_mesh(mesh):
+            y = lib.jit(lambda v: lib.sharding.reshard(v.reshape(2, 8) * 2, PS(None, "batch")))(x)
+            g = lib.grad(lambda v: (lib.sharding.reshard(v, PS("batch")) ** 2).sum())(x)
+        out += [y.sharding.spec, np.asarray(y), np.asarray(g), str(lib.make_jaxpr(
+            lambda v: lib.sharding.reshard(v * 2, NS(mesh, PS("batch"))))(x))]
+        runs[lib.__name__] = out
+    theirs, ours = runs["jax"], runs["autodidax"]
+    theirs[-1] = theirs[-1].replace("f32[16@batch]", "f32[16]")   # no layouts in our types
+    for a, b in zip(theirs, ours):
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else repr(a) == repr(b)), (a, b)
