@@ -71,7 +71,7 @@ EXTENDING = [
     "debugging/checkify_guide.md", "array_refs.md", "debugging/flags.md", "type_promotion.rst",
     "transfer_guard.rst", "aot.md",
 ]
-TUTORIALS += EXTENDING
+TUTORIALS += EXTENDING + ["gradient-checkpointing.md"]   # it prints the leaves of a `vjp`
 
 # Issue 37's: the scripts of JAX's examples/ folder, run as programs (a cell is a printed line).
 EXAMPLES = [
