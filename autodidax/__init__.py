@@ -106,8 +106,12 @@ if not _RUNNER:
                           ("reduce", "tree_reduce"),
                           ("flatten_with_path", "tree_flatten_with_path"),
                           ("leaves_with_path", "tree_leaves_with_path"),
-                          ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose")]:
+                          ("map_with_path", "tree_map_with_path"), ("transpose", "tree_transpose"),
+                          ("broadcast", "tree_broadcast"),
+                          ("reduce_associative", "tree_reduce_associative")]:
         setattr(tree, _short, getattr(tree_util, _long))
+    from autodidax.jax_rest import static as _static
+    tree.static = _static    # (appendix A25: a dataclass field marked static)
     _sys.modules["autodidax.tree"] = tree
     _sys.modules["autodidax.custom_derivatives"] = custom_derivatives   # `import jax.custom_...`
     _sys.modules["autodidax.distributed"] = distributed   # `import jax.distributed` (app. A7)

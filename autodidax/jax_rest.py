@@ -3,11 +3,13 @@
 
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
 `named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
-`linear_transpose`, `closure_convert`, `make_array_from_callback`, `fwd_and_bwd`,
-`make_user_context`, a few small names and `enable_x64`, each written as JAX 0.10.2 writes it."""
+the rest of `jax.tree_util`, `linear_transpose`, `closure_convert`, `make_array_from_callback`,
+`fwd_and_bwd`, `make_user_context`, a few small names and `enable_x64`, each written as JAX
+0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import functools
 import gc
@@ -20,6 +22,7 @@ import sys
 import textwrap
 import time
 import warnings
+from typing import Any, TypeVar
 
 import jaxlib.version
 import numpy as np
@@ -45,8 +48,11 @@ from autodidax.processes import make_array_from_single_device_arrays
 from autodidax.runtime import device_put
 from autodidax.sharding import (Mesh, NamedSharding, PartitionSpec, devices_indices,
                                 is_local_device, shard_map)
-from autodidax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node, tree_flatten,
-                                 tree_leaves, tree_map, tree_structure, tree_unflatten)
+from autodidax.tree_util import (PyTreeDef, broadcast_prefix, flatten_fun, node_types,
+                                 register_pytree_node, register_pytree_with_keys, tree_flatten,
+                                 tree_flatten_with_path, tree_leaves, tree_map, tree_structure,
+                                 tree_unflatten)
+from autodidax.tree_util_text import more_names as tree_util_names
 
 
 def eval_shape(fun, *args, **kwargs):
@@ -286,6 +292,131 @@ def _pmap_program(fun, fixed, tree, axes, out_axes, axis_name, devs, donated, ea
                donate_argnums=donated), named
 
 
+class _Boxed:
+    """A callable that is not a `functools.partial`, so that `Partial` keeps its own args."""
+
+    def __init__(self, fun):
+        self.fun = fun
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def __hash__(self):
+        return hash(self.fun)
+
+    def __eq__(self, other):
+        return self.fun == (other.fun if isinstance(other, _Boxed) else other)
+
+
+class Partial(functools.partial):
+    """`functools.partial` as a pytree: the bound arguments are its children."""
+
+    def __new__(cls, func, *args, **kwargs):
+        if isinstance(func, functools.partial):
+            boxed = _Boxed(func)
+            out = super().__new__(cls, boxed, *args, **kwargs)
+            boxed.func, boxed.args, boxed.keywords = func.func, func.args, func.keywords
+            return out
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+def register_static(cls):
+    """Register `cls` as a pytree node without children: its instances are static."""
+    register_pytree_with_keys(cls, lambda obj: ((), obj), lambda obj, _: obj)
+    return cls
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """`full_tree`'s structure, each leaf of `prefix_tree` repeated over its subtree."""
+    return tree_structure(full_tree).unflatten(broadcast_prefix(prefix_tree, full_tree, is_leaf))
+
+
+class _Unspecified:
+    pass
+
+
+def _reduce_pairwise(leaves, operation, identity):
+    if not leaves:
+        if isinstance(identity, _Unspecified):
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    if len(leaves) == 1:
+        return leaves[0]
+    half = len(leaves) // 2
+    return operation(_reduce_pairwise(leaves[:half], operation, identity),
+                     _reduce_pairwise(leaves[half:], operation, identity))
+
+
+def tree_reduce_associative(operation, tree, *, identity=_Unspecified(), is_leaf=None):
+    """The leaves of `tree` reduced by the associative `operation`, in pairs."""
+    return _reduce_pairwise(tree_leaves(tree, is_leaf), operation, identity)
+
+
+def all_leaves(iterable, is_leaf=None) -> bool:
+    """Whether every element of `iterable` is a leaf."""
+    items = list(iterable)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(a is b for a, b in zip(items, leaves))
+
+
+def is_tree_node(typ) -> bool:
+    """Whether `typ` is a registered node type (or a namedtuple class)."""
+    return typ in node_types or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+def flatten_one_level(tree):
+    """The children of the node `tree`, as its node type gives them, and its aux data."""
+    node_type = node_types.get(type(tree))
+    if node_type is not None:
+        return node_type.flatten(tree)
+    if is_tree_node(type(tree)):                    # a namedtuple: its class is the aux data
+        return list(tree), type(tree)
+    raise ValueError(f"can't tree-flatten type: {type(tree)}")
+
+
+def flatten_one_level_with_keys(tree):
+    """The `(key, child)` pairs of the node `tree` (a tuple for the built-in containers, as
+    JAX's C++ gives them) and its aux data."""
+    _, aux = flatten_one_level(tree)
+    paths, _ = tree_flatten_with_path(tree, is_leaf=lambda x: x is not tree)
+    pairs = [(path[0], child) for path, child in paths]
+    return (tuple(pairs) if type(tree) in (tuple, list, dict, type(None)) else pairs), aux
+
+
+def treedef_tuple(treedefs) -> PyTreeDef:
+    """The structure of a tuple of trees of the structures `treedefs`."""
+    return PyTreeDef(node_types[tuple], None, tuple(treedefs))
+
+
+def static(**kwargs):
+    """A `dataclasses.field` marked static, as `register_dataclass` reads it."""
+    metadata = {"static": True, **(kwargs.pop("metadata", {}) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)
+
+
+class PyTreeRegistry:
+    """JAX's registry object; ours is chapter 2's `node_types`, asked through these methods."""
+    flatten = staticmethod(tree_flatten)
+    flatten_one_level = staticmethod(flatten_one_level)
+    flatten_one_level_with_keys = staticmethod(flatten_one_level_with_keys)
+
+
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyPath = tuple[KeyEntry, ...]
+tree_util_names.update(
+    Partial=Partial, register_static=register_static, tree_broadcast=tree_broadcast,
+    tree_reduce_associative=tree_reduce_associative, all_leaves=all_leaves,
+    is_tree_node=is_tree_node, flatten_one_level=flatten_one_level,
+    flatten_one_level_with_keys=flatten_one_level_with_keys, treedef_tuple=treedef_tuple,
+    treedef_children=lambda treedef: treedef.children(),
+    treedef_is_leaf=lambda treedef: treedef.num_nodes == 1,
+    default_registry=PyTreeRegistry(), KeyEntry=KeyEntry, KeyPath=KeyPath)
+
+
 def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of `fun`, linear in its arguments, at the types of `primals`: a function
     from a cotangent of `fun`'s output to the tuple of cotangents of its inputs."""
@@ -305,7 +436,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
                         f"{out_dtypes}.")
     out_tree = out_tree()
 
-    def transposed_fun(out_cotangent):
+    def transposed_fun(consts, out_cotangent):
         out_cts, ct_tree = tree_flatten(out_cotangent)
         if ct_tree != out_tree:
             raise TypeError("cotangent tree does not match function output, "
@@ -313,10 +444,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         if any(a != get_aval(ct).update(weak_type=False) for a, ct in zip(out_avals, out_cts)):
             raise TypeError("cotangent type does not match function output, "
                             f"expected {out_avals} but got {out_cts}")
-        in_cts = backward_pass(jaxpr, closed.consts, [UndefinedPrimal(a) for a in in_avals],
-                               out_cts)
+        in_cts = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in in_avals], out_cts)
         return tree_unflatten(in_tree, [instantiate_zeros(ct) for ct in in_cts])
-    return transposed_fun
+    return Partial(transposed_fun, closed.consts)      # a pytree of its constants, as JAX's
 
 
 def _maybe_perturbed(x) -> bool:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 
 from autodidax.core import api_boundary
 from autodidax import tree_util_text as _text   # appendix A16: printed structures, messages
+__getattr__, __dir__ = _text.late_names(globals())   # PEP 562: the rest of tree_util (A16, A25)
 
 
 class NodeType:

@@ -134,3 +134,20 @@ def dataclass_fields(nodetype: type, data_fields, meta_fields, drop_fields) -> t
     if overlap := set(data_fields) & set(meta_fields):
         raise ValueError(f"a field is either data or meta, not both: {sorted(overlap)}")
     return data_fields, meta_fields
+
+
+more_names: dict = {}   # name -> object: the rest of jax.tree_util (appendix A25)
+
+
+def late_names(namespace: dict):
+    """A module's `__getattr__` and `__dir__` that find and list the names in `more_names`."""
+    module = namespace["__name__"]
+
+    def __getattr__(name):
+        if name in more_names:
+            return more_names[name]
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted({*namespace, *more_names})
+    return __getattr__, __dir__

@@ -33,6 +33,8 @@ NAMESPACES = [
     ("jax.scipy.stats", "autodidax.scipy.stats"),
     ("jax.example_libraries.stax", "autodidax.example_libraries.stax"),
     ("jax.example_libraries.optimizers", "autodidax.example_libraries.optimizers"),
+    ("jax.tree_util", "autodidax.tree_util"),
+    ("jax.tree", "autodidax.tree"),
 ]
 
 # Names JAX has that we leave out on purpose: {namespace: {name: why}}.

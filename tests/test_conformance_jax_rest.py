@@ -1,6 +1,9 @@
 """Conformance cases for appendix A25's part of `jax` (autodidax/jax_rest.py): eval_shape,
 typeof, named_call, named_scope, ensure_compile_time_eval, custom_gradient and the process
 functions, against JAX. Same harness as tests/test_conformance.py."""
+import collections
+import dataclasses
+import functools
 import warnings
 
 import numpy as np
@@ -136,6 +139,15 @@ REST = {
         _sin_times(jax, jnp)[1], np.ones(3, np.float32))),
     "vjp's function rebuilt from its leaves": C(lambda jax, jnp: _vjp_rebuilt(jax, jnp)),
     "vjp has_aux, an integer output": C(lambda jax, jnp: _vjp_aux_int(jax, jnp)),
+    "tree_util.Partial in jit": C(lambda jax, jnp: _partial(jax, jnp)),
+    "tree_util.register_static": C(lambda jax, jnp: _static_class(jax)),
+    "tree_util helpers": C(lambda jax, jnp: _tree_helpers(jax)),
+    "tree.reduce_associative of nothing": E(lambda jax, jnp: jax.tree.reduce_associative(
+        lambda a, b: a + b, [])),
+    "flatten_one_level of a leaf": E(lambda jax, jnp: jax.tree_util.flatten_one_level(1.0)),
+    "tree.static in a dataclass": C(lambda jax, jnp: _static_field(jax, jnp)),
+    "linear_transpose is a Partial": C(lambda jax, jnp: jax.jit(lambda t, c: t(c))(
+        jax.linear_transpose(lambda v: M2 @ v, X), np.ones(2, np.float32))),
     "fwd_and_bwd": C(lambda jax, jnp: _fwd_bwd(jax, jnp, (0, 1))),
     "fwd_and_bwd one argnum": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 1)),
     "fwd_and_bwd not jitted": C(lambda jax, jnp: _fwd_bwd(jax, jnp, 0, jitted=False)),
@@ -172,6 +184,50 @@ REST = {
     "host aliases": C(lambda jax, jnp: [_warned(f) for f in (jax.host_count, jax.host_id,
                                                              jax.host_ids)]),
 }
+
+
+def _partial(jax, jnp):
+    add = jax.tree_util.Partial(jnp.add, X)
+    nested = jax.tree_util.Partial(functools.partial(jnp.multiply, 2.0), X)
+    return (jax.tree.leaves(add), jax.jit(lambda f, x: f(x))(add, 2.0),
+            jax.tree.leaves(nested), jax.jit(lambda f: f())(nested))
+
+
+def _static_class(jax):
+    @jax.tree_util.register_static
+    class Op(str):
+        pass
+    f = jax.jit(lambda x, op: x + 1 if op == "add" else x - 1)
+    return f(1.0, Op("add")), f(1.0, Op("sub")), jax.tree.leaves([Op("add"), 2])
+
+
+def _tree_helpers(jax):
+    tu, tree = jax.tree_util, {"b": [1, (2, 3)], "a": 4}
+    T = collections.namedtuple("T", "x y")
+    return (tu.tree_broadcast((1, {"a": 2}, 3), (0, {"a": [1, 2]}, (4, 5))),
+            jax.tree.broadcast([1, 2], [(0, 0), {"k": 5}]),
+            jax.tree.reduce_associative(lambda a, b: a * 10 + b, [1, [2, 3], (4, 5, 6)]),
+            tu.all_leaves([1, 2.0, X]), tu.all_leaves([1, [2]]), tu.all_leaves([None, 1]),
+            tu.all_leaves([[1]], is_leaf=lambda x: isinstance(x, list)),
+            [tu.is_tree_node(t) for t in (list, dict, int, type(None), T)],
+            tu.flatten_one_level([1, [2]]), tu.flatten_one_level((1, 2)),
+            tu.flatten_one_level(T(1, 2))[0],
+            str(tu.flatten_one_level_with_keys((1, {"a": 2}))),
+            str(tu.treedef_tuple([tu.tree_structure([1, 2]), tu.tree_structure({"a": 3})])),
+            tu.treedef_tuple([tu.tree_structure(tree)]) == tu.tree_structure((tree,)),
+            [str(t) for t in tu.treedef_children(tu.tree_structure(tree))],
+            [tu.treedef_is_leaf(tu.tree_structure(t)) for t in (1, [1], None, [])],
+            str(tu.default_registry.flatten([1, {"a": 2}])[1]))
+
+
+def _static_field(jax, jnp):
+    @functools.partial(jax.tree_util.register_dataclass)
+    @dataclasses.dataclass
+    class Op:
+        x: object
+        op: str = jax.tree.static(default="add")
+    leaves, treedef = jax.tree.flatten(Op(X))
+    return leaves, jax.tree.unflatten(treedef, leaves).op
 
 
 def _sin_times(jax, jnp):
