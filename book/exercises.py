@@ -95,7 +95,8 @@ def _one_line(e: BaseException) -> str:
 def watch(*targets):
     """Record the Python calls that the block makes of `targets`: functions (unwrapped of their
     decorators), or modules, for any function whose code is in one. Yields a list that gets the
-    qualified name of each call, in order."""
+    qualified name of each call, in order (a module's `__getattr__`, which only finds a name,
+    is not a call of the package's to report)."""
     codes, files = set(), set()
     for t in targets:
         if isinstance(t, types.ModuleType):
@@ -105,7 +106,8 @@ def watch(*targets):
     seen = []
 
     def hook(frame, event, arg):
-        if event == "call" and (frame.f_code in codes or frame.f_code.co_filename in files):
+        if (event == "call" and (frame.f_code in codes or frame.f_code.co_filename in files)
+                and frame.f_code.co_name != "__getattr__"):
             seen.append(frame.f_code.co_qualname)
 
     previous = sys.getprofile()
