@@ -14,14 +14,17 @@ import numpy as np
 import autodidax.numpy as jnp
 from autodidax import indexing
 from autodidax import lax_core
+from autodidax.ad_checkpoint import convert_constvars, remat_p
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, moveaxis
 from autodidax.control_flow import cond_p, scan_p, while_p
 from autodidax.core import (Array, LiteralArray, Primitive, abstract_eval_rules, api_boundary,
                             get_aval, impl_rules)
-from autodidax.jaxpr import Literal, trace_to_jaxpr, user_source_info, weakref_lru_cache
+from autodidax.custom import SymbolicZero, custom_jvp_call_p, custom_vjp_call_p
+from autodidax.jaxpr import (ClosedJaxpr, Literal, eval_jaxpr, trace_to_jaxpr, user_source_info,
+                             weakref_lru_cache)
 from autodidax.jit import jit_p
-from autodidax.jvp import jvp_rules
+from autodidax.jvp import jvp_rules, stop_gradient, tangent_aval
 from autodidax.lowering import lowering_rules
 from autodidax.pretty_printer import pp_param_rules
 from autodidax.runtime import evaluated_by_impl
@@ -620,6 +623,73 @@ error_checks[jit_p] = jit_error_check
 error_checks[cond_p] = cond_error_check
 error_checks[scan_p] = scan_error_check
 error_checks[while_p] = while_loop_error_check
+
+
+def remat_error_check(error, enabled_errors, *args, jaxpr, **params):
+    err_vals, err_tree = tree_flatten(error)
+    checked, out_tree, _ = checkify_closed(ClosedJaxpr(jaxpr, []), enabled_errors, err_tree,
+                                           _avals([*err_vals, *args]))
+    opened, consts = convert_constvars(checked)       # remat's jaxpr has no constants
+    outs = remat_p.bind(*consts, *err_vals, *args, jaxpr=opened, **params)
+    return tree_unflatten(out_tree, outs)
+
+
+def _checked_call(error, enabled_errors, args, call_jaxpr):
+    """The error with entries for the kinds `call_jaxpr` adds, its leaves, and the checkified
+    function with the tree of its outputs."""
+    err_vals, err_tree = tree_flatten(error)
+    _, _, effects = checkify_closed(call_jaxpr, enabled_errors, err_tree,
+                                    _avals([*err_vals, *args]))
+    err_vals, err_tree = tree_flatten(error._add_placeholder_effects(effects))
+    checked, out_tree, _ = checkify_closed(call_jaxpr, enabled_errors, err_tree,
+                                           _avals([*err_vals, *args]))
+    return err_vals, (lambda *a: eval_jaxpr(checked.jaxpr, checked.consts, *a)), out_tree
+
+
+def custom_jvp_call_error_check(error, enabled_errors, *args, call_jaxpr, **params):
+    err_vals, fun, out_tree = _checked_call(error, enabled_errors, args, call_jaxpr)
+    n = len(err_vals)
+    rule = custom_jvp_call_p.get_bind_params(dict(params, call_jaxpr=call_jaxpr))
+
+    def jvp(*primals_and_tangents):     # the rule's own outputs; the error passes through
+        half = len(primals_and_tangents) // 2
+        primals, tangents = primals_and_tangents[:half], primals_and_tangents[half:]
+        outs = rule["jvp"](*primals[n:], *tangents[n:])
+        m = len(outs) // 2
+        err_tangents = [t if get_aval(p).dtype.kind in "fc" else SymbolicZero(tangent_aval(
+            get_aval(p))) for p, t in zip(primals[:n], tangents[:n])]   # no float0 arrays
+        return [*primals[:n], *outs[:m], *err_tangents, *outs[m:]]
+    fun.__name__, jvp.__name__ = params["name"], rule["jvp"].__name__
+    outs = custom_jvp_call_p.bind(*err_vals, *args, fun=fun, jvp=jvp,
+                                  symbolic_zeros=rule["symbolic_zeros"])
+    return tree_unflatten(out_tree, outs)
+
+
+def custom_vjp_call_error_check(error, enabled_errors, *args, call_jaxpr, **params):
+    err_vals, fun, out_tree = _checked_call(error, enabled_errors, args, call_jaxpr)
+    n = len(err_vals)
+    rule = custom_vjp_call_p.get_bind_params(dict(params, call_jaxpr=call_jaxpr))
+
+    def fwd(*args_and_nonzeros):        # residuals, then the error as it came, then outputs
+        outs = rule["fwd"](*args_and_nonzeros[2 * n:])
+        n_res = rule["out_trees"]()[1].num_leaves
+        return [*outs[:n_res], *args_and_nonzeros[:2 * n:2], *outs[n_res:]]
+
+    def bwd(*res_and_cts):
+        n_res = rule["out_trees"]()[1].num_leaves
+        return [None] * n + list(rule["bwd"](*res_and_cts[:n_res], *res_and_cts[n_res + n:]))
+    fun.__name__, fwd.__name__, bwd.__name__ = (params["name"], rule["fwd"].__name__,
+                                                rule["bwd"].__name__)
+    outs = custom_vjp_call_p.bind(*err_vals, *args, fun=fun, fwd=fwd, bwd=bwd,
+                                  out_trees=rule["out_trees"],
+                                  symbolic_zeros=rule["symbolic_zeros"])
+    # The error has no derivative: cut the tangents `bwd`'s linear map would give it.
+    return tree_unflatten(out_tree, [*stop_gradient(list(outs[:n])), *outs[n:]])
+
+
+error_checks[remat_p] = remat_error_check
+error_checks[custom_jvp_call_p] = custom_jvp_call_error_check
+error_checks[custom_vjp_call_p] = custom_vjp_call_error_check
 
 
 user_checks = frozenset({FailedCheckError})

@@ -131,6 +131,61 @@ def _gradient_check(jax, jnp):
     return jax.grad(negative_gradient)(-1.0)
 
 
+def _customs(jax, jnp):
+    """A custom_jvp function, a custom_vjp function and a checkpointed one, each making a NaN
+    inside."""
+    @jax.custom_jvp
+    def cj(x):
+        return jnp.sin(x) * x
+    cj.defjvp(lambda p, t: (cj(p[0]), t[0] * 3.0))
+
+    @jax.custom_vjp
+    def cv(x):
+        return jnp.sin(x) * x
+    cv.defvjp(lambda x: (cv(x), x), lambda r, g: (g * r,))
+    return cj, cv, jax.checkpoint(jnp.log)
+
+
+def _inside(k):
+    def run(jax, jnp):
+        ck = _ck(jax)
+        fun = _customs(jax, jnp)[k]
+        err, out = ck.checkify(fun, errors=ck.nan_checks)(jnp.float32(np.inf if k < 2 else -1))
+        return [err.get(), out, jax.grad(lambda x: ck.checkify(fun)(x)[1])(2.0)]
+    return run
+
+
+def _check_in_checkpoint(jax, jnp):
+    ck = _ck(jax)
+    err, out = ck.checkify(jax.checkpoint(lambda x: (ck.check(x > 0, "{x} must be positive",
+                                                             x=x), x)[1]))(jnp.float32(-1.0))
+    return [err.get(), out]
+
+
+def _nested(jax, jnp):
+    """`check_error` of an inner checkify's error, checkified again; a `debug_check`."""
+    ck = _ck(jax)
+    inner = ck.checkify(lambda y: (ck.check(y > 0, "neg"), y)[1])
+    outer = ck.checkify(lambda x: (ck.check_error(inner(x)[0]), x)[1])
+    dbg = ck.checkify(lambda x: (ck.debug_check(x > 0, "dbg"), x)[1])
+    return [outer(jnp.float32(-1.0))[0].get(), dbg(jnp.float32(-1.0))[0].get(),
+            ck.debug_check(False, "never"), str(ck.init_error)]
+
+
+def _switch(jax, jnp):
+    ck = _ck(jax)
+    branches = [lambda x: x[7], lambda x: jnp.log(x[0]), lambda x: x[1]]
+    f = ck.checkify(lambda i, x: jax.lax.switch(i, branches, x), errors=ck.all_checks)
+    return [f(i, -jnp.ones(3))[0].get() for i in range(3)]
+
+
+def _scan_check(jax, jnp):
+    ck = _ck(jax)
+    f = ck.checkify(lambda xs: jax.lax.scan(
+        lambda c, x: ((ck.check(x < 3, "big {x}", x=x), c + x)[1], x * 2), 0.0, xs))
+    return [f(jnp.arange(5.0))[0].get(), f(jnp.arange(3.0))[1]]
+
+
 def _sets(jax, jnp):
     ck = _ck(jax)
     names = lambda s: sorted(c.__name__ for c in s)     # noqa: E731
@@ -158,6 +213,13 @@ CHECKIFY = {
     "checkify of vmap": C(_checkify_of_vmap),
     "checkify of grad": C(_of_grad),
     "error sets": C(_sets),
+    "custom_jvp: nan inside, grad": C(_inside(0)),
+    "custom_vjp: nan inside, grad": C(_inside(1)),
+    "checkpoint: nan inside, grad": C(_inside(2)),
+    "check in checkpoint": C(_check_in_checkpoint),
+    "check_error, debug_check": C(_nested),
+    "switch": C(_switch),
+    "check in scan": C(_scan_check),
     "throw": E(_throw(_index_check, X5, -1)),
     "throw an out-of-bounds index": E(_throw(_index_check, X5, 100, errors="all_checks")),
     "throw a batched error": E(_vmapped_throw),
