@@ -125,7 +125,17 @@ if not _RUNNER:
         setattr(errors, _error.__name__, _error)
     _sys.modules["autodidax.errors"] = errors
 
-    # `jax.experimental`: of JAX's experimental APIs, the one the book builds (chapter 15).
-    experimental = _types.ModuleType("autodidax.experimental", "As jax.experimental: io_callback.")
+    # `jax.experimental`: of JAX's experimental APIs, those the book builds: io_callback (chapter
+    # 15) and checkify (appendix A29), the module `jax.experimental.checkify`.
+    from autodidax import checkify as _checkify
+    experimental = _types.ModuleType("autodidax.experimental",
+                                     "As jax.experimental: io_callback, checkify.")
     experimental.io_callback = _callbacks.io_callback
+    experimental.checkify = _types.ModuleType("autodidax.experimental.checkify",
+                                              "As jax.experimental.checkify (appendix A29).")
+    for _name in ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
+                  "check", "check_error", "checkify", "debug_check", "div_checks",
+                  "float_checks", "index_checks", "init_error", "nan_checks", "user_checks"]:
+        setattr(experimental.checkify, _name, getattr(_checkify, _name))
     _sys.modules["autodidax.experimental"] = experimental
+    _sys.modules["autodidax.experimental.checkify"] = experimental.checkify

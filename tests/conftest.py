@@ -35,7 +35,7 @@ SECONDS = {     # tests/test_NAME.py: seconds of work
     "runner_hostile": 21, "conformance_linalg": 18, "claims_09_10": 18, "claims_13_15": 18,
     "indexing": 18, "claims_11_12": 17, "control_flow": 17, "conformance_dtypes": 16,
     "conformance_indexing": 16, "shard_map": 16, "callbacks": 15, "claims_appendices": 15,
-    "grader": 15, "conformance_linalg_rest": 14, "conformance_scan": 14,
+    "grader": 15, "conformance_checkify": 14, "conformance_linalg_rest": 14, "conformance_scan": 14,
     "conformance_random_rest": 13, "fuzz": 13, "claims_16_17": 12, "export": 12, "library": 12,
     "claims_00_01_09_17": 11, "conformance_lax_rest": 11, "conformance_named": 11, "runtime": 11,
     "lowering": 10, "numpy": 9, "lax": 9,
