@@ -881,7 +881,12 @@ def squeeze(x, dimensions):
 
 
 def rev(x, dimensions): return rev_p.bind(x, dimensions=tuple(dimensions))
-def concatenate(xs, dimension): return concatenate_p.bind(*xs, dimension=dimension)
+
+
+def concatenate(xs, dimension):
+    if len(xs) == 1:                # one operand is its own concatenation: nothing bound, as JAX
+        return xs[0]
+    return concatenate_p.bind(*xs, dimension=dimension)
 
 
 def broadcasted_iota(dtype, shape, dimension):

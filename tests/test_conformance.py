@@ -980,6 +980,14 @@ CONTROL = {
 # ----------------------------------------------------------------------------------------------
 # Jaxpr text: `str(jax.make_jaxpr(f)(*args))`, character for character.
 JAXPR = {
+    "remainder, floor_divide and divmod promote inside their jit": J(lambda jax, jnp: [
+        str(jax.make_jaxpr(f)(jnp.ones(2))) for f in (
+            lambda x: jnp.remainder(x, 2.0), lambda x: jnp.divmod(x, 2.0),
+            lambda x: jnp.floor_divide(x.astype(jnp.int32), 2), lambda x: jnp.divmod(3, x))]),
+    "a one-element list of tracers, a one-operand concatenate": J(lambda jax, jnp: [
+        str(jax.make_jaxpr(f)(1.0)) for f in (lambda x: jnp.array((x,)),
+                                              lambda x: jax.lax.concatenate([x * jnp.ones(2)], 0),
+                                              lambda x: jnp.concatenate([jnp.stack([x])]))]),
     # A convert_element_type of a 0-d literal folds to a literal (chapter 5, as JAX's
     # pe.const_fold_rules); a traced or shaped operand keeps its equation.
     "convert of a literal folds": J(lambda jax, jnp: jax.make_jaxpr(

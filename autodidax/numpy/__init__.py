@@ -702,12 +702,9 @@ def _numeric_pair(name, x1, x2):
     return (_numeric(x1), _numeric(x2)) if x1.dtype == _BOOL else (x1, x2)
 
 
-def remainder(x1, x2):
-    return _remainder(*_numeric_pair("remainder", x1, x2))
-
-
 @jit_in_jaxprs("remainder")
-def _remainder(x1, x2):
+def remainder(x1, x2):
+    x1, x2 = _numeric_pair("remainder", x1, x2)        # inside the `jit`, as JAX promotes
     zero = _constant_like(x1, 0)
     if dtype_kind(x2.dtype) in "iu":
         x2 = _where(lax.eq(x2, _constant_like(x2, 0)), full_like(x2, 1), x2)
@@ -721,12 +718,9 @@ def _remainder(x1, x2):
 mod = remainder
 
 
-def floor_divide(x1, x2):
-    return _floor_divide(*_numeric_pair("floor_divide", x1, x2))
-
-
 @jit_in_jaxprs("floor_divide")
-def _floor_divide(x1, x2):
+def floor_divide(x1, x2):
+    x1, x2 = _numeric_pair("floor_divide", x1, x2)        # inside the `jit`, as JAX promotes
     if dtype_kind(x1.dtype) == "u":
         return lax.div(x1, x2)
     if dtype_kind(x1.dtype) == "i":
@@ -737,12 +731,9 @@ def _floor_divide(x1, x2):
     return _float_divmod(x1, x2)[0]
 
 
-def divmod(x1, x2):
-    return _divmod(*_numeric_pair("divmod", x1, x2))
-
-
 @jit_in_jaxprs("divmod")
-def _divmod(x1, x2):
+def divmod(x1, x2):
+    x1, x2 = _numeric_pair("divmod", x1, x2)        # inside the `jit`, as JAX promotes
     if dtype_kind(x1.dtype) in "iu":
         return floor_divide(x1, x2), remainder(x1, x2)
     return _float_divmod(x1, x2)
