@@ -932,6 +932,8 @@ def _transfer_guard(direction: str):
         value = _enum(_GUARD_LEVELS, optional=True)(value)
         level = None if value is None else getattr(guard_lib.TransferGuardLevel, value.upper())
         setattr(guard_lib.global_state(), direction, level)
+        if direction == "host_to_device" and value not in (None, "allow"):
+            clear_caches()      # scalars kept on the device (chapter 7) are transfers again
         return value
     return check
 

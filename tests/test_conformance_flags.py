@@ -5,6 +5,7 @@ guards and `effects_barrier`, against JAX. Same harness as tests/test_conformanc
 that catches an error returns its class and text (and what was printed), compared word for
 word, as the guides `debugging/flags.md`, `type_promotion.rst` and `transfer_guard.rst` show
 them."""
+import ast
 import contextlib
 import io
 import re
@@ -25,7 +26,9 @@ def _said(fn):
         with contextlib.redirect_stdout(out):
             result = fn()
     except Exception as e:          # noqa: BLE001  (the class and text are compared)
-        return out.getvalue(), type(e).__name__, re.sub(r", dst_sharding=.*", "", str(e))
+        text = re.sub(r", dst_sharding=.*", "", str(e))
+        return out.getvalue(), type(e).__name__, re.sub(       # (JAX's order is a set's)
+            r"^Input dtypes (\(.*?\)) ", lambda m: f"Input dtypes {sorted(ast.literal_eval(m[1]))} ", text)
     return out.getvalue(), result
 
 
@@ -99,9 +102,11 @@ def _strict_then_standard(jax, jnp):
 
 def _guarded(jax, jnp, level):
     x, w = jnp.array(3), jnp.ones(3)
-    w + 1                             # (the scalar's first transfer, before the guard)
+    w + 1, jax.jit(lambda v: v * 2)(1.0)        # scalars put on the device before the guard
     with jax.transfer_guard(level):
         return [_said(lambda: print("x", x)),                       # reading on the CPU
+                _said(lambda: w + 1),                               # a scalar, each time
+                _said(lambda: w + 1),
                 _said(lambda: np.asarray(w)),
                 _said(lambda: jax.device_get(w)),
                 _said(lambda: jax.device_put(np.ones(2))),          # explicit

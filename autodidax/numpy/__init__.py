@@ -143,8 +143,8 @@ def promote_avals(*avals) -> tuple[np.dtype, bool]:
 @functools.lru_cache(1024)     # every jnp operation asks: answered once per combination (JAX's)
 def _promote(types, x64: bool) -> tuple[np.dtype, bool]:
     if builtins.all(weak for _, weak in types) and not _STRICT[0]:    # join the dtypes; weak
-        return (d := _join(*{d for d, _ in types}, x64=x64)), d != _BOOL
-    t = _join(*{_WEAK[dtype_kind(d)] if weak else d for d, weak in types}, x64=x64)
+        return (d := _join(*dict.fromkeys(d for d, _ in types), x64=x64)), d != _BOOL
+    t = _join(*dict.fromkeys(_WEAK[dtype_kind(d)] if weak else d for d, weak in types), x64=x64)
     return (_default(t), True) if isinstance(t, str) else (t, False)
 
 
