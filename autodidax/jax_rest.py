@@ -33,11 +33,11 @@ from autodidax.autodiff import (UndefinedPrimal, backward_pass, dce_jaxpr, grad_
 from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
-from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
+from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace, trace_ctx
 from autodidax.custom import custom_vjp
 from autodidax.jaxpr import Jaxpr, JaxprTracer, check_jaxpr, eval_jaxpr, trace_to_jaxpr
-from autodidax.jit import (call_checks, flat_arg_names, flatten_prefix, jit, signature_context,
-                           trace_watchers)
+from autodidax.jit import (call_checks, flat_arg_names, flatten_prefix, jit, jit_p,
+                           signature_context, trace_watchers)
 from autodidax.jvp import (JVPTracer, Zero, float0, instantiate_zeros, split_aux,
                            tangent_aval)
 from autodidax import numpy as jnp
@@ -832,11 +832,16 @@ def _special(values) -> str | None:
 
 
 class _CheckedEvalTrace(XlaEvalTrace):
-    """Chapter 7's evaluation, each primitive's outputs checked (JAX's `check_special`)."""
+    """Chapter 7's evaluation, each primitive's outputs checked (JAX's `check_special`); a `jit`
+    equation's, as a call of `jit`: with a NaN, its jaxpr is run again op by op."""
 
     def process_primitive(self, primitive, args, params):
         out = super().process_primitive(primitive, args, params)
         if kind := _special(out if primitive.multiple_results else [out]):
+            if primitive is jit_p:
+                closed = params["jaxpr"]
+                _deoptimized(lambda: eval_jaxpr(closed.jaxpr, closed.consts, *args),
+                             params["name"], kind)
             raise FloatingPointError(f"invalid value ({kind}) encountered in {primitive.name}")
         return out
 
@@ -844,28 +849,36 @@ class _CheckedEvalTrace(XlaEvalTrace):
 def _check_jit_call(jitted, args, kwargs, out) -> None:
     """A `jit` call's outputs checked; with a NaN, the function run again without its `jit`."""
     if kind := _special(tree_leaves(out)):
-        print(_DEOPTIMIZED)
-        try:
-            jitted.fun(*args, **kwargs)
-        except (FloatingPointError, ZeroDivisionError) as e:
-            raise e from None
-        raise FloatingPointError(
-            f"{(f'jit({jitted.name})', kind)}. Because jax_config.debug_nans.value and/or "
-            "config.jax_debug_infs is set, the de-optimized function (i.e., the function as if "
-            "the `jit` decorator were removed) was called in an attempt to get a more precise "
-            "error message. However, the de-optimized function did not produce invalid values "
-            "during its execution. This behavior can result from `jit` optimizations causing the "
-            "invalid value to be produced. It may also arise from having nan/inf literals as "
-            "inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\nIt may be "
-            "possible to avoid the invalid value by removing the `jit` decorator, at the cost of "
-            "losing optimizations. \n\nIf you see this error, consider opening a bug report at "
-            "https://github.com/jax-ml/jax.")
+        _deoptimized(lambda: jitted.fun(*args, **kwargs), jitted.name, kind)
+
+
+def _deoptimized(run, name: str, kind: str):
+    """Say so and `run` the de-optimized function, which should raise at the primitive that
+    makes the NaN; if it does not, JAX's error."""
+    print(_DEOPTIMIZED)
+    try:
+        run()
+    except (FloatingPointError, ZeroDivisionError) as e:
+        raise e from None
+    raise FloatingPointError(
+        f"{(f'jit({name})', kind)}. Because jax_config.debug_nans.value and/or "
+        "config.jax_debug_infs is set, the de-optimized function (i.e., the function as if "
+        "the `jit` decorator were removed) was called in an attempt to get a more precise "
+        "error message. However, the de-optimized function did not produce invalid values "
+        "during its execution. This behavior can result from `jit` optimizations causing the "
+        "invalid value to be produced. It may also arise from having nan/inf literals as "
+        "inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\nIt may be "
+        "possible to avoid the invalid value by removing the `jit` decorator, at the cost of "
+        "losing optimizations. \n\nIf you see this error, consider opening a bug report at "
+        "https://github.com/jax-ml/jax.")
 
 
 def _check_library_call(spec, args, kwargs):
     """An eager `jnp` call as one program, its outputs checked; with a NaN, NotImplemented: the
-    function then runs op by op, each primitive checked."""
+    function then runs op by op, each primitive checked (as it does under a transformation)."""
     out = NotImplemented
+    if type(trace_ctx.trace) is not _CheckedEvalTrace:
+        return out
     with set_current_trace(_checking[0]):
         for rule in jnp.eager_rules:
             if rule is not _check_library_call:

@@ -48,6 +48,7 @@ def _nans(jax, jnp, option="debug_nans"):
                 _said(lambda: jax.jit(lambda x: x + jnp.nan)(1.0)),     # not made op by op
                 _said(lambda: jax.jit(lambda x: x / 0.0)(1.0)),     # re-run in Python: / 0.0
                 _said(lambda: jax.jit(jax.jit(f))(5.0)),            # one level at a time
+                _said(lambda: jax.jvp(jax.jit(jax.lax.log), (-1.0,), (1.0,))),   # an equation
                 _said(lambda: jax.jit(f)(jnp.float32(-1.0))),       # no NaN: the value
                 _said(lambda: jnp.sqrt(A3) * 2)]
 
