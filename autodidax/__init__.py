@@ -84,6 +84,9 @@ if not _RUNNER:
         default_prng_impl, enable_checks, enable_custom_prng, explain_cache_misses,
         jax2tf_associative_scan_reductions, legacy_prng_key, live_arrays, log_compiles,
         no_execution, no_tracing, numpy_rank_promotion, remove_size_one_mesh_axis_from_type,
+        debug_nans, debug_infs, numpy_dtype_promotion, transfer_guard, effects_barrier,
+        transfer_guard_host_to_device, transfer_guard_device_to_host,
+        transfer_guard_device_to_device,
         smap, softmax_custom_jvp, thread_guard, threefry_partitionable)
     from autodidax.sharding import Shard  # noqa: F401  (chapter 16: jax.Shard)
     from autodidax import dtypes  # noqa: F401  (appendix A25: jax.dtypes)
@@ -123,6 +126,8 @@ if not _RUNNER:
                    core.TracerIntegerConversionError, core.TracerArrayConversionError,
                    core.UnexpectedTracerError, _jaxpr.JaxprTypeError]:
         setattr(errors, _error.__name__, _error)
+    from jaxlib.xla_client import XlaRuntimeError as _JaxRuntimeError
+    errors.JaxRuntimeError = _JaxRuntimeError   # jaxlib's, as JAX's is: a transfer refused, ...
     _sys.modules["autodidax.errors"] = errors
 
     # `jax.experimental`: of JAX's experimental APIs, those the book builds: io_callback (chapter

@@ -4,8 +4,8 @@
 """The rest of jax's top level (appendix A25): `eval_shape`, `typeof`, `named_call`,
 `named_scope`, `ensure_compile_time_eval`, `custom_gradient`, the process functions, `pmap`,
 the rest of `jax.tree_util`, `linear_transpose`, `closure_convert`, `make_array_from_callback`,
-`fwd_and_bwd`, `make_user_context`, a few small names and `enable_x64`, each written as JAX
-0.10.2 writes it."""
+`fwd_and_bwd`, `make_user_context`, a few small names, `enable_x64` and the other options, the
+debugging and safety flags among them, each written as JAX 0.10.2 writes it."""
 from __future__ import annotations
 
 import contextlib
@@ -27,25 +27,28 @@ from typing import Any, TypeVar
 import jaxlib.version
 import numpy as np
 from jaxlib import xla_client as xc
+from jaxlib._jax import guard_lib
 
 from autodidax import core, lax_core as lax
 from autodidax.autodiff import UndefinedPrimal, backward_pass, dce_jaxpr, vjp
 from autodidax.batching import BatchTracer
 from autodidax.callbacks import ShapeDtypeStruct
 from autodidax.control_flow import trace_to_jaxpr_with_consts
-from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace
+from autodidax.core import Trace, Tracer, dtype_kind, get_aval, set_current_trace, trace_ctx
 from autodidax.custom import custom_vjp
 from autodidax.jaxpr import JaxprTracer, check_jaxpr, eval_jaxpr, trace_to_jaxpr
-from autodidax.jit import flat_arg_names, flatten_prefix, jit, signature_context, trace_watchers
+from autodidax.jit import (call_checks, flat_arg_names, flatten_prefix, jit, jit_p,
+                           signature_context, trace_watchers)
 from autodidax.jvp import JVPTracer, float0, instantiate_zeros, tangent_aval
-from autodidax.numpy import set_rank_promotion
+from autodidax import numpy as jnp
+from autodidax.numpy import set_dtype_promotion, set_rank_promotion
 from autodidax.prng import raw_key_checks
 from autodidax.runtime import (Array, clear_caches, config, get_backend, process_count,
                                process_index)
 from autodidax.runtime import default_device as runtime_default_device
 from autodidax.runtime import devices as all_devices
 from autodidax.processes import make_array_from_single_device_arrays
-from autodidax.runtime import device_put
+from autodidax.runtime import XlaEvalTrace, device_put
 from autodidax.sharding import (Mesh, NamedSharding, PartitionSpec, devices_indices,
                                 is_local_device, shard_map)
 from autodidax.tree_util import (PyTreeDef, broadcast_prefix, flatten_fun, node_types,
@@ -893,3 +896,169 @@ def smap(f=None, /, *, in_axes=None, out_axes, axis_name):
                                  is_leaf=lambda x: x is None)
     return shard_map(f, in_specs=spec(in_axes), out_specs=spec(out_axes),
                      axis_names={axis_name})
+
+
+_DEOPTIMIZED = ("Invalid nan value encountered in the output of a jax.jit function. Calling the "
+                "de-optimized version.")
+_checking: list = []     # while an option is on: the evaluation trace the checked one replaced
+
+
+def _special(values) -> str | None:
+    """"nan" or "inf" if an option asks and a floating-point array of `values` has one."""
+    for x in values:
+        if isinstance(x, core.Array) and dtype_kind(x.dtype) in "fc":
+            if config.jax_debug_nans and np.isnan(np.asarray(x)).any():
+                return "nan"
+            if config.jax_debug_infs and np.isinf(np.asarray(x)).any():
+                return "inf"
+    return None
+
+
+class _CheckedEvalTrace(XlaEvalTrace):
+    """Chapter 7's evaluation, each primitive's outputs checked (JAX's `check_special`); a `jit`
+    equation's, as a call of `jit`: with a NaN, its jaxpr is run again op by op."""
+
+    def process_primitive(self, primitive, args, params):
+        out = super().process_primitive(primitive, args, params)
+        if kind := _special(out if primitive.multiple_results else [out]):
+            if primitive is jit_p:
+                closed = params["jaxpr"]
+                _deoptimized(lambda: eval_jaxpr(closed.jaxpr, closed.consts, *args),
+                             params["name"], kind)
+            raise FloatingPointError(f"invalid value ({kind}) encountered in {primitive.name}")
+        return out
+
+
+def _check_jit_call(jitted, args, kwargs, out) -> None:
+    """A `jit` call's outputs checked; with a NaN, the function run again without its `jit`."""
+    if kind := _special(tree_leaves(out)):
+        _deoptimized(lambda: jitted.fun(*args, **kwargs), jitted.name, kind)
+
+
+def _deoptimized(run, name: str, kind: str):
+    """Say so and `run` the de-optimized function, which should raise at the primitive that
+    makes the NaN; if it does not, JAX's error."""
+    print(_DEOPTIMIZED)
+    try:
+        run()
+    except (FloatingPointError, ZeroDivisionError) as e:
+        raise e from None
+    raise FloatingPointError(
+        f"{(f'jit({name})', kind)}. Because jax_config.debug_nans.value and/or "
+        "config.jax_debug_infs is set, the de-optimized function (i.e., the function as if "
+        "the `jit` decorator were removed) was called in an attempt to get a more precise "
+        "error message. However, the de-optimized function did not produce invalid values "
+        "during its execution. This behavior can result from `jit` optimizations causing the "
+        "invalid value to be produced. It may also arise from having nan/inf literals as "
+        "inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\nIt may be "
+        "possible to avoid the invalid value by removing the `jit` decorator, at the cost of "
+        "losing optimizations. \n\nIf you see this error, consider opening a bug report at "
+        "https://github.com/jax-ml/jax.")
+
+
+def _check_library_call(spec, args, kwargs):
+    """An eager `jnp` call as one program, its outputs checked; with a NaN, NotImplemented: the
+    function then runs op by op, each primitive checked (as it does under a transformation)."""
+    out = NotImplemented
+    if type(trace_ctx.trace) is not _CheckedEvalTrace:
+        return out
+    with set_current_trace(_checking[0]):
+        for rule in jnp.eager_rules:
+            if rule is not _check_library_call:
+                if (out := rule(spec, args, kwargs)) is not NotImplemented:
+                    break
+    if out is NotImplemented or not _special(tree_leaves(out)):
+        return out
+    print(_DEOPTIMIZED)
+    return NotImplemented
+
+
+def _debug_special(other: str):
+    """The check of `debug_nans` or `debug_infs`: the checks put in place or taken away."""
+    def check(value):
+        value, on = bool(value), bool(value) or getattr(config, other, False)
+        if on and not _checking:
+            device = getattr(core.eval_trace, "device", None)
+            _checking.append(core.set_eval_trace(_CheckedEvalTrace(device)))
+            jnp.eager_rules.insert(0, _check_library_call)
+            call_checks.append(_check_jit_call)
+        elif not on and _checking:
+            core.set_eval_trace(_checking.pop())
+            jnp.eager_rules.remove(_check_library_call)
+            call_checks.remove(_check_jit_call)
+        return value
+    return check
+
+
+debug_nans = _option("jax_debug_nans", False, _debug_special("jax_debug_infs"))
+debug_infs = _option("jax_debug_infs", False, _debug_special("jax_debug_nans"))
+
+
+class NumpyDtypePromotion(enum.StrEnum):
+    STANDARD, STRICT = "standard", "strict"
+
+
+def _strict_lattice() -> dict:
+    """JAX's strict lattice: no edge between two dtypes; `i*` below `f*` and every integer dtype,
+    `f*` below `c*` and every float dtype, `c*` below every complex dtype."""
+    dtypes = sorted(core.SUPPORTED_DTYPES | {np.dtype(t) for t in ("int64", "uint64",
+                                                                    "float64", "complex128")},
+                    key=str)
+    of = lambda kinds: [d for d in dtypes if dtype_kind(d) in kinds]
+    return {"i*": ["f*", *of("iu")], "f*": ["c*", *of("f")], "c*": of("c"),
+            **{d: [] for d in dtypes}}
+
+
+def _dtype_promotion(value):
+    value = NumpyDtypePromotion(value)
+    set_dtype_promotion(_strict_lattice() if value == "strict" else None)
+    if value != getattr(config, "jax_numpy_dtype_promotion", value):
+        clear_caches()          # programs traced under the other lattice
+    return value
+
+
+numpy_dtype_promotion = _option("jax_numpy_dtype_promotion", NumpyDtypePromotion.STANDARD,
+                                _dtype_promotion)
+_GUARD_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+
+
+def _transfer_guard(direction: str):
+    """The check of a direction's option: the level handed to jaxlib's `guard_lib`."""
+    def check(value):
+        value = _enum(_GUARD_LEVELS, optional=True)(value)
+        level = None if value is None else getattr(guard_lib.TransferGuardLevel, value.upper())
+        setattr(guard_lib.global_state(), direction, level)
+        if direction == "host_to_device" and value not in (None, "allow"):
+            clear_caches()      # scalars kept on the device (chapter 7) are transfers again
+        return value
+    return check
+
+
+def _all_transfer_guards(value):
+    value = _enum(_GUARD_LEVELS, optional=True)(value)
+    for direction in ("host_to_device", "device_to_device", "device_to_host"):
+        config.update(f"jax_transfer_guard_{direction}", value)
+    return value
+
+
+transfer_guard_host_to_device = _option("jax_transfer_guard_host_to_device", None,
+                                        _transfer_guard("host_to_device"))
+transfer_guard_device_to_device = _option("jax_transfer_guard_device_to_device", None,
+                                          _transfer_guard("device_to_device"))
+transfer_guard_device_to_host = _option("jax_transfer_guard_device_to_host", None,
+                                        _transfer_guard("device_to_host"))
+config.define("jax_transfer_guard", None, _all_transfer_guards)
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """`with transfer_guard(level):` the level of every direction of transfer, in the block."""
+    with contextlib.ExitStack() as stack:
+        for name in ("host_to_device", "device_to_device", "device_to_host", ""):
+            stack.enter_context(_Setting(f"jax_transfer_guard{'_' * bool(name)}{name}", new_val))
+        yield
+
+
+def effects_barrier() -> None:
+    """Wait until the effects of the programs run so far are done: chapter 15's programs have
+    waited for their callbacks already."""

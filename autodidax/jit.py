@@ -1,8 +1,7 @@
 # Generated from chapters/08_jit.md by `make export`: edit the chapter, not this file.
 
 
-"""`jit`: a higher-order primitive, compiled with XLA and cached, with JAX's ahead-of-time
-stages."""
+"""`jit`: a higher-order primitive, compiled by XLA and cached, with JAX's ahead-of-time stages."""
 from __future__ import annotations
 
 import contextlib
@@ -83,8 +82,7 @@ abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name, inline: jaxpr.out_avals
 
 
 def _jit_staging(trace, args, params):
-    """Stage one `jit` equation, or, if `inline`, the equations of its jaxpr (as JAX's
-    `pjit_staging_rule`)."""
+    """Stage a `jit` equation, or if `inline` its jaxpr's equations (JAX's `pjit_staging_rule`)."""
     if not params["inline"]:
         return trace.default_process_primitive(jit_p, args, params)
     closed = params["jaxpr"]
@@ -154,8 +152,7 @@ _caches = weakref.WeakKeyDictionary()  # function -> {static options: (cache, fa
 
 
 class _FastCache(dict):
-    """The fast path's cache: the argument types of array-only calls -> cache entries; and the
-    last call's key and entry, which a call compares first."""
+    """The fast path's cache: array-only calls' types -> entries; `last`: the last call's, first."""
     __slots__ = ("last",)
 
     def __init__(self):
@@ -179,6 +176,7 @@ cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() emptie
 # context): part of every call's signature while set. Empty, as it usually is, it costs nothing.
 signature_context: dict = {}
 trace_watchers: list = []   # A25's options: watch(jitted, key), and what it returns after
+call_checks: list = []      # A25's debug_nans: check(jitted, args, kwargs, out) after a call
 
 
 class _CacheEntry:
@@ -255,8 +253,7 @@ def flat_arg_names(jitted, args, kwargs) -> list:
 
 
 def _result_name(path) -> str:
-    """JAX's name for an output at `path` in the output pytree: `result`, `result[0]`,
-    `result['loss']`."""
+    """JAX's name for the output at `path`: `result`, `result[0]`, `result['loss']`."""
     return "result" + re.sub(r"<flat index ([^>]+)>", r"\1", keystr(path))
 
 
@@ -381,12 +378,13 @@ class Jitted:
                 entry = self._fast.get(fast_key)
                 if entry is not None:
                     self._fast.last = fast_key, entry
-            if entry is not None:
+            if entry is not None and not call_checks:
                 return entry.run(args)
         key, flat = self._signature(args, kwargs)
         entry = self._traced(key)
         if isinstance(trace_ctx.trace, EvalTrace):      # no transformation: just run it
             placement = self._placement(key, entry)
+            fast = fast_key is not None and None not in fast_key
             if placement is None and not entry.donated and self.in_shardings is None and (
                     self.out_shardings is None):        # one device: where the data is
                 run = _run_where(entry, self, flat, lambda: flat_arg_names(self, args, kwargs))
@@ -396,12 +394,14 @@ class Jitted:
                                                       entry.result_names, placement,
                                                       entry.donated)
                 run = entry
-                if fast_key is None or None in fast_key:
-                    return tree_unflatten(entry.out_tree, entry.executable(*flat))
-            if fast_key is not None and None not in fast_key:
+            if fast:
                 self._fast[fast_key] = run
                 self._fast.last = fast_key, run
-            return run.run(flat)
+            out = run.run(flat) if fast or run is not entry else tree_unflatten(
+                entry.out_tree, entry.executable(*flat))
+            for check in call_checks:
+                check(self, args, kwargs, out)
+            return out
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
         outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name, inline=False)
         return tree_unflatten(entry.out_tree, outs)
@@ -601,8 +601,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, inline):
 
 @weakref_lru_cache
 def _jvp_jaxpr(jaxpr, nonzero, avals):
-    """The JVP of `jaxpr` for inputs of `avals` (the primals, then the nonzero tangents), and
-    which output tangents are not zero."""
+    """`jaxpr`'s JVP at `avals` (primals, nonzero tangents); which output tangents are nonzero."""
     out_nonzero = []
 
     def jvp_of_jaxpr(*args):

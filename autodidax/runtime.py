@@ -1,8 +1,7 @@
 # Generated from chapters/07_runtime.md by `make export`: edit the chapter, not this file.
 
 
-"""The PJRT runtime: backends and devices, device arrays, compiling StableHLO and running it,
-the compilation caches, and eager evaluation op by op on a device."""
+"""PJRT: devices, device arrays, compiling and running StableHLO, caches, eager evaluation."""
 from __future__ import annotations
 
 import math
@@ -10,6 +9,7 @@ import os
 
 import numpy as np
 from jaxlib import xla_client as xc
+from jaxlib._jax import guard_lib
 from jaxlib.version import __version__ as jaxlib_version
 
 from autodidax import core
@@ -77,8 +77,7 @@ def backends() -> dict:
 
 @api_boundary
 def devices(backend=None) -> list:
-    """The devices of `backend` (a platform name or a client; default: the default backend),
-    in every process of the computation (appendix A7 has several)."""
+    """The devices of `backend` (a name or a client; None: the default), in every process (A7)."""
     return get_backend(backend).devices()
 
 
@@ -111,8 +110,7 @@ _default_device = []
 
 
 def default_device():
-    """The device arrays and programs go to when none is named: the default backend's first
-    device in this process."""
+    """Where arrays and programs go when none is named: the default backend's first local device."""
     if not _default_device:
         _default_device.append(local_devices()[0])
     return _default_device[0]
@@ -122,8 +120,7 @@ multi_device_rules: dict = {}    # "value" | "put" | "addressable_shards" -> cha
 
 
 class Array(core.Array):
-    """An array in a device's memory, holding a PJRT buffer. Its NumPy value is copied to the
-    host on first use, and kept."""
+    """An array in a device's memory (a PJRT buffer), copied to the host on first use, and kept."""
     __slots__ = ("_buf", "_npy", "_sharding")
 
     def __init__(self, buf, sharding=None):
@@ -225,8 +222,7 @@ def _dense(x: np.ndarray, dtype) -> np.ndarray:
 
 
 def host_value(x):
-    """(aval, NumPy value, whether nobody else can write its memory) of what `device_put`
-    takes: a host array, a NumPy array or a Python scalar."""
+    """(aval, value, owned: no one else can write it) of a host array, a NumPy array or a scalar."""
     if type(x) is np.ndarray:        # the common case, first
         aval = get_aval(x)
         value = _dense(x, aval.dtype)
@@ -282,16 +278,20 @@ def device_put(x, device=None):
     default device), or laid out as a sharding of chapter 16 says. The result never shares
     memory that someone can still write. Put on a device named, it is *committed* to it."""
     committed, device = device is not None, default_device() if device is None else device
-    if not isinstance(device, xc.Device):
-        return multi_device_rules["put"](x, device)      # a sharding, or a partition spec
-    if isinstance(x, (np.ndarray, core.Array, int, float, bool, complex)):
-        return _put(x, device, committed)
-    return tree_map(lambda leaf: _put(leaf, device, committed), x)
+    guard = guard_lib.thread_local_state()        # explicit, for A25's `transfer_guard`
+    explicit, guard.explicit_device_put = guard.explicit_device_put, True
+    try:
+        if not isinstance(device, xc.Device):
+            return multi_device_rules["put"](x, device)      # a sharding, or a partition spec
+        if isinstance(x, (np.ndarray, core.Array, int, float, bool, complex)):
+            return _put(x, device, committed)
+        return tree_map(lambda leaf: _put(leaf, device, committed), x)
+    finally:
+        guard.explicit_device_put = explicit
 
 
 class Executable:
-    """A program compiled and loaded on one device: call it with arrays (or anything
-    `device_put` takes), get back the list of its results as device arrays."""
+    """A program loaded on one device: call it on arrays (or what `device_put` takes) for arrays."""
     __slots__ = ("loaded", "device", "out_avals", "_handlers")
 
     def __init__(self, loaded, device, out_avals=None, text=None, **options):
@@ -305,8 +305,7 @@ class Executable:
         return [xc.array_result_handler(a, sharding, True, True) for a in self.out_avals]
 
     def run_arrays(self, args, avals) -> list[Array]:
-        """`self(*args)` for arguments of the input types `avals` (chapter 8's fast path
-        checked): device arrays, or NumPy arrays, put on the device as copies."""
+        """`self(*args)` for args of types `avals`, checked (chapter 8): arrays, or NumPy arrays."""
         if type(self) is not Executable:       # a kind of a later chapter: the general call
             return self(*args)
         return self._execute([x._buf if type(x) is Array else self._put_copy(x, aval)
@@ -362,8 +361,7 @@ _combined_kinds: dict = {}     # a tuple of kinds -> the class made of them
 
 
 def executable_class(text, options: dict) -> type:
-    """The class of the executable of `text` compiled with `options`: `Executable`, or the
-    kinds that apply to it, joined into one class (in `executable_kinds`' order)."""
+    """`Executable`, or the `executable_kinds` applying to `text` and `options`, joined in order."""
     kinds = tuple(k for k in executable_kinds.values() if k.applies(text, options))
     if len(kinds) <= 1:
         return kinds[0] if kinds else Executable
@@ -583,8 +581,7 @@ def _eval_trace_for(mode, device=None):
 
 
 def set_eager_mode(mode: str, device=None) -> str:
-    """Evaluate primitives outside transformations op by op through XLA ("xla", the default)
-    or with NumPy ("numpy"), from now on. Returns the previous mode."""
+    """Run eager primitives by XLA ("xla") or NumPy ("numpy") from now on; return the old mode."""
     previous = core.set_eval_trace(_eval_trace_for(mode, device))
     return "xla" if isinstance(previous, XlaEvalTrace) else "numpy"
 
@@ -692,4 +689,9 @@ def block_until_ready(tree):
 
 def device_get(tree):
     """`tree` with every array replaced by its value on the host, a NumPy array."""
-    return tree_map(lambda x: np.asarray(x) if isinstance(x, core.Array) else x, tree)
+    guard = guard_lib.thread_local_state()        # explicit, for A25's `transfer_guard`
+    explicit, guard.explicit_device_get = guard.explicit_device_get, True
+    try:
+        return tree_map(lambda x: np.asarray(x) if isinstance(x, core.Array) else x, tree)
+    finally:
+        guard.explicit_device_get = explicit

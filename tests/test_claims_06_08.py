@@ -227,8 +227,8 @@ def unknown_process_index():
             lib.local_devices(process_index=5)
 
 
-@claim(CH07, "an option is read as an attribute, changed with `jax.config.update(name, value)`, "
-             "and an unknown name raises an `AttributeError`.")
+@claim(CH07, "an option is read as an attribute, changed with `jax.config.update(name, value)`; "
+             "an unknown name raises `AttributeError`.")
 def unknown_options():
     for lib in (jax, autodidax):
         with pytest.raises(AttributeError, match="^Unrecognized config option: jax_x64$"):

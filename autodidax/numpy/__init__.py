@@ -102,6 +102,13 @@ def _upper_bounds(lattice: dict) -> dict:
 
 
 _UPPER = {x64: _upper_bounds(_lattice(x64)) for x64 in (False, True)}   # by mode
+_STRICT = [None]    # jax_numpy_dtype_promotion="strict" (appendix A25): its upper bounds
+
+
+def set_dtype_promotion(lattice) -> None:
+    """Promote on another `lattice` (appendix A25's strict one), or on `_lattice`'s (None)."""
+    _STRICT[0] = None if lattice is None else _upper_bounds(lattice)
+    _promote.cache_clear()
 
 
 class TypePromotionError(ValueError):
@@ -110,16 +117,19 @@ class TypePromotionError(ValueError):
 
 def _join(*types, x64=False):
     """The least upper bound of `types`: the common upper bound every other one is above."""
-    upper = _UPPER[x64]
+    upper = _STRICT[0] or _UPPER[x64]
     if bad := [t for t in types if t not in upper]:
         raise ValueError(f"dtype={bad[0]!r} is not a valid dtype for JAX type promotion.")
     common = set.intersection(*(upper[t] for t in types))
     least = [c for c in common if common <= upper[c]]
     if not least:
-        names = tuple(t if isinstance(t, str) else t.name for t in types)
+        weak = {"i*": "<class 'int'>", "f*": "<class 'float'>", "c*": "<class 'complex'>"}
+        names = tuple(weak[t] if isinstance(t, str) else t.name for t in types)
+        strict = " when jax_numpy_dtype_promotion=strict" if _STRICT[0] else ""
         raise TypePromotionError(f"Input dtypes {names} have no available implicit dtype "
-                                 "promotion path. Try explicitly casting inputs to the desired "
-                                 "output type.")
+                                 f"promotion path{strict}. Try explicitly casting inputs to the "
+                                 "desired output type" + (", or set jax_numpy_dtype_promotion="
+                                                          "standard." if strict else "."))
     return least[0]
 
 
@@ -132,9 +142,9 @@ def promote_avals(*avals) -> tuple[np.dtype, bool]:
 
 @functools.lru_cache(1024)     # every jnp operation asks: answered once per combination (JAX's)
 def _promote(types, x64: bool) -> tuple[np.dtype, bool]:
-    if builtins.all(weak for _, weak in types):    # join the dtypes; the result stays weak
-        return (d := _join(*{d for d, _ in types}, x64=x64)), d != _BOOL
-    t = _join(*{_WEAK[dtype_kind(d)] if weak else d for d, weak in types}, x64=x64)
+    if builtins.all(weak for _, weak in types) and not _STRICT[0]:    # join the dtypes; weak
+        return (d := _join(*dict.fromkeys(d for d, _ in types), x64=x64)), d != _BOOL
+    t = _join(*dict.fromkeys(_WEAK[dtype_kind(d)] if weak else d for d, weak in types), x64=x64)
     return (_default(t), True) if isinstance(t, str) else (t, False)
 
 
