@@ -1,0 +1,43 @@
+# Generated from chapters/A31_extend.md by `make export`: edit the chapter, not this file.
+
+
+"""jax.extend.core: the core's classes as JAX's users extend it, over chapter 1's tables and
+chapter 5's jaxprs (appendix A31)."""
+from autodidax import core as _core
+from autodidax.core import ShapedArray, Tracer, abstract_eval_rules, impl_rules  # noqa: F401
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError,  # noqa: F401
+                             Literal, Var, check_jaxpr, eval_jaxpr, jaxpr_as_fun)
+
+
+class Primitive(_core.Primitive):
+    """A primitive of the user's: `def_impl` and `def_abstract_eval` fill chapter 1's tables."""
+    call_primitive = map_primitive = False
+
+    def def_impl(self, impl):
+        impl_rules[self] = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        abstract_eval_rules[self] = abstract_eval
+        return abstract_eval
+
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """A rule that returns (avals, effects): the book's traces keep the avals."""
+        abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
+            *avals, **params)[0]
+        return effectful_abstract_eval
+
+    impl = property(lambda self: impl_rules.get(self))
+    abstract_eval = property(lambda self: abstract_eval_rules.get(self))
+
+    def bind(self, *args, **params):
+        if _core.trace_ctx.trace is _core.eval_trace:      # evaluating: the impl rule, as JAX
+            if self not in impl_rules:
+                raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
+            for x in args:
+                if isinstance(x, Tracer):
+                    raise _core.escaped_tracer_error(x, f" in {self.name}")
+            return impl_rules[self](*args, **params)
+        if self not in abstract_eval_rules:
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+        return super().bind(*args, **params)
