@@ -9,11 +9,14 @@ def _r4(a):
 
 def check_cube(nb):
     """1. `cube_p`: x ** 3 under eager evaluation, jit, jvp, grad, vmap and their compositions."""
-    jax, cube_p = nb["jax"], nb["cube_p"]
+    jax, cube_p = nb["jax"], nb["define_cube"]()
     cube = cube_p.bind
     xs = np.array([1.0, -2.0, 0.5], np.float32)
     got = cube(np.float32(2.0))
     assert _r4(got) == 8.0, f"cube(2.0) is 8.0 (the impl rule), got {got}"
+    aval = jax.make_jaxpr(cube)(xs).out_avals[0]
+    assert (aval.shape, aval.dtype) == ((3,), np.float32), \
+        f"make_jaxpr(cube) of f32[3] gives f32[3] (the abstract rule), got {aval}"
     got = jax.jit(cube)(xs)
     assert _r4(got) == _r4(xs ** 3), f"jit(cube)(x) is x ** 3 elementwise: {_r4(xs ** 3)}, " \
         f"got {_r4(got)} (the abstract rule and the lowering)"
