@@ -170,7 +170,28 @@ EXTEND = {
     "jaxpr_as_fun": C(lambda jax, jnp: _faces(jax)[0].jaxpr_as_fun(
         jax.make_jaxpr(_f)(X2))(X2)),
     "the guide's inverse, under jit(vmap(grad))": C(_inverse_interpreter),
+    "the params of dot_general and broadcast_in_dim": C(lambda jax, jnp: [
+        (e.primitive.name, str(e.params)) for e in jax.make_jaxpr(
+            lambda w, b, x: (jnp.dot(w, x) + b + jnp.ones(5), x))(
+                jnp.ones((5, 10)), jnp.ones(5), jnp.ones(10)).eqns]),
+    "precision, printed": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.lax.dot(x, x, precision="highest")
+        + jax.lax.dot_general(x, x, (((1,), (0,)), ((), ())),
+                              precision=("high", "default")))(M[:, :2])),
+    "precision, lowered": C(lambda jax, jnp: [
+        line.split("precision = ")[1].split("]")[0] + "]" for line in jax.jit(
+            lambda x: jax.lax.dot(x, x, precision=jax.lax.Precision.HIGHEST)).lower(
+                M[:, :2]).as_text().splitlines() if "precision" in line]),
+    "default_matmul_precision": J(lambda jax, jnp: _with_default_precision(jax, jnp)),
+    "precision under grad and vmap": J(lambda jax, jnp: (jax.make_jaxpr(jax.grad(
+        lambda x: jax.lax.dot(x, x, precision="highest").sum()))(M[:, :2]), jax.make_jaxpr(
+            jax.vmap(lambda x: jax.lax.dot(x, x, precision="highest")))(np.ones((3, 2, 2))))),
 }
+
+
+def _with_default_precision(jax, jnp):
+    with jax.default_matmul_precision("float32"):
+        return jax.make_jaxpr(lambda x: x @ x)(M[:, :2])
 
 
 @pytest.mark.parametrize("name", _params(EXTEND))
