@@ -65,13 +65,20 @@ def _prims(jax):
     ad.deflinear(double, lambda ct: [2 * ct, 2 * ct])
     batching.defbroadcasting(double)
 
+    bmul = core.Primitive("bmul")       # defbilinear
+    bmul.def_impl(np.multiply)
+    bmul.def_abstract_eval(lambda x, y: shaped(x.shape, x.dtype))
+    mlir.register_lowering(bmul, mlir.lower_fun(lambda x, y: x * y, multiple_results=False))
+    ad.defbilinear(bmul, lambda ct, x, y: bmul.bind(ct, y), lambda ct, x, y: bmul.bind(x, ct))
+
     bare = core.Primitive("bare")
     bare_impl = core.Primitive("bare_impl")
     bare_impl.def_impl(lambda x: x)
     bare_abstract = core.Primitive("bare_abstract")
     bare_abstract.def_impl(lambda x: x)
     bare_abstract.def_abstract_eval(lambda x: x)
-    _MADE[jax.__name__] = out = {"ma": ma, "cube": cube, "double": double, "bare": bare,
+    _MADE[jax.__name__] = out = {"ma": ma, "cube": cube, "double": double, "bmul": bmul,
+                                 "bare": bare,
                                  "bare_impl": bare_impl, "bare_abstract": bare_abstract}
     return out
 
@@ -156,6 +163,9 @@ EXTEND = {
         jax.grad(lambda x, y: _prims(jax)["double"].bind(x, y).sum(), argnums=(0, 1))(X2, Y2),
         jax.vmap(_prims(jax)["double"].bind, in_axes=(0, None))(M, Y2[:1].repeat(3)),
         jax.jvp(_prims(jax)["double"].bind, (X2, Y2), (Y2, X2)))),
+    "defbilinear": C(lambda jax, jnp: (
+        jax.jit(jax.grad(lambda x, y: _prims(jax)["bmul"].bind(x, y).sum(), argnums=(0, 1)))(
+            X2, Y2), jax.jvp(_prims(jax)["bmul"].bind, (X2, Y2), (Y2, X2)))),
     "no impl rule": E(lambda jax, jnp: _prims(jax)["bare"].bind(1.0)),
     "no abstract rule, under jit": E(lambda jax, jnp: jax.jit(_prims(jax)["bare_impl"].bind)(1.0)),
     "no JVP rule": E(lambda jax, jnp: jax.jvp(_prims(jax)["bare_abstract"].bind, (1.0,), (1.0,))),
@@ -197,3 +207,13 @@ def _with_default_precision(jax, jnp):
 @pytest.mark.parametrize("name", _params(EXTEND))
 def test_extend(name):
     check(EXTEND[name])
+
+
+def test_the_faces_have_only_jax_public_names():
+    """What a face exports is a public name of JAX's module of that name: nothing of ours leaks."""
+    import autodidax
+    import jax
+    for ours, theirs in zip(_faces(autodidax), _faces(jax)):
+        extra = [n for n in dir(ours) if not n.startswith("_") and not hasattr(theirs, n)
+                 and not isinstance(getattr(ours, n), type(importlib))]
+        assert not extra, f"{ours.__name__} exports names JAX's {theirs.__name__} lacks: {extra}"

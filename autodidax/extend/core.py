@@ -4,9 +4,28 @@
 """jax.extend.core: the core's classes as JAX's users extend it, over chapter 1's tables and
 chapter 5's jaxprs (appendix A31)."""
 from autodidax import core as _core
-from autodidax.core import ShapedArray, Tracer, abstract_eval_rules, impl_rules  # noqa: F401
+from autodidax.core import (Tracer as _Tracer, abstract_eval_rules as _abstract_eval_rules,
+                            get_aval as _get_aval, impl_rules as _impl_rules)
+from autodidax.core import set_current_trace, take_current_trace  # noqa: F401
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError,  # noqa: F401
-                             Literal, Var, check_jaxpr, eval_jaxpr, jaxpr_as_fun)
+                             Literal, Var, check_jaxpr, jaxpr_as_fun)
+from autodidax.jvp import TraceTag, float0 as _float0  # noqa: F401
+
+no_effects = frozenset()
+
+
+def valid_jaxtype(x) -> bool:
+    """Whether `x` may be passed to a primitive: an array, a tracer, a NumPy or Python scalar."""
+    try:
+        _get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def primal_dtype_to_tangent_dtype(dtype):
+    """The dtype of the tangents of values of `dtype`: itself if inexact, float0 otherwise."""
+    return dtype if _core.dtype_kind(dtype) in "fc" else _float0
 
 
 class Primitive(_core.Primitive):
@@ -14,30 +33,30 @@ class Primitive(_core.Primitive):
     call_primitive = map_primitive = False
 
     def def_impl(self, impl):
-        impl_rules[self] = impl
+        _impl_rules[self] = impl
         return impl
 
     def def_abstract_eval(self, abstract_eval):
-        abstract_eval_rules[self] = abstract_eval
+        _abstract_eval_rules[self] = abstract_eval
         return abstract_eval
 
     def def_effectful_abstract_eval(self, effectful_abstract_eval):
         """A rule that returns (avals, effects): the book's traces keep the avals."""
-        abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
+        _abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
             *avals, **params)[0]
         return effectful_abstract_eval
 
-    impl = property(lambda self: impl_rules.get(self))
-    abstract_eval = property(lambda self: abstract_eval_rules.get(self))
+    impl = property(lambda self: _impl_rules.get(self))
+    abstract_eval = property(lambda self: _abstract_eval_rules.get(self))
 
     def bind(self, *args, **params):
         if _core.trace_ctx.trace is _core.eval_trace:      # evaluating: the impl rule, as JAX
-            if self not in impl_rules:
+            if self not in _impl_rules:
                 raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             for x in args:
-                if isinstance(x, Tracer):
+                if isinstance(x, _Tracer):
                     raise _core.escaped_tracer_error(x, f" in {self.name}")
-            return impl_rules[self](*args, **params)
-        if self not in abstract_eval_rules:
+            return _impl_rules[self](*args, **params)
+        if self not in _abstract_eval_rules:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
         return super().bind(*args, **params)

@@ -5,10 +5,10 @@
 (appendix A31)."""
 from autodidax.autodiff import UndefinedPrimal, is_linear as is_undefined_primal  # noqa: F401
 from autodidax.autodiff import transpose_rules as primitive_transposes
-from autodidax.jvp import (JVPTrace, JVPTracer, Zero, add_any_p as add_jaxvals_p,  # noqa: F401
-                           add_tangents, defjvp2, instantiate_zeros, jvp, zeros_like_aval)
+from autodidax.jvp import (JVPTrace, JVPTracer, Zero, add_any as add_jaxvals,  # noqa: F401
+                           add_any_p as add_jaxvals_p, add_tangents, defjvp2, instantiate_zeros,
+                           zeros_like_aval)
 from autodidax.jvp import deflinear as _deflinear, jvp_rules as primitive_jvps  # noqa: F401
-from autodidax.autodiff import linearize  # noqa: F401
 
 
 def defjvp(primitive, *jvprules):
@@ -29,6 +29,21 @@ def deflinear(primitive, transpose_rule):
             return [None] * len(args)
         return transpose_rule(ct, **params)
     primitive_transposes[primitive] = transpose
+
+
+def defbilinear(prim, lhs_rule, rhs_rule):
+    """A primitive linear in each of its two operands: the JVP binds it with each tangent in
+    turn; the transpose is `lhs_rule(ct, x, y)` for a linear x, `rhs_rule(ct, x, y)` for y."""
+    defjvp(prim, lambda g, x, y, **params: prim.bind(g, y, **params),
+           lambda g, x, y, **params: prim.bind(x, g, **params))
+
+    def transpose(ct, x, y, **params):
+        if type(ct) is Zero:
+            return [None, None]
+        if is_undefined_primal(x):
+            return [lhs_rule(ct, x, y, **params), None]
+        return [None, rhs_rule(ct, x, y, **params)]
+    primitive_transposes[prim] = transpose
 
 
 def get_primitive_transpose(primitive):

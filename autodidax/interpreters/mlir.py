@@ -3,20 +3,19 @@
 
 """jax.interpreters.mlir: chapter 6's lowering rules under JAX's names (appendix A31)."""
 from jaxlib.mlir import ir  # noqa: F401
-from jaxlib.mlir.dialects import stablehlo as hlo  # noqa: F401
 
-from autodidax.jaxpr import trace_to_jaxpr
+from autodidax.jaxpr import trace_to_jaxpr as _trace_to_jaxpr
 from autodidax.lowering import (LoweringRuleContext, ModuleContext,  # noqa: F401
-                                aval_to_ir_type, dense_int_array, dtype_to_ir_type,
-                                ir_constant, jaxpr_subcomp, lowering_rules, make_ir_context,
-                                module_to_text as module_to_string)
+                                aval_to_ir_type, dense_int_array, dtype_to_ir_type, ir_constant,
+                                make_ir_context, module_to_text as module_to_string)
+from autodidax.lowering import jaxpr_subcomp as _jaxpr_subcomp, lowering_rules as _lowering_rules
 
 
 def register_lowering(prim, rule, platform: str | None = None):
     """Lower `prim` with `rule(ctx, *operands, **params)` on `platform` (None: on every one)."""
     from autodidax.runtime import default_backend
     if platform in (None, "cpu", default_backend()):
-        lowering_rules[prim] = rule
+        _lowering_rules[prim] = rule
 
 
 def lower_fun(fun, multiple_results: bool = True):
@@ -25,7 +24,7 @@ def lower_fun(fun, multiple_results: bool = True):
         def flat(*xs):
             outs = fun(*xs, **params)
             return outs if multiple_results else [outs]
-        closed = trace_to_jaxpr(flat, list(ctx.avals_in))
+        closed = _trace_to_jaxpr(flat, list(ctx.avals_in))
         consts = [ir_constant(c) for c in closed.consts]
-        return jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
+        return _jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
     return rule
