@@ -345,7 +345,7 @@ abstract_eval_rules[select_n_p] = _select_n_abstract
 convert_element_type_p = Primitive("convert_element_type")
 
 
-def _convert_element_type_impl(x, *, new_dtype, weak_type):
+def _convert_element_type_impl(x, *, new_dtype, weak_type, sharding=None):
     if dtype_kind(x.dtype) == "c" and dtype_kind(new_dtype) != "c":
         x = np.real(x)                   # the real part, as JAX's lowering takes it
     if dtype_kind(x.dtype) == "f" and dtype_kind(new_dtype) in "iu":
@@ -359,7 +359,7 @@ def _convert_element_type_impl(x, *, new_dtype, weak_type):
 
 impl_rules[convert_element_type_p] = _convert_element_type_impl
 abstract_eval_rules[convert_element_type_p] = (
-    lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
+    lambda x, *, new_dtype, weak_type, sharding=None: ShapedArray(x.shape, new_dtype, weak_type))
 
 
 def _check_axes(name, axes, ndim):
@@ -826,7 +826,7 @@ def convert_element_type(x, new_dtype, weak_type=False):
         return x                          # as JAX: a conversion that changes nothing binds nothing
     if type(x) is builtins.complex and dtype_kind(new_dtype) != "c":
         float(x)                          # JAX's TypeError: a Python complex has no real value
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
 
 
 def bitcast_convert_type(operand, new_dtype):

@@ -315,7 +315,7 @@ lowering_rules[lax.sign_p] = _sign_lowering
 lowering_rules[lax.square_p] = _square_lowering
 
 
-def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
+def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     if dtype_kind(aval_in.dtype) == "c" and dtype_kind(new_dtype) != "c":   # the real part
         x, aval_in = hlo.real(x), aval_in.update(dtype=lax.real_dtype(aval_in.dtype))

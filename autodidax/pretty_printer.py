@@ -309,6 +309,8 @@ def _dot_general_params(params):
 
 pp_param_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_params
 pp_param_rules[lax.dot_general_p] = _dot_general_params
+pp_param_rules[lax.convert_element_type_p] = lambda params: {   # its sharding: as the binder's
+    k: v for k, v in params.items() if k != "sharding"}
 
 
 def jaxpr_graph(jaxpr, *, rankdir="LR"):
