@@ -33,6 +33,11 @@ NAMESPACES = [
     ("jax.scipy.stats", "autodidax.scipy.stats"),
     ("jax.example_libraries.stax", "autodidax.example_libraries.stax"),
     ("jax.example_libraries.optimizers", "autodidax.example_libraries.optimizers"),
+    # Issue 38's faces of the rule tables (appendix A31).
+    ("jax.extend.core", "autodidax.extend.core"),
+    ("jax.interpreters.ad", "autodidax.interpreters.ad"),
+    ("jax.interpreters.batching", "autodidax.interpreters.batching"),
+    ("jax.interpreters.mlir", "autodidax.interpreters.mlir"),
 ]
 
 # Names JAX has that we leave out on purpose: {namespace: {name: why}}.

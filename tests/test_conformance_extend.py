@@ -71,6 +71,13 @@ def _prims(jax):
     mlir.register_lowering(bmul, mlir.lower_fun(lambda x, y: x * y, multiple_results=False))
     ad.defbilinear(bmul, lambda ct, x, y: bmul.bind(ct, y), lambda ct, x, y: bmul.bind(x, ct))
 
+    neg = core.Primitive("neg2")        # deflinear2, mlir.ir_constants, flatten_ir_values
+    neg.def_impl(np.negative)
+    neg.def_abstract_eval(lambda x: shaped(x.shape, x.dtype))
+    mlir.register_lowering(neg, lambda ctx, x: mlir.flatten_ir_values(
+        [[hlo.MulOp(x, mlir.ir_constants(np.float32(-1))[0]).result]]))
+    ad.deflinear2(neg, lambda ct, x: [neg.bind(ct)])
+
     bare = core.Primitive("bare")
     bare_impl = core.Primitive("bare_impl")
     bare_impl.def_impl(lambda x: x)
@@ -78,7 +85,7 @@ def _prims(jax):
     bare_abstract.def_impl(lambda x: x)
     bare_abstract.def_abstract_eval(lambda x: x)
     _MADE[jax.__name__] = out = {"ma": ma, "cube": cube, "double": double, "bmul": bmul,
-                                 "bare": bare,
+                                 "neg": neg, "bare": bare,
                                  "bare_impl": bare_impl, "bare_abstract": bare_abstract}
     return out
 
@@ -166,6 +173,22 @@ EXTEND = {
     "defbilinear": C(lambda jax, jnp: (
         jax.jit(jax.grad(lambda x, y: _prims(jax)["bmul"].bind(x, y).sum(), argnums=(0, 1)))(
             X2, Y2), jax.jvp(_prims(jax)["bmul"].bind, (X2, Y2), (Y2, X2)))),
+    "deflinear2, ir_constants, flatten_ir_values": C(lambda jax, jnp: (
+        jax.jit(_prims(jax)["neg"].bind)(np.float32(3.0)),
+        jax.jit(jax.grad(_prims(jax)["neg"].bind))(np.float32(3.0)))),
+    "mapped_aval and unmapped_aval": C(lambda jax, jnp: (lambda core: [
+        str(core.mapped_aval(2, 0, jax.core.ShapedArray((2, 3), np.float32))),
+        str(core.unmapped_aval(4, 1, jax.core.ShapedArray((2, 3), np.float32))),
+        str(core.mapped_aval(2, None, jax.core.ShapedArray((2, 3), np.float32)))])(
+            _faces(jax)[0])),
+    "subjaxprs and jaxprs_in_params": C(lambda jax, jnp: (lambda core, c: [
+        len(list(core.subjaxprs(c.jaxpr))), str(list(core.subjaxprs(c.jaxpr))[0]),
+        [len(list(core.jaxprs_in_params(e.params))) for e in c.eqns]])(
+            _faces(jax)[0], jax.make_jaxpr(lambda x: jax.jit(jnp.sin)(x) * 2)(X2))),
+    "concrete_or_error": E(lambda jax, jnp: jax.jit(
+        lambda x: _faces(jax)[0].concrete_or_error(int, x, "here"))(3)),
+    "concrete_or_error, concrete": C(lambda jax, jnp: (
+        _faces(jax)[0].concrete_or_error(None, 3), _faces(jax)[0].concrete_or_error(float, 3))),
     "no impl rule": E(lambda jax, jnp: _prims(jax)["bare"].bind(1.0)),
     "no abstract rule, under jit": E(lambda jax, jnp: jax.jit(_prims(jax)["bare_impl"].bind)(1.0)),
     "no JVP rule": E(lambda jax, jnp: jax.jvp(_prims(jax)["bare_abstract"].bind, (1.0,), (1.0,))),

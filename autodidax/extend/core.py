@@ -28,6 +28,62 @@ def primal_dtype_to_tangent_dtype(dtype):
     return dtype if _core.dtype_kind(dtype) in "fc" else _float0
 
 
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
+                  ctx=None):
+    """An equation; the book's equations keep no effects or context."""
+    return JaxprEqn(primitive, list(invars), list(outvars), dict(params), source_info)
+
+
+def mapped_aval(size, axis, aval):
+    """The type of one slice of `aval` along `axis` (None: the same type)."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped axis of size {aval.shape[axis]}, expected {size}")
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
+    """The type of `size` values of type `aval` stacked at `axis` (None: the same type)."""
+    if axis is None:
+        return aval
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def jaxprs_in_params(params):
+    """The jaxprs a primitive's params hold (a closed one's own jaxpr), as JAX finds them."""
+    for value in params.values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+            elif isinstance(v, Jaxpr):
+                yield v
+
+
+def subjaxprs(jaxpr):
+    """The jaxprs in the params of `jaxpr`'s equations, one level down."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+def find_top_trace(xs):
+    """The trace a primitive bound now would go to: the current one."""
+    return _core.trace_ctx.trace
+
+
+def concrete_or_error(force, val, context=""):
+    """`force(val)` of a concrete value; a tracer's value if known, else JAX's error."""
+    force = (lambda x: x) if force is None else force
+    if isinstance(val, _Tracer):
+        value = val.to_concrete_value()
+        if value is None:
+            raise _core.ConcretizationTypeError(
+                f"Abstract tracer value encountered where concrete value is expected: "
+                f"{val.aval.str_short()}. {context}")
+        return force(value)
+    return force(val)
+
+
 class Primitive(_core.Primitive):
     """A primitive of the user's: `def_impl` and `def_abstract_eval` fill chapter 1's tables."""
     call_primitive = map_primitive = False

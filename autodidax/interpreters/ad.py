@@ -46,6 +46,18 @@ def defbilinear(prim, lhs_rule, rhs_rule):
     primitive_transposes[prim] = transpose
 
 
+def deflinear2(primitive, transpose_rule):
+    """As `deflinear`, with a transpose that also takes the inputs (UndefinedPrimals among them):
+    `transpose_rule(ct, *args, **params)`."""
+    _deflinear(primitive)
+
+    def transpose(ct, *args, **params):
+        if type(ct) is Zero:
+            return [None] * len(args)
+        return transpose_rule(ct, *args, **params)
+    primitive_transposes[primitive] = transpose
+
+
 def get_primitive_transpose(primitive):
     try:
         return primitive_transposes[primitive]

@@ -2,7 +2,11 @@
 
 
 """jax.interpreters.mlir: chapter 6's lowering rules under JAX's names (appendix A31)."""
-from jaxlib.mlir import ir  # noqa: F401
+import io as _io
+
+import numpy as _np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as _hlo
 
 from autodidax.jaxpr import trace_to_jaxpr as _trace_to_jaxpr
 from autodidax.lowering import (LoweringRuleContext, ModuleContext,  # noqa: F401
@@ -16,6 +20,44 @@ def register_lowering(prim, rule, platform: str | None = None):
     from autodidax.runtime import default_backend
     if platform in (None, "cpu", default_backend()):
         _lowering_rules[prim] = rule
+
+
+def aval_to_ir_types(aval) -> tuple:
+    return (aval_to_ir_type(aval),)
+
+
+def ir_constants(val) -> tuple:
+    return (ir_constant(val),)
+
+
+def i32_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+
+
+def i64_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+
+
+def dense_int_elements(xs) -> ir.DenseIntElementsAttr:
+    return ir.DenseIntElementsAttr.get(_np.asarray(xs, _np.int64))
+
+
+def flatten_ir_values(xs) -> list:
+    """Values and sequences of values, one level flattened."""
+    return [y for x in xs for y in (x if isinstance(x, (list, tuple)) else (x,))]
+
+
+flatten_ir_types = flatten_ir_values
+
+
+def token_type() -> ir.Type:
+    return _hlo.TokenType.get()
+
+
+def module_to_bytecode(module: ir.Module) -> bytes:
+    out = _io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
 
 
 def lower_fun(fun, multiple_results: bool = True):
