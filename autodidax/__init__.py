@@ -98,6 +98,11 @@ if not _RUNNER:
     del bernoulli, beta, cauchy, chi2, expon, gamma, laplace, logistic, poisson, t, uniform
     import autodidax.example_libraries.optimizers  # noqa: F401  (appendix A28)
     import autodidax.example_libraries.stax  # noqa: F401  (appendix A28)
+    import autodidax.extend.core  # noqa: F401  (appendix A31: jax.extend)
+    import autodidax.interpreters.ad  # noqa: F401  (appendix A31: jax.interpreters)
+    import autodidax.interpreters.batching  # noqa: F401  (appendix A31)
+    import autodidax.interpreters.mlir  # noqa: F401  (appendix A31)
+    from autodidax import extend, interpreters  # noqa: F401  (appendix A31)
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

@@ -325,7 +325,7 @@ def reduce_sum_transpose(ct, x, *, axes, **params):
     return [lax.broadcast_in_dim(ct, x.aval.shape, kept)]
 
 
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
     # Sum over every dimension that does not come from one of x's dimensions of size > 1; then
     # put x's dimensions of size 1 back (as JAX does, whether or not they were stretched).
     unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
@@ -363,7 +363,7 @@ transpose_rules[lax.transpose_p] = lambda ct, x, *, permutation: [
 transpose_rules[lax.select_n_p] = _select_n_transpose
 
 
-def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type, **params):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     if is_linear(x) and is_linear(y):
         raise ValueError("dot_general of two linear values is not linear")
@@ -376,13 +376,13 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_typ
     ct_y_free = list(range(len(batch) + len(x_free), get_aval(ct).ndim))
     if is_linear(x):
         out = lax.dot_general(ct, y, ((ct_y_free, y_free), (batch, list(y_batch))),
-                              preferred_element_type)
+                              params.get("precision"), preferred_element_type)
         order = (list(x_batch) + x_free
                  + [x_contract[list(y_contract).index(j)] for j in sorted(y_contract)])
         target = x_aval
     else:
         out = lax.dot_general(ct, x, ((ct_x_free, x_free), (batch, list(x_batch))),
-                              preferred_element_type)
+                              params.get("precision"), preferred_element_type)
         order = (list(y_batch) + y_free
                  + [y_contract[list(x_contract).index(i)] for i in sorted(x_contract)])
         target = y_aval

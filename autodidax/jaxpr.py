@@ -111,13 +111,11 @@ class ClosedJaxpr:
         self.jaxpr, self.consts = jaxpr, list(consts)
 
     eqns = property(lambda self: self.jaxpr.eqns)
+    literals = property(lambda self: self.consts)   # JAX's other name for them (appendix A31)
     in_avals = property(lambda self: [v.aval for v in self.jaxpr.invars])
     out_avals = property(lambda self: [v.aval for v in self.jaxpr.outvars])
 
-    def __str__(self):
-        return str(self.jaxpr)
-
-    __repr__ = __str__
+    __str__ = __repr__ = lambda self: str(self.jaxpr)  # noqa: E731
 
     def pretty_print(self, *, use_color: bool = False) -> str:
         return self.jaxpr.pretty_print(use_color=use_color)

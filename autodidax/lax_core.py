@@ -345,7 +345,7 @@ abstract_eval_rules[select_n_p] = _select_n_abstract
 convert_element_type_p = Primitive("convert_element_type")
 
 
-def _convert_element_type_impl(x, *, new_dtype, weak_type):
+def _convert_element_type_impl(x, *, new_dtype, weak_type, sharding=None):
     if dtype_kind(x.dtype) == "c" and dtype_kind(new_dtype) != "c":
         x = np.real(x)                   # the real part, as JAX's lowering takes it
     if dtype_kind(x.dtype) == "f" and dtype_kind(new_dtype) in "iu":
@@ -359,7 +359,7 @@ def _convert_element_type_impl(x, *, new_dtype, weak_type):
 
 impl_rules[convert_element_type_p] = _convert_element_type_impl
 abstract_eval_rules[convert_element_type_p] = (
-    lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
+    lambda x, *, new_dtype, weak_type, sharding=None: ShapedArray(x.shape, new_dtype, weak_type))
 
 
 def _check_axes(name, axes, ndim):
@@ -462,14 +462,14 @@ argmin_p = _argminmax("argmin", np.argmin)
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding=None):
     expanded = [1] * len(shape)
     for d, size in zip(broadcast_dimensions, x.shape):
         expanded[d] = size
     return np.broadcast_to(x.reshape(expanded), shape)
 
 
-def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions, sharding=None):
     if any(d < 0 for d in shape):
         raise TypeError("broadcast_in_dim shape must have every element be nonnegative, "
                         f"got {tuple(shape)}.")
@@ -688,7 +688,7 @@ abstract_eval_rules[unstack_p] = _unstack_abstract
 dot_general_p = Primitive("dot_general")
 
 
-def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
+def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type, **_):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     dtype = preferred_element_type or x.dtype      # accumulate in it, as XLA does
     compute = np.float32 if dtype == np.float16 else dtype    # (and half precision in single)
@@ -709,7 +709,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
     return out.reshape(shape).astype(dtype, copy=False)
 
 
-def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type):
+def _dot_general_abstract(x, y, *, dimension_numbers, preferred_element_type, **_):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     if x.dtype != y.dtype:
         raise TypeError(f"dot_general requires operands of the same dtype, got "
@@ -826,7 +826,7 @@ def convert_element_type(x, new_dtype, weak_type=False):
         return x                          # as JAX: a conversion that changes nothing binds nothing
     if type(x) is builtins.complex and dtype_kind(new_dtype) != "c":
         float(x)                          # JAX's TypeError: a Python complex has no real value
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -855,7 +855,7 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     if not shape and np.ndim(x) == 0 and isinstance(x, Array):
         return x                # as JAX: a scalar "broadcast" to a scalar binds nothing
     return broadcast_in_dim_p.bind(x, shape=tuple(shape),
-                                   broadcast_dimensions=tuple(broadcast_dimensions))
+                                   broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
 
 
 def reshape(x, new_sizes, dimensions=None):
@@ -984,11 +984,17 @@ def expand_dims(x, dimensions):
     return broadcast_in_dim(x, shape, kept)
 
 
-def dot_general(x, y, dimension_numbers, preferred_element_type=None):
+canonical_params: dict = {}   # a param's name -> its canonicalizer (appendix A27: "precision")
+
+
+def dot_general(x, y, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     dims = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
     dtype = None if preferred_element_type is None else canonicalize_dtype(preferred_element_type)
-    return dot_general_p.bind(x, y, dimension_numbers=dims, preferred_element_type=dtype)
+    precision = canonical_params.get("precision", lambda p: p)(precision)
+    return dot_general_p.bind(x, y, dimension_numbers=dims, precision=precision,
+                              preferred_element_type=dtype, out_sharding=out_sharding)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
@@ -1002,7 +1008,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
                              f"vector-vector products; got lhs_shape={lhs_shape} "
                              f"rhs_shape={rhs_shape}")
         dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
 def select(pred, on_true, on_false):

@@ -35,7 +35,7 @@ from autodidax.jaxpr import eval_jaxpr, trace_to_jaxpr
 from autodidax.jvp import (Zero, deflinear, defjvp2, defjvp_zero, instantiate_zeros, jvp,
                            jvp_rules, stop_gradient)
 from autodidax.numpy import jitted
-from autodidax.runtime import default_device
+from autodidax.runtime import config, default_device
 from autodidax.tree_util import (register_pytree_node, tree_flatten, tree_map,
                                 tree_structure, tree_unflatten)
 from autodidax.lowering import (aval_to_ir_type, dense_int_array, dtype_to_ir_type,
@@ -80,7 +80,10 @@ _PRECISION_NAMES = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
 
 
 def canonicalize_precision(precision):
-    """None, or a pair of `Precision`s (one per operand), from what a user may pass."""
+    """None, or a pair of `Precision`s (one per operand), from what a user may pass; for None,
+    `jax_default_matmul_precision`'s when that option is set, as in JAX."""
+    if precision is None:
+        precision = config.jax_default_matmul_precision
     if precision is None or isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         return precision                      # an algorithm (defined below) is kept as it is
     if isinstance(precision, (Precision, str)):
@@ -91,6 +94,9 @@ def canonicalize_precision(precision):
     raise ValueError(f"Precision argument must be one of:\n- None,\n- a string, \n- a "
                      f"lax.Precision value,\n- a tuple of two lax.Precision values or "
                      f"strings; got {precision}.")
+
+
+lax.canonical_params["precision"] = canonicalize_precision     # dot_general's (appendix A6)
 
 
 def conv_general_permutations(dimension_numbers):
@@ -1538,7 +1544,7 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
         matrix = lax.index_in_dim(rhs, i, group[0], keepdims=False)
         shift = [d - (d > group[0]) for d in rhs_contract]
         term = lax.dot_general(masked, matrix, ((lhs_contract, shift), ((), ())),
-                               preferred_element_type)
+                               precision, preferred_element_type)
         out = term if out is None else lax.add(out, term)
     return out
 
@@ -1983,7 +1989,7 @@ def _scaled_dot_decomposition(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbe
         scale = _repeat_scale(scale, x.shape, contracting)
         return lax.mul(lax.convert_element_type(x, bf16), lax.convert_element_type(scale, bf16))
     return lax.dot_general(scaled(lhs, lhs_scale, lc), scaled(rhs, rhs_scale, rc),
-                           dimension_numbers, preferred_element_type)
+                           dimension_numbers, preferred_element_type=preferred_element_type)
 
 
 def _scaled_dot_batch_rule(vals, dims, *, dimension_numbers, preferred_element_type):

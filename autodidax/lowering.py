@@ -315,7 +315,7 @@ lowering_rules[lax.sign_p] = _sign_lowering
 lowering_rules[lax.square_p] = _square_lowering
 
 
-def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
+def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     if dtype_kind(aval_in.dtype) == "c" and dtype_kind(new_dtype) != "c":   # the real part
         x, aval_in = hlo.real(x), aval_in.update(dtype=lax.real_dtype(aval_in.dtype))
@@ -337,7 +337,7 @@ def dense_int_array(xs) -> ir.DenseI64ArrayAttr:
     return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
 
 
-def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding=None):
     return [hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x,
                                  dense_int_array(broadcast_dimensions))]
 
@@ -379,13 +379,14 @@ lowering_rules[lax.iota_p] = lambda ctx, *, dtype, shape, dimension, sharding=No
     hlo.iota(aval_to_ir_type(ctx.avals_out[0]), dimension)]
 
 
-def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_type):
+def _dot_general_lowering(ctx, x, y, *, dimension_numbers, preferred_element_type, **params):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     dims = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(x_batch), rhs_batching_dimensions=list(y_batch),
-        lhs_contracting_dimensions=list(x_contract),
-        rhs_contracting_dimensions=list(y_contract))
-    precision = ir.ArrayAttr.get([hlo.PrecisionAttr.get("DEFAULT")] * 2)
+        lhs_contracting_dimensions=list(x_contract), rhs_contracting_dimensions=list(y_contract))
+    names = params.get("precision")       # None, or a pair of `lax.Precision`s (appendix A27)
+    names = names if isinstance(names, tuple) else ("DEFAULT", "DEFAULT")
+    precision = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in names])
     return [hlo.dot_general(aval_to_ir_type(ctx.avals_out[0]), x, y, dims,
                             precision_config=precision)]
 

@@ -1038,7 +1038,8 @@ def _vdot(a, b, preferred_element_type=None):
         return vdot(a, b)
     a, b = promote_dtypes(a, b)
     a = lax.conj(a) if dtype_kind(a.dtype) == "c" else a
-    return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())), preferred_element_type)
+    return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())),
+                           preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):

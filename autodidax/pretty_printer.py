@@ -292,8 +292,8 @@ def var_names(jaxpr) -> Names:
     return names
 
 
-def _broadcast_in_dim_params(params):
-    shown = {k: v for k, v in params.items() if k != "shape"}
+def _broadcast_in_dim_params(params):       # shape and sharding: the binder's type says them
+    shown = {k: v for k, v in params.items() if k not in ("shape", "sharding")}
     if not shown["broadcast_dimensions"]:
         del shown["broadcast_dimensions"]
     return shown
@@ -303,11 +303,14 @@ def _dot_general_params(params):
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     shown = {k: v for k, v in params.items() if v is not None}
     shown["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    shown.pop("out_sharding", None)          # the binder's type says it
     return shown
 
 
 pp_param_rules[lax.broadcast_in_dim_p] = _broadcast_in_dim_params
 pp_param_rules[lax.dot_general_p] = _dot_general_params
+pp_param_rules[lax.convert_element_type_p] = lambda params: {   # its sharding: as the binder's
+    k: v for k, v in params.items() if k != "sharding"}
 
 
 def jaxpr_graph(jaxpr, *, rankdir="LR"):

@@ -35,6 +35,11 @@ NAMESPACES = [
     ("jax.example_libraries.optimizers", "autodidax.example_libraries.optimizers"),
     ("jax.tree_util", "autodidax.tree_util"),
     ("jax.tree", "autodidax.tree"),
+    # Issue 38's faces of the rule tables (appendix A31).
+    ("jax.extend.core", "autodidax.extend.core"),
+    ("jax.interpreters.ad", "autodidax.interpreters.ad"),
+    ("jax.interpreters.batching", "autodidax.interpreters.batching"),
+    ("jax.interpreters.mlir", "autodidax.interpreters.mlir"),
 ]
 
 # Names JAX has that we leave out on purpose: {namespace: {name: why}}.

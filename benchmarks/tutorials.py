@@ -12,6 +12,8 @@ matches when the two results are the same text, after memory addresses are blank
 time (`%timeit`) or shell out (`!pip`) are left out. Under autodidax, `jax` and every `jax.X` are
 aliases of `autodidax` and `autodidax.X`; a module autodidax lacks fails to import, as it would
 for a reader, and the cells after it fail in turn: that is part of the measure.
+A line that imports from JAX's private `jax._src` is replaced, under autodidax, by the
+public import of the same thing (PRIVATE_IMPORTS).
 
 The multi-device tutorials run over simulated CPU devices: before the first cell, each fresh
 process sets `jax.config.update("jax_num_cpu_devices", N)` in its library. N is `--devices N` when
@@ -95,6 +97,22 @@ _SECONDS = re.compile(r"\d+(\.\d+)? sec\b")
 _PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _SHOWN = re.compile(r"^>> .*\n", re.M)    # an output a guide shows inside its code block
 _RST_BLOCK = re.compile(r"^\.\. code-block:: python\n\n((?:[ \t]+[^\n]*\n|\n)+)", re.M)
+
+
+# What a guide imports from JAX's private `jax._src` is not API: under autodidax each such line
+# becomes the public name (or jaxlib module) that holds the same thing, so that the cells after it
+# are measured. The cell that imports still counts; it prints nothing under either library.
+PRIVATE_IMPORTS = {
+    "from jax._src.lax import lax": "from jax import lax",
+    "from jax._src import api": "import jax as api",
+    "from jax._src.lib.mlir.dialects import hlo":
+        "from jaxlib.mlir.dialects import stablehlo as hlo",
+    "from jax._src.util import safe_map": "from jax.example_libraries.optimizers import safe_map",
+}
+
+
+def _public(source: str) -> str:
+    return "\n".join(PRIVATE_IMPORTS.get(line.strip(), line) for line in source.split("\n"))
 
 
 def cells(markdown: str) -> list[str]:
@@ -205,6 +223,7 @@ def run(lib: str, path: Path, devices: int = 0) -> list[str | None]:
         if any(line.lstrip().startswith(("%", "!")) for line in source.split("\n")):
             results.append(None)
             continue
+        source = _public(source) if lib == "autodidax" else source
         results.append(_ADDRESS.sub("0x…", _run_cell(source, env)))
     return results
 

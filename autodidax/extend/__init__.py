@@ -1,0 +1,1 @@
+"""autodidax.extend: its modules are written by chapters/A31_extend.md."""

@@ -1,0 +1,118 @@
+# Generated from chapters/A31_extend.md by `make export`: edit the chapter, not this file.
+
+
+"""jax.extend.core: the core's classes as JAX's users extend it, over chapter 1's tables and
+chapter 5's jaxprs (appendix A31)."""
+from autodidax import core as _core
+from autodidax.core import (Tracer as _Tracer, abstract_eval_rules as _abstract_eval_rules,
+                            get_aval as _get_aval, impl_rules as _impl_rules)
+from autodidax.core import set_current_trace, take_current_trace  # noqa: F401
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError,  # noqa: F401
+                             Literal, Var, check_jaxpr, jaxpr_as_fun)
+from autodidax.jvp import TraceTag, float0 as _float0  # noqa: F401
+
+no_effects = frozenset()
+
+
+def valid_jaxtype(x) -> bool:
+    """Whether `x` may be passed to a primitive: an array, a tracer, a NumPy or Python scalar."""
+    try:
+        _get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def primal_dtype_to_tangent_dtype(dtype):
+    """The dtype of the tangents of values of `dtype`: itself if inexact, float0 otherwise."""
+    return dtype if _core.dtype_kind(dtype) in "fc" else _float0
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
+                  ctx=None):
+    """An equation; the book's equations keep no effects or context."""
+    return JaxprEqn(primitive, list(invars), list(outvars), dict(params), source_info)
+
+
+def mapped_aval(size, axis, aval):
+    """The type of one slice of `aval` along `axis` (None: the same type)."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped axis of size {aval.shape[axis]}, expected {size}")
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
+    """The type of `size` values of type `aval` stacked at `axis` (None: the same type)."""
+    if axis is None:
+        return aval
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def jaxprs_in_params(params):
+    """The jaxprs a primitive's params hold (a closed one's own jaxpr), as JAX finds them."""
+    for value in params.values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+            elif isinstance(v, Jaxpr):
+                yield v
+
+
+def subjaxprs(jaxpr):
+    """The jaxprs in the params of `jaxpr`'s equations, one level down."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+def find_top_trace(xs):
+    """The trace a primitive bound now would go to: the current one."""
+    return _core.trace_ctx.trace
+
+
+def concrete_or_error(force, val, context=""):
+    """`force(val)` of a concrete value; a tracer's value if known, else JAX's error."""
+    force = (lambda x: x) if force is None else force
+    if isinstance(val, _Tracer):
+        value = val.to_concrete_value()
+        if value is None:
+            raise _core.ConcretizationTypeError(
+                f"Abstract tracer value encountered where concrete value is expected: "
+                f"{val.aval.str_short()}. {context}")
+        return force(value)
+    return force(val)
+
+
+class Primitive(_core.Primitive):
+    """A primitive of the user's: `def_impl` and `def_abstract_eval` fill chapter 1's tables."""
+    call_primitive = map_primitive = False
+
+    def def_impl(self, impl):
+        _impl_rules[self] = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        _abstract_eval_rules[self] = abstract_eval
+        return abstract_eval
+
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """A rule that returns (avals, effects): the book's traces keep the avals."""
+        _abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
+            *avals, **params)[0]
+        return effectful_abstract_eval
+
+    impl = property(lambda self: _impl_rules.get(self))
+    abstract_eval = property(lambda self: _abstract_eval_rules.get(self))
+
+    def bind(self, *args, **params):
+        if _core.trace_ctx.trace is _core.eval_trace:      # evaluating: the impl rule, as JAX
+            if self not in _impl_rules:
+                raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
+            for x in args:
+                if isinstance(x, _Tracer):
+                    raise _core.escaped_tracer_error(x, f" in {self.name}")
+            return _impl_rules[self](*args, **params)
+        if self not in _abstract_eval_rules:
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+        return super().bind(*args, **params)

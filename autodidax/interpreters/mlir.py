@@ -1,0 +1,72 @@
+# Generated from chapters/A31_extend.md by `make export`: edit the chapter, not this file.
+
+
+"""jax.interpreters.mlir: chapter 6's lowering rules under JAX's names (appendix A31)."""
+import io as _io
+
+import numpy as _np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as _hlo
+
+from autodidax.jaxpr import trace_to_jaxpr as _trace_to_jaxpr
+from autodidax.lowering import (LoweringRuleContext, ModuleContext,  # noqa: F401
+                                aval_to_ir_type, dense_int_array, dtype_to_ir_type, ir_constant,
+                                make_ir_context, module_to_text as module_to_string)
+from autodidax.lowering import jaxpr_subcomp as _jaxpr_subcomp, lowering_rules as _lowering_rules
+
+
+def register_lowering(prim, rule, platform: str | None = None):
+    """Lower `prim` with `rule(ctx, *operands, **params)` on `platform` (None: on every one)."""
+    from autodidax.runtime import default_backend
+    if platform in (None, "cpu", default_backend()):
+        _lowering_rules[prim] = rule
+
+
+def aval_to_ir_types(aval) -> tuple:
+    return (aval_to_ir_type(aval),)
+
+
+def ir_constants(val) -> tuple:
+    return (ir_constant(val),)
+
+
+def i32_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+
+
+def i64_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+
+
+def dense_int_elements(xs) -> ir.DenseIntElementsAttr:
+    return ir.DenseIntElementsAttr.get(_np.asarray(xs, _np.int64))
+
+
+def flatten_ir_values(xs) -> list:
+    """Values and sequences of values, one level flattened."""
+    return [y for x in xs for y in (x if isinstance(x, (list, tuple)) else (x,))]
+
+
+flatten_ir_types = flatten_ir_values
+
+
+def token_type() -> ir.Type:
+    return _hlo.TokenType.get()
+
+
+def module_to_bytecode(module: ir.Module) -> bytes:
+    out = _io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that emits the operations `fun` binds, traced at the operands' types."""
+    def rule(ctx, *operands, **params):
+        def flat(*xs):
+            outs = fun(*xs, **params)
+            return outs if multiple_results else [outs]
+        closed = _trace_to_jaxpr(flat, list(ctx.avals_in))
+        consts = [ir_constant(c) for c in closed.consts]
+        return _jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
+    return rule
