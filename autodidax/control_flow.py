@@ -161,11 +161,14 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
 
 
 forwarding_rules = {}   # primitive -> JAX's rewrite of what its jaxprs forward (appendix A10)
+ref_rules = {}          # "bind" -> appendix A30's: an eager loop or branch given refs, run by jit
 
 
 def bind_forwarding(p, args, **params):
     """`p.bind(*args, **params)`, after the rewrite in `forwarding_rules`: it gives what to bind,
     and how to rebuild the outputs from what the equation returns."""
+    if "bind" in ref_rules and (outs := ref_rules["bind"](p, args, params)) is not None:
+        return outs
     if p not in forwarding_rules:
         return p.bind(*args, **params)
     args, params, rebuild = forwarding_rules[p](args, **params)

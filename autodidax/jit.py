@@ -97,8 +97,12 @@ def _jit_staging(trace, args, params):
 custom_staging_rules[jit_p] = _jit_staging
 
 
-lowering_rules[jit_p] = lambda ctx, *args, jaxpr, name, inline: call_lowering(ctx, name, jaxpr,
-                                                                            *args)
+def _jit_lowering(ctx, *args, jaxpr, name, inline):
+    jaxpr = ref_rules["pure"](jaxpr) if "pure" in ref_rules else jaxpr
+    return call_lowering(ctx, name, jaxpr, *args)
+
+
+lowering_rules[jit_p] = _jit_lowering
 
 
 def _jit_pp(eqn, names):
@@ -115,7 +119,7 @@ pp_eqn_rules[jit_p] = _jit_pp
 
 placement_rules: dict = {}    # "placement" -> chapter 16's (jitted, signature, entry) -> placement
 donation_rules: dict = {}     # "params", "vector", "aliases" -> appendix A19's rules
-ref_rules: dict = {"types": ()}   # "program", "types" -> appendix A30's programs with refs
+ref_rules: dict = {}          # "program", "types", "pure" -> appendix A30's programs with refs
 
 
 class JitTrace(JaxprTrace):
@@ -142,7 +146,7 @@ def _where(fun) -> str:
 
 def hoist_tracer_consts(closed: ClosedJaxpr):
     """(closed jaxpr, leading arguments): tracer (or ref, A30) constants become inputs."""
-    hoist = [isinstance(c, (Tracer, *ref_rules["types"])) for c in closed.consts]
+    hoist = [isinstance(c, (Tracer, *ref_rules.get("types", ()))) for c in closed.consts]
     if not any(hoist):
         return closed, []
     jaxpr = closed.jaxpr

@@ -9,14 +9,17 @@ import weakref
 
 import numpy as np
 
-from autodidax import core, jit as jit_module, numpy as jnp
+from autodidax import core, numpy as jnp
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, not_mapped, vmap
+from autodidax.control_flow import ref_rules as control_flow_ref_rules, scan_p
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
-from autodidax.jaxpr import ClosedJaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr
-from autodidax.jit import executable_for, flat_arg_names, jit_p, ref_rules, trace_watchers
+from autodidax.jaxpr import (ClosedJaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
+                             weakref_lru_cache)
+from autodidax.jit import (executable_for, flat_arg_names, jit, jit_p, ref_rules,
+                           trace_watchers)
 from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rules
 from autodidax.lax_core import convert_element_type
 from autodidax.pretty_printer import Text, join, pp_vars
@@ -75,7 +78,7 @@ class Ref:
         ref_set(self, idx, value)
 
     def unsafe_buffer_pointer(self):
-        return self._value.unsafe_buffer_pointer()
+        return self._value._buf.unsafe_buffer_pointer()
 
     def __repr__(self):
         return "Ref(" + repr(self._value)[len("Array("):]
@@ -173,9 +176,10 @@ def read(x, indexer, operands):
 def write(x, value, indexer, operands, add=False):
     """The pure meaning of `swap` (and, with `add`, of `addupdate`): `x` with `x[idx]` set to
     (or increased by) `value`."""
+    if not indexer:                           # the whole ref: the value itself
+        return x + value if add else value
     window, starts, index = _plain(x, indexer, operands)
-    at = window.at[index] if index else window.at[...]
-    new = at.add(value) if add else at.set(value)
+    new = window.at[index].add(value) if add else window.at[index].set(value)
     if any(e[0] == "dslice" for e in indexer):
         return dynamic_update_slice(x, new, starts)
     return new
@@ -595,8 +599,23 @@ def _program(closed, name, previous=ref_rules.get("program")):
     return previous(closed, name) if previous is not None else None
 
 
-ref_rules["program"] = _program
-ref_rules["types"] += (Ref,)
+@weakref_lru_cache
+def discharged_inside(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Chapter 8's rule for a `jit` equation being lowered: `closed` with the refs it makes
+    inside discharged, which keeps its signature; as it is if refs come in or none are made."""
+    if (not has_refs(closed) or any(type(a) is AbstractRef for a in closed.in_avals)
+            or closed_over_refs(closed)):
+        return closed
+    return discharge(closed)[0]
+
+
+def _pure(closed, previous=ref_rules.get("pure")):
+    out = discharged_inside(closed)              # (then the package's rule, in a notebook)
+    return out if previous is None else previous(out)
+
+
+ref_rules["program"], ref_rules["pure"] = _program, _pure
+ref_rules["types"] = ref_rules.get("types", ()) + (Ref,)
 
 
 def _check_returned(closed, fun, where, names):
@@ -635,3 +654,45 @@ def _watch_trace(jitted, key):
 
 
 trace_watchers.append(_watch_trace)
+
+
+def _discharge_scan(store, args, params):
+    """A `scan` given refs among its constants: their values become the first carries."""
+    n_consts = params["num_consts"]
+    at = [i for i, c in enumerate(args[:n_consts]) if _is_place(c)]
+    if any(map(_is_place, args[n_consts:])):
+        raise NotImplementedError("discharge: a ref as a carry or a scanned-over input of scan")
+    if not at:
+        return scan_p.bind(*args, **params)
+    body, places = params["jaxpr"], [args[i] for i in at]
+    kept = [c for i, c in enumerate(args[:n_consts]) if i not in at]
+    avals = [a for i, a in enumerate(body.in_avals[:n_consts]) if i not in at]
+    avals += [body.in_avals[i].inner for i in at] + body.in_avals[n_consts:]
+
+    def discharged_body(*values):
+        kept_values, rest = iter(values[:len(kept)]), values[len(kept) + len(at):]
+        inner = {Location(): v for v in values[len(kept):len(kept) + len(at)]}
+        locations = iter(list(inner))
+        consts = [next(locations) if i in at else next(kept_values) for i in range(n_consts)]
+        outs = run_discharged(body, consts + list(rest), inner)
+        return list(inner.values()) + outs
+
+    outs = scan_p.bind(*kept, *[store[p] for p in places], *args[n_consts:],
+                       **{**params, "jaxpr": trace_to_jaxpr(discharged_body, avals),
+                          "num_consts": len(kept), "num_carry": len(at) + params["num_carry"]})
+    store.update(zip(places, outs[:len(at)]))
+    return outs[len(at):]
+
+
+discharge_rules[scan_p] = _discharge_scan
+
+
+def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):
+    """Chapter 10's rule: a loop or branch given refs while nothing is traced runs as a jitted
+    function of its arguments (None: not this case; in a notebook, the package's rule next)."""
+    if isinstance(trace_ctx.trace, EvalTrace) and any(type(a) is Ref for a in args):
+        return jit(lambda *a: primitive.bind(*a, **params))(*args)
+    return None if previous is None else previous(primitive, args, params)
+
+
+control_flow_ref_rules["bind"] = _bind_with_refs

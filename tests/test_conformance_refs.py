@@ -87,6 +87,28 @@ CASES = {
         x = jnp.array([1., 2., 3., 4.])
         out = [jax.grad(g)(1.0), jax.grad(h)(x), jax.jvp(h, (x,), (jnp.ones(4),))]
     """,
+    "grad of a jitted function with refs inside": """
+        @jax.jit
+        def pure1(x):
+            ref = jax.new_ref(x)
+            ref[...] = ref[...] + ref[...]
+            return ref[...]
+        out = [jax.grad(pure1)(3.0), jax.value_and_grad(lambda x: pure1(x) * x)(2.0)]
+    """,
+    "scan and fori_loop writing a closed-over ref": """
+        r = jax.new_ref(0)
+        def body(_, x):
+            r[...] += x
+            return None, x * 2
+        _, ys = jax.lax.scan(body, None, jnp.arange(10))
+        s = jax.new_ref(jnp.zeros(3))
+        def step(i, c):
+            s[i] = c
+            return c * 2.0
+        last = jax.lax.fori_loop(0, 3, step, 1.0)
+        out = [r, ys, s, last, jax.make_jaxpr(lambda xs: jax.lax.scan(body, None, xs))(
+            jnp.arange(3))]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
