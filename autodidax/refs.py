@@ -126,8 +126,8 @@ def ds(start, size, stride=1) -> Slice:
 def _indexer(shape, idx):
     """(indexer, operands): one entry per dimension of a ref of `shape`: `("slice", start,
     size)` static, `("dslice", k, size)` from operand k, `("index", k)` operand k (an int or an
-    int array). `()`: the whole ref, `x_ref[...]`."""
-    if idx is Ellipsis or (type(idx) is tuple and not idx):
+    int array). `()`: the whole ref, `x_ref[...]` (or `None`, as `jax.ref.get` takes it)."""
+    if idx is None or idx is Ellipsis or (type(idx) is tuple and not idx):
         return (), []
     idx = idx if isinstance(idx, tuple) else (idx,)
     if any(i is Ellipsis for i in idx):
@@ -280,7 +280,7 @@ def _cast(value, aval):
     return value
 
 
-def ref_get(ref, idx=...):
+def ref_get(ref, idx=None):
     """`ref[idx]`, a new array."""
     indexer, operands = _indexer(get_aval(ref).shape, idx)
     return get_p.bind(ref, *operands, indexer=indexer)

@@ -109,6 +109,19 @@ CASES = {
         out = [r, ys, s, last, jax.make_jaxpr(lambda xs: jax.lax.scan(body, None, xs))(
             jnp.arange(3))]
     """,
+    "jax.ref's functions": """
+        r = jax.new_ref(jnp.zeros(5))
+        jax.ref.set(r, 1, 10.0)
+        old = jax.ref.swap(r, 2, 3.0)
+        jax.ref.addupdate(r, None, jnp.ones(5))
+        s = jax.new_ref(jnp.int32(0))
+        s[...] = 4
+        def f(r, i):
+            jax.ref.addupdate(r, jax.ds(i, 2), jnp.ones(2))
+            return jax.ref.get(r, None), jax.freeze(jax.new_ref(r[0]))
+        out = [r, old, jax.ref.get(r), jax.ref.get(r, 1), s, jax.make_jaxpr(f)(r, 1),
+               jax.jit(f)(r, 1), r]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
