@@ -12,7 +12,8 @@ import numpy as np
 from autodidax import core, numpy as jnp
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, not_mapped, vmap
-from autodidax.control_flow import ref_rules as control_flow_ref_rules, scan_p
+from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
+                                    while_p)
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
@@ -685,6 +686,60 @@ def _discharge_scan(store, args, params):
 
 
 discharge_rules[scan_p] = _discharge_scan
+
+
+def _discharge_cond(store, args, params):
+    """A `cond` given refs: each branch, discharged, also returns the refs' final values."""
+    index, *ops = args
+    places = [x for x in ops if _is_place(x)]
+    if not places:
+        return cond_p.bind(*args, **params)
+    branches = tuple(discharge(branch)[0] for branch in params["branches"])
+    outs = cond_p.bind(index, *[store[x] if _is_place(x) else x for x in ops],
+                       branches=branches)
+    n = len(outs) - len(places)
+    store.update(zip(places, outs[n:]))
+    return outs[:n]
+
+
+def _discharge_while(store, args, params):
+    """A `while_loop` whose condition or body reads or writes refs (among their constants):
+    the refs' values become the first carries."""
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    if any(map(_is_place, carry)):
+        raise NotImplementedError("discharge: a ref as a carry of while_loop")
+    places = []
+    for x in cond_consts + body_consts:
+        if _is_place(x) and all(x is not p for p in places):
+            places.append(x)
+    if not places:
+        return while_p.bind(*args, **params)
+
+    def discharged(closed, consts, with_refs_out):
+        kept = [c for c in consts if not _is_place(c)]
+
+        def fun(*values):
+            kept_values = iter(values[:len(kept)])
+            locations = [Location() for _ in places]
+            inner = dict(zip(locations, values[len(kept):len(kept) + len(places)]))
+            where = {id(p): loc for p, loc in zip(places, locations)}
+            ins = [where[id(c)] if _is_place(c) else next(kept_values) for c in consts]
+            outs = run_discharged(closed, ins + list(values[len(kept) + len(places):]), inner)
+            return [inner[loc] for loc in locations] + outs if with_refs_out else outs
+        avals = [get_aval(x) for x in kept] + [get_aval(store[p]) for p in places]
+        return trace_to_jaxpr(fun, avals + [get_aval(x) for x in carry]), kept
+
+    cond, kept_cond = discharged(params["cond_jaxpr"], cond_consts, False)
+    body, kept_body = discharged(params["body_jaxpr"], body_consts, True)
+    outs = while_p.bind(*kept_cond, *kept_body, *[store[p] for p in places], *carry,
+                        cond_jaxpr=cond, cond_nconsts=len(kept_cond), body_jaxpr=body,
+                        body_nconsts=len(kept_body))
+    store.update(zip(places, outs[:len(places)]))
+    return outs[len(places):]
+
+
+discharge_rules.update({cond_p: _discharge_cond, while_p: _discharge_while})
 
 
 def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):

@@ -122,6 +122,20 @@ CASES = {
         out = [r, old, jax.ref.get(r), jax.ref.get(r, 1), s, jax.make_jaxpr(f)(r, 1),
                jax.jit(f)(r, 1), r]
     """,
+    "while_loop and cond writing a closed-over ref, under jit and eagerly": """
+        r = jax.new_ref(jnp.zeros(3))
+        def f(x, n):
+            def body(i, c):
+                r[i % 3] += c
+                return c * 2.0
+            out = jax.lax.fori_loop(0, n, body, x)
+            jax.lax.cond(out > 10, lambda: r.__setitem__(0, -1.0), lambda: None)
+            return out
+        first = [jax.jit(f)(1.0, 5), jax.typeof(r), r[...]]
+        second = [jax.jit(f)(1.0, 2), r[...]]
+        jax.lax.cond(True, lambda: r.__setitem__(1, 7.0), lambda: None)
+        out = [first, second, r, jax.make_jaxpr(f)(1.0, 5)]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
@@ -186,7 +200,7 @@ def _run(case, lib, np_lib):
 
 def _flat(items):
     for o in items:
-        if isinstance(o, tuple):
+        if isinstance(o, (tuple, list)):
             yield from _flat(o)
         else:
             yield o
