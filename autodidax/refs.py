@@ -11,7 +11,7 @@ import numpy as np
 
 from autodidax import core, numpy as jnp
 from autodidax.autodiff import effectful_primitives
-from autodidax.batching import batching_rules, not_mapped, vmap
+from autodidax.batching import batching_rules, fancy_batching_rules, not_mapped, vmap
 from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
                                     while_p)
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
@@ -443,7 +443,18 @@ def _swap_batched(vals, dims, *, indexer, add=False):
     return ([], []) if add else (old, 0)
 
 
+def _new_ref_batched(axis_data, vals, dims, **params):
+    """A ref made under `vmap` is batched even from an unbatched value: a batched value may be
+    written into it later (JAX's rule does the same)."""
+    (x,), (dim,) = vals, dims
+    if dim is not_mapped:
+        x, dim = jnp.broadcast_to(x, (axis_data.size, *get_aval(x).shape)), 0
+    return new_ref_p.bind(x, **params), dim
+
+
+fancy_batching_rules[new_ref_p] = _new_ref_batched
 batching_rules.update({
+    freeze_p: lambda vals, dims: (freeze_p.bind(*vals), dims[0]),
     get_p: _get_batched, swap_p: _swap_batched,
     addupdate_p: lambda vals, dims, *, indexer: _swap_batched(vals, dims, indexer=indexer,
                                                                add=True)})

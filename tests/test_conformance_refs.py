@@ -169,6 +169,16 @@ CASES = {
             y_ref[...] = x_ref[...]
         err3(x_ref)
     """,
+    "vmap of a function with refs inside": """
+        def g(x):
+            r = jax.new_ref(jnp.zeros(3))
+            r[1] = x
+            r[...] += x * 2
+            return r[...], jax.freeze(jax.new_ref(x))
+        xs = jnp.arange(4.)
+        out = [jax.vmap(g)(xs), jax.jit(jax.vmap(g))(xs),
+               jax.vmap(jax.grad(lambda x: g(x)[0].sum()))(xs)]
+    """,
     "vmap writing a closed-over ref": """
         x_ref = jax.new_ref(0.)
         def err5(x):
