@@ -312,9 +312,9 @@ def while_loop(cond_fun, body_fun, init_val):
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {pred}.")
     if body_tree != in_tree or not all(same_type(a, b) for a, b in zip(avals, out_avals)):
         refuse("while_loop", in_tree, body_tree, avals, out_avals)
-    outs = while_p.bind(*cond_consts, *body_consts, *init_flat,
-                        cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
-                        body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
+    outs = bind_forwarding(while_p, [*cond_consts, *body_consts, *init_flat],
+                           cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
+                           body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
     return tree_unflatten(in_tree, outs)
 
 

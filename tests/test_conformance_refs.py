@@ -134,7 +134,13 @@ CASES = {
         first = [jax.jit(f)(1.0, 5), jax.typeof(r), r[...]]
         second = [jax.jit(f)(1.0, 2), r[...]]
         jax.lax.cond(True, lambda: r.__setitem__(1, 7.0), lambda: None)
-        out = [first, second, r, jax.make_jaxpr(f)(1.0, 5)]
+        last = f(1.0, 3)
+        n = jax.new_ref(0)
+        def body(c):
+            n[...] += 1
+            return c * 2
+        w = jax.lax.while_loop(lambda c: c < 50, body, 1)
+        out = [first, second, last, r, jax.make_jaxpr(f)(1.0, 5), w, n]
     """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
