@@ -142,6 +142,15 @@ CASES = {
         w = jax.lax.while_loop(lambda c: c < 50, body, 1)
         out = [first, second, last, r, jax.make_jaxpr(f)(1.0, 5), w, n]
     """,
+    "grad with a plumbing ref": """
+        def foo(x, some_plumbing_ref):
+            y = x + x
+            some_plumbing_ref[...] += jax.lax.stop_gradient(y)
+            return y
+        r = jax.new_ref(0.)
+        first = jax.grad(foo)(1., r)
+        out = [first, jax.typeof(r), r[...], jax.jit(jax.grad(foo))(3., r), r]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
