@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from autodidax import core, numpy as jnp
+from autodidax.ad_checkpoint import remat_p
 from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, fancy_batching_rules, not_mapped, vmap
 from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
@@ -17,7 +18,7 @@ from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules,
 from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
                             get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
-from autodidax.jaxpr import (ClosedJaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
+from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
                              weakref_lru_cache)
 from autodidax.jit import (executable_for, flat_arg_names, jit, jit_p, ref_rules,
                            trace_watchers)
@@ -495,7 +496,9 @@ discharge_rules.update({
     addupdate_p: lambda store, args, params: _discharge_swap(store, args, params, add=True),
     freeze_p: lambda store, args, params: store[args[0]],
     free_ref_p: lambda store, args, params: [],
-    jit_p: lambda store, args, params: run_discharged(params["jaxpr"], args, store)})
+    jit_p: lambda store, args, params: run_discharged(params["jaxpr"], args, store),
+    remat_p: lambda store, args, params: run_discharged(ClosedJaxpr(params["jaxpr"], []), args,
+                                                        store)})
 
 
 def run_discharged(closed: ClosedJaxpr, args, store):
@@ -520,14 +523,21 @@ def run_discharged(closed: ClosedJaxpr, args, store):
     return [atom(v) for v in closed.jaxpr.outvars]
 
 
+def inner_closed_jaxprs(eqn):
+    """The jaxprs in an equation's parameters (a `jit`'s, a `cond`'s branches...), closed."""
+    for value in eqn.params.values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (ClosedJaxpr, Jaxpr)):
+                yield v if isinstance(v, ClosedJaxpr) else ClosedJaxpr(v, [])
+
+
 def closed_over_refs(closed: ClosedJaxpr, found=None) -> list:
     """The refs (boxes) that `closed` and the jaxprs in its equations close over."""
     found = [] if found is None else found
     found += [c for c in closed.consts if type(c) is Ref and all(c is not f for f in found)]
     for eqn in closed.jaxpr.eqns:
-        for value in eqn.params.values():
-            if isinstance(value, ClosedJaxpr):
-                closed_over_refs(value, found)
+        for inner in inner_closed_jaxprs(eqn):
+            closed_over_refs(inner, found)
     return found
 
 
@@ -556,9 +566,9 @@ def has_refs(closed: ClosedJaxpr) -> bool:
     """Whether `closed` takes, closes over or makes refs."""
     return (any(type(a) is AbstractRef for a in closed.in_avals)
             or any(type(c) is Ref for c in closed.consts)
-            or any(isinstance(e.primitive, RefPrimitive) or any(
-                has_refs(v) for v in e.params.values() if isinstance(v, ClosedJaxpr))
-                for e in closed.jaxpr.eqns))
+            or any(isinstance(e.primitive, RefPrimitive) or any(map(has_refs,
+                                                                    inner_closed_jaxprs(e)))
+                   for e in closed.jaxpr.eqns))
 
 
 _traced_by = weakref.WeakKeyDictionary()   # jaxpr -> (function, where, argument names)
@@ -674,8 +684,8 @@ def _discharge_scan(store, args, params):
     at = [i for i, c in enumerate(args[:n_consts]) if _is_place(c)]
     if any(map(_is_place, args[n_consts:])):
         raise NotImplementedError("discharge: a ref as a carry or a scanned-over input of scan")
-    if not at:
-        return scan_p.bind(*args, **params)
+    if not at:                                # refs made inside only: discharged there
+        return scan_p.bind(*args, **{**params, "jaxpr": discharged_inside(params["jaxpr"])})
     body, places = params["jaxpr"], [args[i] for i in at]
     kept = [c for i, c in enumerate(args[:n_consts]) if i not in at]
     avals = [a for i, a in enumerate(body.in_avals[:n_consts]) if i not in at]
@@ -704,7 +714,7 @@ def _discharge_cond(store, args, params):
     index, *ops = args
     places = [x for x in ops if _is_place(x)]
     if not places:
-        return cond_p.bind(*args, **params)
+        return cond_p.bind(*args, branches=tuple(map(discharged_inside, params["branches"])))
     branches = tuple(discharge(branch)[0] for branch in params["branches"])
     outs = cond_p.bind(index, *[store[x] if _is_place(x) else x for x in ops],
                        branches=branches)
@@ -725,7 +735,8 @@ def _discharge_while(store, args, params):
         if _is_place(x) and all(x is not p for p in places):
             places.append(x)
     if not places:
-        return while_p.bind(*args, **params)
+        return while_p.bind(*args, **{**params, "cond_jaxpr": discharged_inside(
+            params["cond_jaxpr"]), "body_jaxpr": discharged_inside(params["body_jaxpr"])})
 
     def discharged(closed, consts, with_refs_out):
         kept = [c for c in consts if not _is_place(c)]

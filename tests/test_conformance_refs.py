@@ -151,6 +151,21 @@ CASES = {
         first = jax.grad(foo)(1., r)
         out = [first, jax.typeof(r), r[...], jax.jit(jax.grad(foo))(3., r), r]
     """,
+    "refs inside checkpoint, scan and cond bodies under jit": """
+        r = jax.new_ref(0.)
+        def f(x):
+            r[...] += x
+            return x * 2
+        def g(x):
+            def body(c, xi):
+                q = jax.new_ref(c)
+                q[...] += xi
+                return q[...], jax.freeze(q)
+            return jax.lax.scan(body, x, jnp.arange(3.))
+        h = lambda x: jax.lax.cond(x > 0, lambda: jax.freeze(jax.new_ref(x)) * 2, lambda: x)
+        out = [jax.jit(jax.checkpoint(f))(1.0), r, jax.jit(g)(1.0), jax.jit(h)(2.0),
+               jax.grad(jax.checkpoint(lambda x: jax.freeze(jax.new_ref(x)) ** 2))(3.0)]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
