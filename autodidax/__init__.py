@@ -103,6 +103,16 @@ if not _RUNNER:
     import autodidax.interpreters.batching  # noqa: F401  (appendix A31)
     import autodidax.interpreters.mlir  # noqa: F401  (appendix A31)
     from autodidax import extend, interpreters  # noqa: F401  (appendix A31)
+    from autodidax.refs import (Ref, ds, empty_ref, free_ref, freeze,  # noqa: F401
+                                new_ref)  # (appendix A30: array refs)
+    from autodidax import refs as _refs  # (appendix A30)
+    ref = _types.ModuleType("autodidax.ref", "As jax.ref: refs, and reading and writing them.")
+    for _name, _value in [("Ref", Ref), ("new_ref", new_ref), ("empty_ref", empty_ref),
+                          ("free_ref", free_ref), ("freeze", freeze), ("get", _refs.ref_get),
+                          ("swap", _refs.ref_swap), ("set", _refs.ref_set),
+                          ("addupdate", _refs.ref_addupdate), ("AbstractRef", _refs.AbstractRef)]:
+        setattr(ref, _name, _value)
+    _sys.modules["autodidax.ref"] = ref
 
     jacobian = jacrev   # JAX's jax.jacobian is jacrev under another name
 

@@ -161,11 +161,14 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
 
 
 forwarding_rules = {}   # primitive -> JAX's rewrite of what its jaxprs forward (appendix A10)
+ref_rules = {}          # "bind" -> appendix A30's: an eager loop or branch given refs, run by jit
 
 
 def bind_forwarding(p, args, **params):
     """`p.bind(*args, **params)`, after the rewrite in `forwarding_rules`: it gives what to bind,
     and how to rebuild the outputs from what the equation returns."""
+    if "bind" in ref_rules and (outs := ref_rules["bind"](p, args, params)) is not None:
+        return outs
     if p not in forwarding_rules:
         return p.bind(*args, **params)
     args, params, rebuild = forwarding_rules[p](args, **params)
@@ -309,9 +312,9 @@ def while_loop(cond_fun, body_fun, init_val):
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {pred}.")
     if body_tree != in_tree or not all(same_type(a, b) for a, b in zip(avals, out_avals)):
         refuse("while_loop", in_tree, body_tree, avals, out_avals)
-    outs = while_p.bind(*cond_consts, *body_consts, *init_flat,
-                        cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
-                        body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
+    outs = bind_forwarding(while_p, [*cond_consts, *body_consts, *init_flat],
+                           cond_jaxpr=cond_jaxpr, cond_nconsts=len(cond_consts),
+                           body_jaxpr=body_jaxpr, body_nconsts=len(body_consts))
     return tree_unflatten(in_tree, outs)
 
 

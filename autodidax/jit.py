@@ -66,9 +66,11 @@ def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=
     key = (id(closed.jaxpr), placement, device, donated, *map(id, closed.consts))
     entry = _executables.get(key)
     if entry is None:
-        text = lower_to_text(closed, name, result_names, placement, donated)
-        exe = (compile_or_get_cached(text, device, closed.out_avals)
-               if placement is None else placement.compile(text, closed.out_avals))
+        exe = ref_rules["program"](closed, name) if "program" in ref_rules else None  # (A30)
+        if exe is None:
+            text = lower_to_text(closed, name, result_names, placement, donated)
+            exe = (compile_or_get_cached(text, device, closed.out_avals)
+                   if placement is None else placement.compile(text, closed.out_avals))
         entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
     return entry[2]
 
@@ -93,8 +95,12 @@ def _jit_staging(trace, args, params):
 custom_staging_rules[jit_p] = _jit_staging
 
 
-lowering_rules[jit_p] = lambda ctx, *args, jaxpr, name, inline: call_lowering(ctx, name, jaxpr,
-                                                                            *args)
+def _jit_lowering(ctx, *args, jaxpr, name, inline):
+    jaxpr = ref_rules["pure"](jaxpr) if "pure" in ref_rules else jaxpr
+    return call_lowering(ctx, name, jaxpr, *args)
+
+
+lowering_rules[jit_p] = _jit_lowering
 
 
 def _jit_pp(eqn, names):
@@ -111,6 +117,7 @@ pp_eqn_rules[jit_p] = _jit_pp
 
 placement_rules: dict = {}    # "placement" -> chapter 16's (jitted, signature, entry) -> placement
 donation_rules: dict = {}     # "params", "vector", "aliases" -> appendix A19's rules
+ref_rules: dict = {}          # "program", "types", "pure" -> appendix A30's programs with refs
 
 
 class JitTrace(JaxprTrace):
@@ -136,12 +143,13 @@ def _where(fun) -> str:
 
 
 def hoist_tracer_consts(closed: ClosedJaxpr):
-    """(closed jaxpr, leading arguments): constants that are tracers become inputs."""
-    if not any(isinstance(c, Tracer) for c in closed.consts):
+    """(closed jaxpr, leading arguments): tracer (or ref, A30) constants become inputs."""
+    hoist = [isinstance(c, (Tracer, *ref_rules.get("types", ()))) for c in closed.consts]
+    if not any(hoist):
         return closed, []
     jaxpr = closed.jaxpr
-    kept = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if not isinstance(c, Tracer)]
-    moved = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if isinstance(c, Tracer)]
+    kept = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if not h]
+    moved = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if h]
     new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.eqns,
                 jaxpr.outvars)
     return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in moved]
