@@ -310,7 +310,7 @@ def ref_addupdate(ref, idx, value) -> None:
 
 
 _array_getitem = core.Tracer.__getitem__
-_array_setitem = getattr(core.Tracer, "__setitem__", None)
+_array_setitem = core.Tracer.__setitem__          # appendix A1's: JAX's "immutable" error
 
 
 def _getitem(self, idx):
@@ -322,8 +322,6 @@ def _getitem(self, idx):
 def _setitem(self, idx, value):
     if type(self.aval) is AbstractRef:
         return ref_set(self, idx, value)
-    if _array_setitem is None:
-        raise TypeError(f"'{type(self).__name__}' object does not support item assignment")
     return _array_setitem(self, idx, value)
 
 

@@ -1174,7 +1174,17 @@ def _leak(transformation, jax, jnp):
     return _inside(transformation, jax, lambda x: x)
 
 
+def _assigned(jax, jnp, f):
+    """The text of the error that assigning into an array raises (under `f`)."""
+    try:
+        f(lambda x: x.__setitem__(0, 1.0))(jnp.ones(3))
+    except TypeError as e:
+        return str(e)
+
+
 ERRORS = {
+    "an array is immutable": C(lambda jax, jnp: [_assigned(jax, jnp, f) for f in (
+        lambda g: g, jax.jit, jax.vmap)]),
     "jnp.sum of a list": E(lambda jax, jnp: jnp.sum([1, 2, 3])),
     "jnp.add of a list": E(lambda jax, jnp: jnp.add([1.0, 2.0], 1.0)),
     "jnp.max of a tuple": E(lambda jax, jnp: jnp.max((1, 2))),

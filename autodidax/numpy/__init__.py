@@ -3060,6 +3060,12 @@ def _swap(f):
     return lambda x, y: f(y, x)
 
 
+def _setitem(x, idx, value):
+    raise TypeError("JAX arrays are immutable and do not support in-place item assignment. "
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+                    "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
 _METHODS = {
     "__add__": add, "__radd__": _swap(add), "__sub__": subtract, "__rsub__": _swap(subtract),
     "__mul__": multiply, "__rmul__": _swap(multiply),
@@ -3068,7 +3074,7 @@ _METHODS = {
     "__matmul__": matmul, "__rmatmul__": _swap(matmul),
     "__neg__": negative, "__pos__": lambda x: x, "__abs__": abs,
     "__gt__": greater, "__lt__": less, "__ge__": greater_equal, "__le__": less_equal,
-    "__eq__": equal, "__ne__": not_equal, "__getitem__": _getitem,
+    "__eq__": equal, "__ne__": not_equal, "__getitem__": _getitem, "__setitem__": _setitem,
     "T": property(lambda x: transpose(x)), "reshape": reshape, "ravel": ravel,
     "flatten": ravel, "transpose": lambda x, *axes: transpose(
         x, axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None)),
