@@ -277,19 +277,6 @@ def test_the_nbgrader_course_marks_every_exercise(ch):
     assert len(set(ids_)) == len(ids_)
 
 
-# nbgrader commits to its sqlite gradebook once per cell, and sqlite waits for the disk at each
-# commit: most of the time these tests took. Their gradebooks are thrown away with tmp_path, so
-# nbgrader runs here (its own entry point, in a fresh Python) with commits that do not wait.
-_NO_FSYNC = """
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
-
-@event.listens_for(Engine, "connect")
-def no_fsync(connection, record):
-    connection.execute("PRAGMA synchronous = OFF")
-"""
-
-
 def test_nbgrader_grades_the_course_as_the_checker_does(tiny, tmp_path):
     """generate_assignment, then autograde four submissions: only the honest, correct one
     scores; editing the checks or replacing `exercise` in a solution gains nothing."""
@@ -299,10 +286,8 @@ def test_nbgrader_grades_the_course_as_the_checker_does(tiny, tmp_path):
     nbgrader.write(course, [ch])
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                BOOK_EXERCISES_RAISE="1")
-    nbgrader_main = _NO_FSYNC + "from nbgrader.apps.nbgraderapp import main\nmain()"
-    run = lambda *args: subprocess.run([sys.executable, "-c", nbgrader_main, *args],  # noqa: E731
-                                       cwd=course, env=env, capture_output=True, text=True,
-                                       timeout=300)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,  # noqa: E731
+                                       env=env, capture_output=True, text=True, timeout=300)
     done = run("generate_assignment", "99_tiny", "--force")
     assert done.returncode == 0, done.stdout + done.stderr
     release = nbformat.read(course / "release" / "99_tiny" / "99_tiny.ipynb", as_version=4)
@@ -338,6 +323,18 @@ def test_nbgrader_grades_the_course_as_the_checker_does(tiny, tmp_path):
         scores = {s: gb.find_submission("99_tiny", s).score for s in ("honest", "cheater")}
     assert scores == {"honest": 2, "cheater": 0}, scores
 
+
+# nbgrader commits to its sqlite gradebook once per cell, and sqlite waits for the disk at each
+# commit: most of the time that generating the whole course took. The gradebook is thrown away
+# with tmp_path, so its commits need not wait.
+_NO_FSYNC = """
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+@event.listens_for(Engine, "connect")
+def no_fsync(connection, record):
+    connection.execute("PRAGMA synchronous = OFF")
+"""
 
 _GENERATE_ALL = _NO_FSYNC + """
 import json, sys
