@@ -49,7 +49,8 @@ def test_book_check_grades_the_student_edition_zero(ch, edition):
     assert len(results) == len(exercises(nbformat.read(ch.notebook, as_version=4))) > 0
     for r in results:
         assert not r.passed, f"{r.exercise} passes with its solution removed"
-        assert r.why.startswith("not done yet"), f"{r.exercise}: the stub should fail as not done yet, got: {r.why}"
+        assert r.why.startswith("not done yet"), \
+            f"{r.exercise}: the stub should fail as not done yet, got: {r.why}"
 
 
 @pytest.mark.parametrize("ch", GRADED, ids=ids)
