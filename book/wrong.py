@@ -16,6 +16,11 @@ runs them. Then:
 The cells of a stub or a wrong solution other than its check must run without an error: a wrong
 solution is code that runs. An exercise's later cells see the book's solutions of the exercises
 before it.
+
+`run_with_student` also grades a student's notebook of the chapter in the same kernel, as
+`book.check` grades it: the student's notebook runs first, whole, in the fresh kernel, and the
+variants then run from the book's first solution cell on. The chapter's prose before its
+exercises, the slow part, runs once for both gradings (the tests grade the student edition so).
 """
 from __future__ import annotations
 
@@ -117,10 +122,15 @@ def _variant(cells, codes) -> list:
     return out
 
 
-def graded_notebook(nb, wrongs: list[Wrong]) -> nbformat.NotebookNode:
+def graded_notebook(nb, wrongs: list[Wrong], first: nbformat.NotebookNode | None = None
+                    ) -> nbformat.NotebookNode:
     """The notebook that `run` executes: each exercise's cells repeated for the stub and each
     wrong solution, then the book's; each check cell marked `book_wrong` (the exercise and the
-    variant: "stub", "reference", or a wrong solution's index in `wrongs`)."""
+    variant: "stub", "reference", or a wrong solution's index in `wrongs`).
+
+    With `first`, a notebook of the chapter whose cells before the book's first solution cell
+    are the book's (a student's), the graded notebook is `first`'s cells, unchanged, then the
+    book's from its first solution cell on, repeated as above."""
     stubs = student.student_notebook(nb)
     plan = {ex.first: ex for ex in exercises_of(nb)}
     known = {ex.name: ex for ex in plan.values()}
@@ -133,6 +143,13 @@ def graded_notebook(nb, wrongs: list[Wrong]) -> nbformat.NotebookNode:
             raise ValueError(f"{w.exercise}: a wrong solution gives {len(codes)} regions, the "
                              f"exercise has {known[w.exercise].regions(nb)}")
     out, i = [], 0
+    if first is not None:
+        i = min(plan, default=len(nb.cells))
+        theirs, ours = first.cells[:i], nb.cells[:i]
+        if [(c.cell_type, c.source) for c in theirs] != [(c.cell_type, c.source) for c in ours]:
+            raise ValueError("the notebook to run first differs from the book's before the "
+                             "exercises: grade it on its own, with book.check")
+        out = list(first.cells)
     while i < len(nb.cells):
         ex = plan.get(i)
         if ex is None:
@@ -211,6 +228,24 @@ def run(ch: Chapter, wrongs: list[Wrong] | None = None, timeout: int = 300) -> l
     nb = graded_notebook(nbformat.read(ch.notebook, as_version=4), wrongs)
     ran = check.execute(nb, ch.notebook.parent, timeout=timeout, fresh_checker=True)
     return findings(ran, wrongs)
+
+
+def run_with_student(ch: Chapter, notebook: Path, wrongs: list[Wrong] | None = None,
+                     timeout: int = 600):
+    """`run`, and `book.check`'s grading of `notebook` (a student's notebook of chapter `ch`), in
+    one kernel: the student's notebook, its checks put back as the book has them, runs first,
+    whole, as `book.check` runs it; the variants follow, from the book's first solution cell on.
+    Returns the findings, and what `book.check.check` returns: (results, errors, warnings)."""
+    wrongs = load(ch) if wrongs is None else wrongs
+    book_nb = nbformat.read(ch.notebook, as_version=4)
+    theirs = nbformat.read(notebook, as_version=4)
+    restored = check.restore_checks(theirs, book_nb)
+    nb = graded_notebook(book_nb, wrongs, first=theirs)
+    ran = check.execute(nb, ch.notebook.parent, timeout=timeout, fresh_checker=True)
+    theirs.cells = ran.cells[:len(theirs.cells)]       # as they ran, and as graded
+    graded = (check.results(theirs, check.exercises(book_nb), restored.missing),
+              check.errors(theirs), restored.warnings)
+    return findings(ran, wrongs), graded
 
 
 def describe(f: Finding, wrongs: list[Wrong]) -> str:

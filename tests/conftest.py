@@ -25,10 +25,11 @@ jax.config.update("jax_num_cpu_devices", 8)
 # test_grader.py) comes last and keeps one worker busy while the other has nothing left. Here
 # the files are handed out longest first: the seconds below were measured one file at a time
 # on the 2-core machine (December 2026); another file counts 0.06 s a test, a notebook 0.15 s a
-# cell. The order changes no test, only which worker runs it and when.
+# cell. The order changes no test, only which worker runs it and when. test_exercises.py runs
+# each chapter once, in one kernel, for its wrong solutions and its student edition alike.
 SECONDS = {     # tests/test_NAME.py: seconds of work
-    "student": 164, "exercises": 147, "conformance": 54, "batching": 53, "conformance_random": 42,
-    "site": 40, "conformance_library": 37, "capstone": 33, "random": 33,
+    "exercises": 136, "student": 60, "conformance": 54, "batching": 53, "conformance_random": 42,
+    "site": 40, "conformance_library": 37, "capstone": 33, "random": 32,
     "conformance_numpy_rest": 31, "conformance_special": 30, "autodiff": 28, "book": 26,
     "claims_06_08": 26, "jvp": 23, "conformance_example_libraries": 22,
     "conformance_numpy_rest2": 22, "conformance_numpy2": 21, "conformance_x64": 21,
