@@ -185,8 +185,7 @@ def clamp_is_a_primitive_in_jax():
 
 # ---- chapter 10 and appendix A10: control flow ----------------------------------------------
 
-@claim(CH10, "(JAX's `cond`, `while_loop` and `scan` trace with `pe.trace_to_jaxpr` and then "
-             "split the constants off with `pe.separate_consts`.)")
+@claim(CH10, 'print as in JAX (`pe.separate_consts`)')
 def control_flow_traces_with_trace_to_jaxpr():
     from jax._src.lax.control_flow import conditionals, loops
     for fun in (conditionals.cond, loops.while_loop, loops.scan):

@@ -197,8 +197,7 @@ def cumsum_has_a_rule_per_platform():
     assert all(isinstance(k, Primitive) for k in lowering.lowering_rules)
 
 
-@claim(CH08, "chapter 6's `call_lowering` emits the jaxpr as a private function of the module and "
-             "a `func.call` of it, as JAX does.")
+@claim(CH08, 'as a private function of the module and a `func.call` of it, as JAX does')
 def nested_jit_is_a_private_function():
     def g(x):
         return jax.jit(lambda y: y * 2.0)(x) + 1.0
@@ -418,9 +417,8 @@ def jax_compile_log(fn) -> list:
     return seen
 
 
-@claim(CH08, "As in JAX and chapter 7, the program runs on the device of the committed arguments "
-             "(`_run_where`), else on the default device, and commits its results iff an argument "
-             "was committed.")
+@claim(CH08, 'run (`_run_where`) on the device of the committed arguments, else on '
+             'the default one, its results committed iff an argument was.')
 def jit_follows_committed_data():
     for lib in (jax, autodidax):
         f, d = lib.jit(lambda a, b: a * b), lib.devices()
@@ -500,14 +498,15 @@ def jax_jits_more_numpy_functions():
             getattr(ours, "__wrapped__", None), "library_jit"), name
 
 
-@claim(CH08, "As JAX does, `lower_to_text` warns when the constants of a program add up to "
-             "`jax_captured_constants_warn_bytes` (2 GB by default):")
+@claim(CH08, "`lower_to_text` warns, as JAX does, when a program's constants reach "
+             '`jax_captured_constants_warn_bytes` (2 GB by default):')
 def constants_warning_threshold():
     assert jax.config.jax_captured_constants_warn_bytes == 2 * 10 ** 9
     assert autodidax.config.jax_captured_constants_warn_bytes == 2 * 10 ** 9
 
 
-@claim(CH08, "behind `jax_use_simplified_jaxpr_constants`, off in 0.10.2")
+@claim(CH08, "(JAX's `jax_use_simplified_jaxpr_constants`, off in 0.10.2, passes "
+             'them as hidden arguments')
 def simplified_constants_are_off():
     assert jax.config.jax_use_simplified_jaxpr_constants is False
 
@@ -526,8 +525,8 @@ def jaxs_jit_is_cpp():
     assert type(autodidax.jit(lambda x: x)).__module__ == "autodidax.jit"
 
 
-@claim(CH08, "a function jitted inside a named `vmap` may use the name (`lax.psum(y, \"i\")`) "
-             "without touching a batched value")
+@claim(CH08, 'a function jitted in a named `vmap` may use the name (`lax.psum(y, '
+             '"i")`) on no batched value, and must still be batched.')
 def named_vmap_reaches_into_jit():
     theirs = jax.vmap(lambda x: jax.jit(lambda y: lax.psum(y, "i"))(2.0), axis_name="i")(f32)
     ours = autodidax.vmap(lambda x: autodidax.jit(lambda y: alax.psum(y, "i"))(2.0),
