@@ -234,14 +234,15 @@ def run_with_student(ch: Chapter, notebook: Path, wrongs: list[Wrong] | None = N
                      timeout: int = 600):
     """`run`, and `book.check`'s grading of `notebook` (a student's notebook of chapter `ch`), in
     one kernel: the student's notebook, its checks put back as the book has them, runs first,
-    whole, as `book.check` runs it; the variants follow, from the book's first solution cell on.
-    Returns the findings, and what `book.check.check` returns: (results, errors, warnings)."""
+    whole, as `book.check` runs it (in the notebook's folder); the variants follow, from the
+    book's first solution cell on. Returns the findings, and what `book.check.check` returns:
+    (results, errors, warnings)."""
     wrongs = load(ch) if wrongs is None else wrongs
     book_nb = nbformat.read(ch.notebook, as_version=4)
     theirs = nbformat.read(notebook, as_version=4)
     restored = check.restore_checks(theirs, book_nb)
     nb = graded_notebook(book_nb, wrongs, first=theirs)
-    ran = check.execute(nb, ch.notebook.parent, timeout=timeout, fresh_checker=True)
+    ran = check.execute(nb, notebook.resolve().parent, timeout=timeout, fresh_checker=True)
     theirs.cells = ran.cells[:len(theirs.cells)]       # as they ran, and as graded
     graded = (check.results(theirs, check.exercises(book_nb), restored.missing),
               check.errors(theirs), restored.warnings)

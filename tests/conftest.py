@@ -28,7 +28,7 @@ jax.config.update("jax_num_cpu_devices", 8)
 # cell. The order changes no test, only which worker runs it and when. test_exercises.py runs
 # each chapter once, in one kernel, for its wrong solutions and its student edition alike.
 SECONDS = {     # tests/test_NAME.py: seconds of work
-    "exercises": 136, "student": 60, "conformance": 54, "batching": 53, "conformance_random": 42,
+    "exercises": 150, "student": 62, "conformance": 54, "batching": 53, "conformance_random": 42,
     "site": 40, "conformance_library": 37, "capstone": 33, "random": 32,
     "conformance_numpy_rest": 31, "conformance_special": 30, "autodiff": 28, "book": 26,
     "claims_06_08": 26, "jvp": 23, "conformance_example_libraries": 22,
