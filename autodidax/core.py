@@ -529,11 +529,14 @@ def _placement_rule(name):
     return rule
 
 
+import builtins
 import functools
 import os
 import types
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else None
+_NOTE = ("--------------------\nFor simplicity, JAX has removed its internal frames from the "
+         "traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.")
 
 
 def filter_traceback(tb):
@@ -556,8 +559,10 @@ def api_boundary(fun):
         try:
             return fun(*args, **kwargs)
         except Exception as e:
-            if os.environ.get("AUTODIDAX_TRACEBACK_FILTERING", "on") == "off":
+            if os.environ.get("JAX_TRACEBACK_FILTERING") == "off":      # as JAX's
                 raise
+            if not hasattr(builtins, "get_ipython") and _NOTE not in getattr(e, "__notes__", ()):
+                e.add_note(_NOTE)           # as JAX says it, outside IPython
             raise e.with_traceback(filter_traceback(e.__traceback__))
     return api_function
 

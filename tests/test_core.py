@@ -153,7 +153,28 @@ def test_errors_show_the_users_frames_not_autodidax_internals(monkeypatch):
             assert _frames(e)[0] == __file__
         else:
             raise AssertionError("expected an error")
-    monkeypatch.setenv("AUTODIDAX_TRACEBACK_FILTERING", "off")
+    monkeypatch.setenv("JAX_TRACEBACK_FILTERING", "off")
     with pytest.raises(TypeError) as info:
         jnp.ones(3) * jnp.ones(4)
     assert any(f.endswith("lax_core.py") for f in _frames(info.value)), "with filtering off, all frames"
+
+
+def test_a_filtered_traceback_carries_jax_note_outside_ipython(monkeypatch):
+    """Outside IPython JAX notes, once, under an exception whose frames it removed; so do we.
+    With JAX_TRACEBACK_FILTERING=off, neither removes frames nor adds the note."""
+    import traceback
+
+    import autodidax
+    import autodidax.numpy as anp
+    notes = {}
+    for name, lib, np_ in (("jax", jax, jnp_ref), ("autodidax", autodidax, anp)):
+        try:
+            lib.jit(lambda x: np_.ones(3) * x)(np_.ones(4))
+        except TypeError as e:
+            notes[name] = getattr(e, "__notes__", [])
+            assert traceback.format_exc().rstrip().endswith(notes[name][-1])
+    assert notes["jax"] == notes["autodidax"] and len(notes["jax"]) == 1, notes
+    monkeypatch.setenv("JAX_TRACEBACK_FILTERING", "off")
+    with pytest.raises(TypeError) as info:
+        anp.ones(3) * anp.ones(4)
+    assert not getattr(info.value, "__notes__", None)
