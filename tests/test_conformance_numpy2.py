@@ -46,6 +46,13 @@ NUMPY2 = {
     "lax.pad config length": E(lambda jax, jnp: jax.lax.pad(F32, 0.0, [(1, 1, 0), (0, 0, 0)])),
     # jnp.pad
     "pad int": C(lambda jax, jnp: jnp.pad(F, 2)),
+    "pad linear_ramp": C(lambda jax, jnp: [jnp.pad(F, w, mode="linear_ramp", **kw) for w, kw in [
+        (2, {}), (((1, 2), (0, 3)), {"end_values": ((5, -1), (2, 7))}), (1, {"end_values": 4.5})]]
+        + [jnp.pad(I, 3, mode="linear_ramp", end_values=(10, -2))]),
+    "pad linear_ramp's jaxpr": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda v: jnp.pad(v, 1, mode="linear_ramp", end_values=2.0))(F32)),
+    "pad median": C(lambda jax, jnp: [jnp.pad(F, 2, mode="median"), jnp.pad(I, 1, mode="median"),
+                                      jnp.pad(F, ((1, 0), (2, 1)), mode="median", stat_length=2)]),
     "pad pair": C(lambda jax, jnp: jnp.pad(I, (1, 2))),
     "pad per axis": C(lambda jax, jnp: jnp.pad(T, ((0, 1), (2, 0), (1, 1)))),
     "pad (1,2) form": C(lambda jax, jnp: jnp.pad(F, ((1, 2),))),

@@ -1609,7 +1609,8 @@ def _pad_pairs(nvals, nd, name):
 
 _PAD_MODES = {"constant": ["constant_values"], "edge": [], "wrap": [], "empty": [],
               "reflect": ["reflect_type"], "symmetric": ["reflect_type"],
-              "maximum": ["stat_length"], "minimum": ["stat_length"], "mean": ["stat_length"]}
+              "maximum": ["stat_length"], "minimum": ["stat_length"], "mean": ["stat_length"],
+              "median": ["stat_length"], "linear_ramp": ["end_values"]}
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -1624,8 +1625,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if callable(mode):
         raise NotImplementedError("jnp.pad with a function as its mode is not built in "
                                   "autodidax (JAX maps the function over the array with vmap)")
-    if mode in ("median", "linear_ramp"):
-        raise NotImplementedError(f"jnp.pad mode '{mode}' is not built in autodidax")
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad: autodidax "
                                   f"has the modes {', '.join(_PAD_MODES)}.")
@@ -1638,8 +1637,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     stat_length = kwargs.get("stat_length")
     if stat_length is not None:
         stat_length = _pad_pairs(stat_length, array.ndim, "stat_length")
-    return _pad(array, pad_width, mode, kwargs.get("constant_values", 0), stat_length, 0,
-                reflect_type)
+    end_values = _pad_pairs(kwargs.get("end_values", 0), array.ndim, "end_values")
+    return _pad(array, pad_width, mode, kwargs.get("constant_values", 0), stat_length,
+                end_values, reflect_type)
 
 
 @jit_in_jaxprs("_pad", static_argnums=(1, 2, 4, 5, 6))
@@ -1652,9 +1652,11 @@ def _pad(array, pad_width, mode, constant_values, stat_length, end_values, refle
         return _pad_constant(array, pad_width, asarray(constant_values))
     if mode == "empty":                        # JAX's empty is zeros
         return _pad_constant(array, pad_width, asarray(0))
-    if mode in ("maximum", "minimum", "mean"):
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, pad_width, end_values)
+    if mode in ("maximum", "minimum", "mean", "median"):
         return _pad_stats(array, pad_width, stat_length, {"maximum": max, "minimum": min,
-                                                          "mean": mean}[mode])
+                                                          "mean": mean, "median": median}[mode])
     for i in range(array.ndim):
         if array.shape[i] == 0:
             if pad_width[i][0] > 0 or pad_width[i][1] > 0:
@@ -1709,6 +1711,21 @@ def _pad_stats(array, pad_width, stat_length, stat):
                          for v in (before, after))
         array = lax.concatenate([repeat(before, int(pad_width[i][0]), axis=i), array,
                                  repeat(after, int(pad_width[i][1]), axis=i)], i)
+    return array
+
+
+def _pad_linear_ramp(array, pad_width, end_values):
+    """Along each axis, a `linspace` from the end value to the edge, without the edge, on each
+    side (the one after reversed), as JAX's `_pad_linear_ramp`."""
+    for axis in range(array.ndim):
+        edges = (_slice_in_dim(array, 0, 1, axis), _slice_in_dim(array, -1, None, axis))
+        before, after = [
+            lax.convert_element_type(linspace(end_values[axis][side], squeeze(edge, axis),
+                                              pad_width[axis][side], endpoint=False,
+                                              dtype=array.dtype, axis=axis),
+                                     array.dtype, array.aval.weak_type)
+            for side, edge in enumerate(edges)]
+        array = lax.concatenate([before, array, flip(after, axis)], axis)
     return array
 
 
