@@ -606,6 +606,7 @@ set_eager_mode("xla")          # JAX's design, from this chapter on
 
 class Config:
     """Global settings, as `jax.config`: read `config.name`, change with `config.update`."""
+    x64_enabled = property(lambda self: self._values["jax_enable_x64"])     # as JAX's
 
     def __init__(self):
         object.__setattr__(self, "_values", {})

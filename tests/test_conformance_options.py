@@ -191,3 +191,14 @@ def test_options_the_book_does_not_build_are_refused():
         assert state.value == {"jax_default_prng_impl": "threefry2x32",
                                "jax_array_garbage_collection_guard": None}.get(
                                    state.name, not value)
+
+
+def test_config_x64_enabled_reads_the_option():
+    """`jax.config.x64_enabled` is `jax_enable_x64`'s value, as JAX's Config property is."""
+    import jax as real_jax
+    import autodidax
+    for lib in (real_jax, autodidax):
+        assert lib.config.x64_enabled is False
+        with lib.enable_x64():
+            assert lib.config.x64_enabled is True
+        assert lib.config.x64_enabled is False
