@@ -24,6 +24,7 @@ from autodidax.jit import (executable_for, flat_arg_names, jit, jit_p, ref_rules
                            trace_watchers)
 from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rules
 from autodidax.lax_core import convert_element_type
+from autodidax.numpy import item_rules
 from autodidax.pretty_printer import Text, join, pp_vars
 from autodidax.tree_util import tree_unflatten
 
@@ -309,23 +310,7 @@ def ref_addupdate(ref, idx, value) -> None:
     addupdate_p.bind(ref, _cast(value, out), *operands, indexer=indexer)
 
 
-_array_getitem = core.Tracer.__getitem__
-_array_setitem = core.Tracer.__setitem__          # appendix A1's: JAX's "immutable" error
-
-
-def _getitem(self, idx):
-    if type(self.aval) is AbstractRef:
-        return ref_get(self, idx)
-    return _array_getitem(self, idx)
-
-
-def _setitem(self, idx, value):
-    if type(self.aval) is AbstractRef:
-        return ref_set(self, idx, value)
-    return _array_setitem(self, idx, value)
-
-
-core.set_array_methods({"__getitem__": _getitem, "__setitem__": _setitem})
+item_rules[AbstractRef] = (ref_get, ref_set)       # appendix A1's indexing, for refs
 
 
 def _pp_ref(ref, indexer, operands, names):

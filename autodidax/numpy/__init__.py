@@ -2242,7 +2242,12 @@ def _at(x):
     return _IndexUpdateHelper(x)
 
 
+item_rules: dict = {}   # aval type -> (get, set): indexing of appendix A30's refs
+
+
 def _getitem(a, index):
+    if (rules := item_rules.get(type(a.aval))) is not None:
+        return rules[0](a, index)
     original = index
     index = index if isinstance(index, tuple) else (index,)
     for i in index:
@@ -3078,6 +3083,8 @@ def _swap(f):
 
 
 def _setitem(x, idx, value):
+    if (rules := item_rules.get(type(x.aval))) is not None:
+        return rules[1](x, idx, value)
     raise TypeError("JAX arrays are immutable and do not support in-place item assignment. "
                     "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
                     "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
