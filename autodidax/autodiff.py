@@ -205,7 +205,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"       # `~float32[]`, as JAX's
 
 
 transpose_rules: dict = {}   # primitive -> rule(ct, *args, **params) -> a cotangent per arg

@@ -25,10 +25,10 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return aval if dtype_kind(aval.dtype) in "fc" else ShapedArray(aval.shape, float0)
 
 
-def _aval_str(aval: ShapedArray) -> str:
+def _aval_str(aval: ShapedArray, short: bool = True) -> str:
     if aval.dtype == float0:
         return f"float0[{','.join(map(str, aval.shape))}]"
-    return aval.str_short()
+    return aval.str_short(short)
 
 
 class Zero:
@@ -46,8 +46,8 @@ class Zero:
     def instantiate(self):
         return zeros_like_aval(self.aval)
 
-    def __repr__(self):
-        return f"Zero({_aval_str(self.aval)})"
+    def __repr__(self):     # `Zero(~float32[])`, as JAX's
+        return f"Zero({_aval_str(self.aval, short=False)})"
 
 
 def full_like_aval(value, aval: ShapedArray):
@@ -147,7 +147,7 @@ class JVPTrace(Trace):
 
     def process_primitive(self, primitive, tracers, params):
         pairs = [self.to_primal_tangent_pair(x) for x in tracers]
-        primals, tangents = [p for p, _ in pairs], [t for _, t in pairs]
+        primals, tangents = tuple(p for p, _ in pairs), tuple(t for _, t in pairs)
         if all(type(t) is Zero for t in tangents):        # and a primitive without operands
             with set_current_trace(self.parent_trace):
                 return primitive.bind(*primals, **params)

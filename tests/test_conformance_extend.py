@@ -219,7 +219,30 @@ EXTEND = {
     "precision under grad and vmap": J(lambda jax, jnp: (jax.make_jaxpr(jax.grad(
         lambda x: jax.lax.dot(x, x, precision="highest").sum()))(M[:, :2]), jax.make_jaxpr(
             jax.vmap(lambda x: jax.lax.dot(x, x, precision="highest")))(np.ones((3, 2, 2))))),
+    "what JVP and transpose rules are given": C(lambda jax, jnp: _what_rules_see(jax)),
 }
+
+
+def _what_rules_see(jax):
+    """JVP rules get tuples, and `Zero` and `UndefinedPrimal` print as JAX's (`~float32[]`)."""
+    core, ad = _faces(jax)[:2]
+    shaped = importlib.import_module(f"{jax.__name__}.core").ShapedArray
+    seen, p = [], core.Primitive("probe")
+    p.def_impl(np.multiply)
+    p.def_abstract_eval(lambda x, y: shaped(x.shape, x.dtype, weak_type=x.weak_type))
+
+    def jvp(primals, tangents):
+        seen.append((type(primals).__name__, type(tangents).__name__, repr(tangents[1])))
+        return p.bind(*primals), p.bind(tangents[0], primals[1])
+
+    def transpose(ct, x, y):
+        seen.append(repr(x))
+        return p.bind(ct, y), None
+
+    ad.primitive_jvps[p], ad.primitive_transposes[p] = jvp, transpose
+    jax.jvp(lambda x: p.bind(x, 3.0), (2.0,), (1.0,))
+    jax.grad(lambda x: p.bind(x, 3.0))(2.0)
+    return seen
 
 
 def _with_default_precision(jax, jnp):

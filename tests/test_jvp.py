@@ -378,7 +378,7 @@ def test_all_zero_inputs_bind_on_the_parent_and_make_no_tracer():
 
 def test_zero_helpers():
     z = Zero.from_primal_value(np.ones((2, 3), np.float32))
-    assert repr(z) == "Zero(f32[2,3])"
+    assert repr(z) == "Zero(float32[2,3])"
     assert repr(Zero.from_primal_value(3)) == "Zero(float0[])"
     assert add_tangents(z, 1.0) == 1.0 and add_tangents(2.0, z) == 2.0
     assert float(add_tangents(jnp.asarray(1.0), jnp.asarray(2.0))) == 3.0
