@@ -2,7 +2,8 @@
 
 
 """Buffer donation for `jit` (chapter 8), as JAX does it: the arguments' checks, the donated
-flat arguments, the aliasing of inputs to outputs, and the executable that donates."""
+flat arguments, the aliasing of inputs to outputs, and the executable that donates; and the
+inputs a program does not read, dropped unless `keep_unused`."""
 from __future__ import annotations
 
 import collections
@@ -11,7 +12,9 @@ import math
 import warnings
 
 from autodidax import core
-from autodidax.jit import donation_rules
+from autodidax.autodiff import dce_closed_jaxpr, dce_jaxpr
+from autodidax.jaxpr import ClosedJaxpr
+from autodidax.jit import donation_rules, prune_rules
 from autodidax.runtime import Array, Executable, executable_kinds
 from autodidax.tree_util import tree_flatten, tree_unflatten
 
@@ -184,3 +187,31 @@ def _is_deleted(x) -> bool:
 core.set_array_methods({"delete": _delete, "is_deleted": _is_deleted})
 executable_kinds["donating"] = DonatingExecutable
 donation_rules.update(params=donated_params, vector=donation_vector, aliases=donation_aliases)
+
+
+def prune(closed: ClosedJaxpr, donated=()):
+    """`closed` without dead code nor the inputs it then leaves unread, as JAX's `_dce_jaxpr`;
+    the donated flags of the inputs kept, and their indices (None: all)."""
+    jaxpr, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+    kept = None if all(used) else tuple(i for i, u in enumerate(used) if u)
+    donated = donated if kept is None or not donated else tuple(donated[i] for i in kept)
+    return dce_closed_jaxpr(ClosedJaxpr(jaxpr, closed.consts)), donated, kept
+
+
+class PrunedExecutable:
+    """The executable of a pruned program, called with every input: it passes on the kept ones."""
+
+    def __init__(self, exe, kept):
+        self.exe, self.kept = exe, kept
+
+    def __call__(self, *args):
+        return self.exe(*[args[i] for i in self.kept])
+
+    def run_arrays(self, args, avals):
+        return self.exe.run_arrays([args[i] for i in self.kept], [avals[i] for i in self.kept])
+
+    def __getattr__(self, name):          # as_text, cost_analysis, device, ...
+        return getattr(self.exe, name)
+
+
+prune_rules.update(prune=prune, executable=PrunedExecutable)

@@ -2,16 +2,21 @@
 
 
 """JAX's checks and error texts for chapter 15's callbacks (declared result types, returned
-results, failing callbacks, `debug.print`'s format) and chapter 16's meshes, specs and calls."""
+results, failing callbacks, `debug.print`'s format), chapter 16's meshes, specs and calls, and
+chapter 8's constants and compiled calls."""
 from __future__ import annotations
 
+import math
 import string
 import traceback
+import warnings
 
 import numpy as np
 from jaxlib import xla_client as xc
 
-from autodidax.core import ShapedArray, canonicalize_dtype
+from autodidax.core import ShapedArray, Tracer, canonicalize_dtype, get_aval
+from autodidax.jit import compiled_checks, lowering_checks
+from autodidax.runtime import config
 
 
 VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
@@ -212,3 +217,42 @@ def named_sharding_repr(s) -> str:
 def shard_repr(s) -> str:
     return (f"Shard(device={s.device!r}, index={s.index}, replica_id={s.replica_id}, "
             f"data={s.data})")
+
+
+def check_constants(closed) -> None:
+    """JAX's warning when the constants of a program add up to many bytes."""
+    threshold = config.jax_captured_constants_warn_bytes
+    total = sum(math.prod(v.aval.shape) * v.aval.dtype.itemsize for v in closed.jaxpr.constvars)
+    if threshold == -1 or total < threshold:
+        return
+    exponent = min(int(math.log(total, 1000)), 4) if total > 0 else 0
+    size = f"{total / 1000 ** exponent:.2f}{['', 'K', 'M', 'G', 'T'][exponent]}B"
+    warnings.warn(f"A large amount of constants were captured during lowering ({size} total). "
+                  "If this is intentional, disable this warning with "
+                  "config.update('jax_captured_constants_warn_bytes', -1).")
+
+
+config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
+lowering_checks.append(check_constants)
+
+
+def check_compiled_args(names, avals, flat) -> None:
+    """Chapter 8's `Compiled.__call__`: `flat`, the arguments named `names`, are no tracers and
+    have the shapes and dtypes of `avals`, the signature's (weak type aside)."""
+    if (tracer := next((x for x in flat if isinstance(x, Tracer)), None)) is not None:
+        raise TypeError("Cannot apply JAX transformations to a function lowered and compiled"
+                        f" for a particular signature. Detected argument of Tracer type "
+                        f"{type(tracer)}.")
+    said = lambda a: f"{a.dtype.name}[{','.join(map(str, a.shape))}]"   # noqa: E731
+    wrong = [f"Argument '{n}' compiled with {said(a)} and called with {said(b)}"
+             for n, a, b in zip(names, avals, map(get_aval, flat))
+             if (a.shape, a.dtype) != (b.shape, b.dtype)]
+    if wrong:
+        raise TypeError("Argument types differ from the types for which this computation "
+                        "was compiled. Perhaps you are calling the compiled executable with "
+                        "a different enable_x64 mode than when it was AOT compiled? "
+                        f"{'The' if len(wrong) < 5 else f'The first 5 of {len(wrong)}'} "
+                        "mismatches are:\n" + "\n".join(wrong[:5]))
+
+
+compiled_checks.append(check_compiled_args)

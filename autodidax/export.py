@@ -121,7 +121,8 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
     @api_boundary
     def do_export(*args, **kwargs) -> Exported:
         traced = fun_jit.trace(*args, **kwargs)
-        text = traced.lower().as_text()
+        lowered = traced.lower()
+        text = lowered.as_text()
         if getattr(text, "host_callbacks", ()) or getattr(text, "num_tokens", 0):
             raise NotImplementedError("serialization of host_callbacks is not yet implemented")
         placement = traced.placement
@@ -137,7 +138,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
             disabled_safety_checks=tuple(disabled_checks),
             mlir_module_serialized=portable_artifact(text, len(platforms) > 1),
             calling_convention_version=maximum_supported_calling_convention_version,
-            module_kept_var_idx=tuple(range(len(in_avals))),
+            module_kept_var_idx=lowered.kept_var_idx or tuple(range(len(in_avals))),
             uses_global_constants=len(platforms) > 1,
             _in_named_shardings=_saved_shardings(ins), _out_named_shardings=_saved_shardings(outs),
             _get_vjp=lambda exp: _export_vjp(traced.jaxpr, exp))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import math
 import os
 import re
 import types
@@ -46,7 +45,8 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     """The StableHLO text of `closed`, its constants written into the program; a program over
     several devices also says how its inputs and outputs are laid out (its placement), and
     `donated` (one bool per input) marks the inputs whose buffers outputs may reuse."""
-    _check_constants(closed)
+    for check in lowering_checks:     # A21: JAX's warning for many bytes of constants
+        check(closed)
     extra = {} if placement is None else placement.lowering_options(closed)
     if any(donated):
         extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
@@ -56,21 +56,34 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     return module_to_text(module)
 
 
+def pruned(closed: ClosedJaxpr, donated=(), keep_unused=False):
+    """`closed` as lowered: unless `keep_unused`, without what it does not need (appendix A19);
+    the donated flags of the inputs kept, and their indices (None: all)."""
+    rule = prune_rules.get("prune")
+    return (closed, donated, None) if rule is None or keep_unused else rule(closed, donated)
+
+
+def with_kept(exe, kept):        # an executable of the kept inputs, called with all (A19)
+    return exe if kept is None else prune_rules["executable"](exe, kept)
+
+
 def executable_for(closed: ClosedJaxpr, name: str, result_names=None, placement=None,
-                   donated=(), device=None):
+                   donated=(), device=None, keep_unused=False):
     """The compiled program of `closed`, its constants included, on `device` (None: the
     default device) or over the devices of a `Placement`, taking over the buffers of the
     `donated` inputs."""
     if placement is None and device is None:
         device = default_device()
-    key = (id(closed.jaxpr), placement, device, donated, *map(id, closed.consts))
+    key = (id(closed.jaxpr), placement, device, donated, keep_unused, *map(id, closed.consts))
     entry = _executables.get(key)
     if entry is None:
         exe = ref_rules["program"](closed, name) if "program" in ref_rules else None  # (A30)
         if exe is None:
-            text = lower_to_text(closed, name, result_names, placement, donated)
-            exe = (compile_or_get_cached(text, device, closed.out_avals)
-                   if placement is None else placement.compile(text, closed.out_avals))
+            program, flags, kept = pruned(closed, donated, keep_unused or placement is not None)
+            text = lower_to_text(program, name, result_names, placement, flags)
+            exe = with_kept(compile_or_get_cached(text, device, closed.out_avals)
+                            if placement is None else placement.compile(text, closed.out_avals),
+                            kept)
         entry = _executables[key] = (closed.jaxpr, closed.consts, exe)
     return entry[2]
 
@@ -118,6 +131,9 @@ pp_eqn_rules[jit_p] = _jit_pp
 placement_rules: dict = {}    # "placement" -> chapter 16's (jitted, signature, entry) -> placement
 donation_rules: dict = {}     # "params", "vector", "aliases" -> appendix A19's rules
 ref_rules: dict = {}          # "program", "types", "pure" -> appendix A30's programs with refs
+prune_rules: dict = {}        # "prune", "executable" -> appendix A19's unused inputs dropped
+lowering_checks: list = []    # check(closed jaxpr) before lowering: appendix A21's
+compiled_checks: list = []    # check(arg names, avals, flat args) of a `Compiled` call: A21's
 
 
 class JitTrace(JaxprTrace):
@@ -209,8 +225,9 @@ class _Placed:
     arguments, else on the default one, its results committed iff an argument was."""
     __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree")
 
-    def __init__(self, entry, name, device, committed):
-        exe = executable_for(entry.jaxpr, name, entry.result_names, device=device)
+    def __init__(self, entry, jitted, device, committed):
+        exe = executable_for(entry.jaxpr, jitted.name, entry.result_names, device=device,
+                             keep_unused=jitted.keep_unused)
         self.executable, self.placement = exe, placement_of(device)[0]
         # a program of a later chapter's kind (callbacks) runs by its own call, committed
         self.call = EagerCall(exe, self.placement, committed) if type(exe) is Executable else None
@@ -241,7 +258,7 @@ def _run_where(entry, jitted, flat, names):
     key = (device or default_device(), device is not None)
     placed = entry.placed.get(key)
     if placed is None:
-        placed = entry.placed[key] = _Placed(entry, jitted.name, *key)
+        placed = entry.placed[key] = _Placed(entry, jitted, *key)
     return placed
 
 
@@ -269,8 +286,10 @@ class Jitted:
     """The function `jit` returns: call it, or stage it with `.trace` and `.lower`."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), in_shardings=None,
-                 out_shardings=None, donate_argnums=(), donate_argnames=()):
+                 out_shardings=None, donate_argnums=(), donate_argnames=(), keep_unused=False,
+                 inline=False):
         functools.update_wrapper(self, fun)
+        self.keep_unused, self.inline = keep_unused, inline
         self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.fun, self.name = fun, _fun_name(fun)
@@ -287,7 +306,7 @@ class Jitted:
         self._cache, self._fast = {}, _FastCache()
         try:
             options = (self.static_argnums, self.static_argnames, _frozen(in_shardings),
-                       _frozen(out_shardings), donate_argnums, donate_argnames)
+                       _frozen(out_shardings), donate_argnums, donate_argnames, keep_unused)
             by_options = _caches.setdefault(fun, {})
             self._cache, self._fast = by_options.setdefault(options, ({}, _FastCache()))
         except TypeError:              # not weakly referenceable: a cache of our own
@@ -400,7 +419,7 @@ class Jitted:
                 if entry.executable is None:
                     entry.executable = executable_for(entry.jaxpr, self.name,
                                                       entry.result_names, placement,
-                                                      entry.donated)
+                                                      entry.donated, None, self.keep_unused)
                 run = entry
             if fast:
                 self._fast[fast_key] = run
@@ -411,7 +430,7 @@ class Jitted:
                 check(self, args, kwargs, out)
             return out
         closed, hoisted = hoist_tracer_consts(entry.jaxpr)
-        outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name, inline=False)
+        outs = jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self.name, inline=self.inline)
         return tree_unflatten(entry.out_tree, outs)
 
     def __get__(self, obj, objtype=None):
@@ -462,40 +481,27 @@ def _hashable(x) -> bool:
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
-        static_argnames=(), donate_argnums=None, donate_argnames=None):
+        static_argnames=(), donate_argnums=None, donate_argnames=None, keep_unused=False,
+        inline=False):
     """`fun`, traced once per signature, compiled with XLA and cached. Also a decorator:
     `@jit` or `@partial(jit, static_argnums=...)`. The arrays passed as the arguments in
-    `donate_argnums` or `donate_argnames` give their buffers to the program's outputs."""
+    `donate_argnums` or `donate_argnames` give their buffers to the program's outputs;
+    `keep_unused` keeps the inputs the program does not read; `inline`, as `jit_p`'s."""
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                             keep_unused=keep_unused, inline=inline)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     nums, names = ((), ()) if donate_argnums is None and donate_argnames is None else \
         donation_rules["params"](fun, donate_argnums, donate_argnames)
     jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums,
-                    names)
+                    names, keep_unused, inline)
     if both := set(names) & jitted.static_argnames:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
     return jitted
-
-
-def _check_constants(closed: ClosedJaxpr) -> None:
-    """JAX's warning when the constants of a program add up to many bytes."""
-    threshold = config.jax_captured_constants_warn_bytes
-    total = sum(math.prod(v.aval.shape) * v.aval.dtype.itemsize for v in closed.jaxpr.constvars)
-    if threshold == -1 or total < threshold:
-        return
-    exponent = min(int(math.log(total, 1000)), 4) if total > 0 else 0
-    size = f"{total / 1000 ** exponent:.2f}{['', 'K', 'M', 'G', 'T'][exponent]}B"
-    warnings.warn(f"A large amount of constants were captured during lowering ({size} total). "
-                  "If this is intentional, disable this warning with "
-                  "config.update('jax_captured_constants_warn_bytes', -1).")
-
-
-config.define("jax_captured_constants_warn_bytes", 2 * 10 ** 9)
 
 
 def _apply_disable_jit(value):
@@ -541,8 +547,10 @@ class Lowered:
 
     def __init__(self, traced: Traced):
         self.traced = traced
-        self._text = lower_to_text(traced.jaxpr, traced.jitted.name, traced.result_names,
-                                   traced.placement, traced.donated)
+        keep = traced.jitted.keep_unused or traced.placement is not None
+        closed, donated, self.kept_var_idx = pruned(traced.jaxpr, traced.donated, keep)
+        self._text = lower_to_text(closed, traced.jitted.name, traced.result_names,
+                                   traced.placement, donated)
 
     def as_text(self) -> str:
         return self._text
@@ -551,7 +559,8 @@ class Lowered:
         t = self.traced
         if t.placement is not None:
             return Compiled(t, t.placement.compile(self._text, t.jaxpr.out_avals))
-        return Compiled(t, compile_or_get_cached(self._text, default_device(), t.jaxpr.out_avals))
+        return Compiled(t, with_kept(compile_or_get_cached(self._text, default_device(),
+                                                           t.jaxpr.out_avals), self.kept_var_idx))
 
 
 class Compiled:
@@ -572,26 +581,14 @@ class Compiled:
         return self.executable.loaded.get_compiled_memory_stats()
 
     @api_boundary
-    def __call__(self, *args, **kwargs):      # the dynamic arguments only: JAX's checks, texts
+    def __call__(self, *args, **kwargs):      # the dynamic arguments only
         t = self.traced
         flat, tree = tree_flatten((args, kwargs) if kwargs or t.key[3] else args)
         if tree != t.key[2]:
             raise TypeError("Function compiled with input pytree does not match the input pytree"
                             f" it was called with: {tree}, compiled for {t.key[2]}")
-        if (tracer := next((x for x in flat if isinstance(x, Tracer)), None)) is not None:
-            raise TypeError("Cannot apply JAX transformations to a function lowered and compiled"
-                            f" for a particular signature. Detected argument of Tracer type "
-                            f"{type(tracer)}.")
-        said = lambda a: f"{a.dtype.name}[{','.join(map(str, a.shape))}]"   # (weak or not)
-        wrong = [f"Argument '{n}' compiled with {said(a)} and called with {said(b)}"
-                 for n, a, b in zip(t.arg_names, t.key[4], map(get_aval, flat))
-                 if (a.shape, a.dtype) != (b.shape, b.dtype)]
-        if wrong:
-            raise TypeError("Argument types differ from the types for which this computation "
-                            "was compiled. Perhaps you are calling the compiled executable with "
-                            "a different enable_x64 mode than when it was AOT compiled? "
-                            f"{'The' if len(wrong) < 5 else f'The first 5 of {len(wrong)}'} "
-                            "mismatches are:\n" + "\n".join(wrong[:5]))
+        for check in compiled_checks:     # A21: no tracers, and the types, in JAX's words
+            check(t.arg_names, t.key[4], flat)
         return tree_unflatten(t.out_tree, self.executable(*flat))
 
 

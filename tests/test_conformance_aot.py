@@ -62,7 +62,28 @@ AOT = {
     "grad and jit of a compiled function": C(lambda jax, jnp: [
         _said(lambda: t(Z)).split(" <class")[0] for t in [
             jax.grad(lambda x: _g_aot(jax, jnp)(x).sum()), jax.jit(_g_aot(jax, jnp))]]),
+    "unused inputs and dead code, pruned": C(lambda jax, jnp: _pruned(jax, jnp)),
 }
+
+
+def _unused(x, y):
+    jnp = __import__(type(x).__module__.split(".")[0]).numpy   # (x: either library's array)
+    jnp.sin(y)                 # dead code
+    return {"a": x * 2, "b": jnp.cos(x)}
+
+
+def _pruned(jax, jnp):
+    """`jit` drops the equations no output needs and the inputs then unread (`keep_unused=False`),
+    in the text it lowers, the program it runs and the artifact it exports; `keep_unused=True`
+    keeps them; `inline=True` inlines the call when traced."""
+    x, y = jnp.float32(1.0), jnp.float32(2.0)
+    export = __import__(f"{jax.__name__}.export", fromlist=["export"])
+    texts = [jax.jit(_unused, keep_unused=k).lower(x, y).as_text() for k in (False, True)]
+    exported = export.export(jax.jit(_unused))(x, y)
+    inlined = jax.make_jaxpr(lambda a: jax.jit(jnp.sin, inline=True)(a) + 1)(x)
+    return (texts, exported.module_kept_var_idx, exported.call(x, y),
+            jax.jit(_unused)(x, y), jax.jit(_unused, keep_unused=True)(x, y),
+            jax.jit(_unused).lower(x, y).compile()(x, y), str(inlined))
 
 
 @pytest.mark.parametrize("name", _params(AOT))
