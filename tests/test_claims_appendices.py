@@ -480,4 +480,148 @@ def host_aliases_warn_as_jax():
     assert said[0] == said[1] and "process_indexs" in said[0][2]
 
 
+A29 = "A29_checkify"
+
+
+def _checkify_libs():
+    import autodidax.experimental.checkify as ack
+    from jax.experimental import checkify as jck
+    return [(autodidax, anp, ack), (jax, jnp, jck)]
+
+
+@claim(A29, "It traces `f` with its arguments closed over, not abstracted, as JAX does: a Python "
+            "number stays a number, so a Python `if` on it works, and a `check` on it is decided "
+            "while tracing.")
+def checkify_closes_over_its_arguments():
+    import re
+    texts = []
+    for lib, np_, ck in _checkify_libs():
+        err, out = ck.checkify(lambda i: 1 if i < 0 else 2)(-2)
+        assert int(out) == 1 and err.get() is None
+        checked = ck.checkify(lambda x, i: (ck.check(i >= 0, "negative"), x)[1])
+        text = str(lib.make_jaxpr(lambda x: checked(x, -2))(f32))
+        assert "check" not in text and "not False:bool[]" in text, text    # decided: a constant
+        texts.append(re.sub(r"\] \d+:i32\[\]", "] N:i32[]", text))
+        assert checked(f32, -2)[0].get() == "negative (`check` failed)"
+    assert texts[0] == texts[1], texts
+
+
+@claim(A29, "JAX lists 55 such primitives; we take its list, less `reduce`, which the book does "
+            "not define.")
+def nan_primitives_are_jaxs():
+    import autodidax.checkify as ack
+    from jax._src import checkify as jck
+    from autodidax.core import abstract_eval_rules
+    theirs = [p.name for p in jck.nan_primitives]
+    assert len(theirs) == 55
+    ours = {"custom_linear_solve" if n == "linear_solve" else n for n in ack.nan_primitives}
+    assert set(theirs) - ours == {"reduce"} and ours <= set(theirs)
+    assert "reduce" not in {p.name for p in abstract_eval_rules}
+    assert all(p in ack.error_checks for p in abstract_eval_rules if p.name in ours)
+
+
+@claim(A29, "It is the same jaxpr JAX prints (up to the code's number, a counter of check sites).")
+def nan_check_jaxpr_is_jaxs():
+    import re
+    texts = [re.sub(r"False:bool\[\] \d+:i32\[\]", "False:bool[] N:i32[]",
+                    str(lib.make_jaxpr(ck.checkify(np_.sin, errors=ck.nan_checks))(f32)))
+             for lib, np_, ck in _checkify_libs()]
+    assert texts[0] == texts[1], texts
+
+
+@claim(A29, "`jit` of a function whose `check` `checkify` has not removed fails, with JAX's "
+            "message, which points to `checkify`")
+def unremoved_check_is_refused():
+    said = []
+    for lib, np_, ck in _checkify_libs():
+        try:
+            lib.jit(lambda x: (ck.check(x > 0, "positive"), x)[1])(1.0)
+        except ValueError as e:
+            said.append(str(e))
+    assert len(said) == 2 and said[0] == said[1] and "`checkify.checkify`" in said[0]
+
+
+@claim(A29, "XLA does not fail on one: a gather or a dynamic slice clamps it into bounds, a "
+            "scatter drops its update.")
+def xla_clamps_and_drops():
+    x = np.arange(5.0, dtype=np.float32)
+    for lib, np_ in BOTH:
+        y = np_.asarray(x)
+        assert float(y[np_.int32(100)]) == 4.0
+        assert np.array_equal(lib.lax.dynamic_slice(y, (np_.int32(4),), (2,)), [3.0, 4.0])
+        assert np.array_equal(y.at[np_.int32(100)].set(9.0), x)
+
+
+@claim(A29, "JAX attaches the line of the failed check to the exception `throw()` raises, as the "
+            "traceback of its cause, so a printed traceback ends at that line. Ours keeps the line "
+            "(the equation's `SourceInfo`, in `traceback_info`) but attaches nothing.")
+def the_users_line():
+    import traceback
+    causes = []
+    for lib, np_, ck in _checkify_libs():
+        def f(x):
+            ck.check(x > 0, "positive")     # the line
+            return x
+        line = f.__code__.co_firstlineno + 1
+        err, _ = lib.jit(ck.checkify(f))(-1.0)
+        try:
+            err.throw()
+        except ValueError as e:
+            causes.append(e.__cause__)
+        assert str(causes[-1]) == "positive (`check` failed)"
+    ours, theirs = causes
+    assert traceback.extract_tb(theirs.__traceback__)[-1].lineno == line
+    assert ours.__traceback__ is None and ours.traceback_info.lineno == line
+
+
+@claim(A29, "**No rule for `shard_map`** (nor, so, for `pmap`, which the book builds on it). Its "
+            "primitive is bound as it is: automatic checks inside it are not added, and a `check` "
+            "inside it stays, to be refused when compiled. JAX checkifies the jaxpr inside.")
+def no_shard_map_rule():
+    import autodidax.checkify as ack
+    from jax._src import checkify as jck, shard_map as jshmap
+    assert jshmap.shard_map_p in jck.error_checks
+    assert not any(p.name == "shard_map" for p in ack.error_checks)
+    mesh = autodidax.make_mesh((1,), ("x",))
+    spec = autodidax.sharding.PartitionSpec("x")
+    f = autodidax.shard_map(anp.log, mesh=mesh, in_specs=spec, out_specs=spec)
+    assert ack.checkify(f, errors=ack.nan_checks)(-anp.ones(2))[0].get() is None
+
+
+@claim(A29, "A `check` inside `jit` without `checkify` is always refused at lowering, as JAX "
+           "refuses it with the flag off (its default).")
+def unsafe_flag_default_off():
+    assert jax.config.jax_experimental_unsafe_xla_runtime_errors is False
+    assert not hasattr(autodidax.config, "jax_experimental_unsafe_xla_runtime_errors")
+
+
+@claim(A29, "whose test is batched works here; JAX refuses it (our `vmap` of a loop gives a loop "
+            "whose test is not batched).")
+def checkify_of_vmap_of_while():
+    got = []
+    for lib, np_, ck in _checkify_libs():
+        loop = lib.vmap(lambda v: lib.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, v))
+        try:
+            err, out = ck.checkify(loop, errors=ck.all_checks)(np_.array([1.0, 3.0]))
+            got.append((err.get(), np.asarray(out).tolist()))
+        except ValueError as e:
+            got.append(str(e))
+    assert got[0] == (None, [16.0, 12.0]) and "does not support batched while-loops" in got[1]
+
+
+@claim(A29, "receives the error's leaves (its flag, its code) in place of its residuals: a `bwd` "
+            "that returns `g * x` for a residual `x` gives 0 where no check failed. Ours passes "
+            "the residuals.")
+def custom_vjp_after_a_check():
+    grads = []
+    for lib, np_, ck in _checkify_libs():
+        @lib.custom_vjp
+        def cv(x):
+            return x * 3.0
+        cv.defvjp(lambda x: (cv(x), x), lambda r, g: (g * r,))
+        f = ck.checkify(lambda x: (ck.check(x > 0, "positive"), cv(x))[1])
+        grads.append(float(lib.grad(lambda x: f(x)[1])(2.0)))
+    assert grads == [2.0, 0.0]
+
+
 test_claims = claims_test(__name__)
