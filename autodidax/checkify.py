@@ -625,6 +625,31 @@ error_checks[scan_p] = scan_error_check
 error_checks[while_p] = while_loop_error_check
 
 
+user_checks = frozenset({FailedCheckError})
+nan_checks = frozenset({NaNError})
+index_checks = frozenset({OOBError})
+div_checks = frozenset({DivisionByZeroError})
+float_checks = nan_checks | div_checks
+automatic_checks = float_checks | index_checks
+all_checks = automatic_checks | user_checks
+ErrorCategory = type
+
+
+def checkify(f, errors=user_checks):
+    """`f`, returning `(error, out)`: its checks (those in `errors`) as a value, not raised."""
+    @api_boundary
+    def checked_fun(*args, **kwargs):
+        found = {}
+
+        def closed_f():       # closes over the arguments: Python numbers stay Python numbers
+            out_flat, found["tree"] = tree_flatten(f(*args, **kwargs))
+            return out_flat
+        closed = trace_to_jaxpr(closed_f, [])
+        error, out_flat = checkify_jaxpr(closed, errors, init_error)
+        return error, tree_unflatten(found["tree"], out_flat)
+    return checked_fun
+
+
 def remat_error_check(error, enabled_errors, *args, jaxpr, **params):
     err_vals, err_tree = tree_flatten(error)
     checked, out_tree, _ = checkify_closed(ClosedJaxpr(jaxpr, []), enabled_errors, err_tree,
@@ -690,28 +715,3 @@ def custom_vjp_call_error_check(error, enabled_errors, *args, call_jaxpr, **para
 error_checks[remat_p] = remat_error_check
 error_checks[custom_jvp_call_p] = custom_jvp_call_error_check
 error_checks[custom_vjp_call_p] = custom_vjp_call_error_check
-
-
-user_checks = frozenset({FailedCheckError})
-nan_checks = frozenset({NaNError})
-index_checks = frozenset({OOBError})
-div_checks = frozenset({DivisionByZeroError})
-float_checks = nan_checks | div_checks
-automatic_checks = float_checks | index_checks
-all_checks = automatic_checks | user_checks
-ErrorCategory = type
-
-
-def checkify(f, errors=user_checks):
-    """`f`, returning `(error, out)`: its checks (those in `errors`) as a value, not raised."""
-    @api_boundary
-    def checked_fun(*args, **kwargs):
-        found = {}
-
-        def closed_f():       # closes over the arguments: Python numbers stay Python numbers
-            out_flat, found["tree"] = tree_flatten(f(*args, **kwargs))
-            return out_flat
-        closed = trace_to_jaxpr(closed_f, [])
-        error, out_flat = checkify_jaxpr(closed, errors, init_error)
-        return error, tree_unflatten(found["tree"], out_flat)
-    return checked_fun

@@ -489,6 +489,22 @@ def _checkify_libs():
     return [(autodidax, anp, ack), (jax, jnp, jck)]
 
 
+@claim(A29, "A Python `assert` works while a function runs on concrete numbers: op by op, or "
+            "under `grad`, whose tracers carry their values. Under `jit` it cannot work.")
+def assert_under_grad_not_jit():
+    def f(x):
+        assert x > 0
+        return x * x
+    for lib, _ in BOTH:
+        assert float(f(lib.numpy.float32(2.0))) == 4.0 and float(lib.grad(f)(2.0)) == 4.0
+        try:
+            lib.jit(f)(2.0)
+        except lib.errors.TracerBoolConversionError:
+            pass
+        else:
+            raise AssertionError(f"{lib.__name__}.jit of an assert did not fail")
+
+
 @claim(A29, "It traces `f` with its arguments closed over, not abstracted, as JAX does: a Python "
             "number stays a number, so a Python `if` on it works, and a `check` on it is decided "
             "while tracing.")
