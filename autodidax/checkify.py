@@ -63,14 +63,6 @@ class ErrorEffect:
                                                             other.shape_dtypes)
 
 
-class DivisionByZeroError(JaxException):
-    def __str__(self):
-        return "division by zero"
-
-    def get_effect_type(self):
-        return ErrorEffect(DivisionByZeroError)
-
-
 class NaNError(JaxException):
     def __init__(self, traceback_info, primitive_name):
         super().__init__(traceback_info)
@@ -88,61 +80,6 @@ class NaNError(JaxException):
 
     def get_effect_type(self):
         return ErrorEffect(NaNError)
-
-
-class OOBError(JaxException):
-    def __init__(self, traceback_info, primitive_name, operand_shape, payload):
-        super().__init__(traceback_info)
-        self.prim, self.operand_shape, self._payload = primitive_name, operand_shape, payload
-
-    def tree_flatten(self):
-        return [self._payload], (self.traceback_info, self.prim, self.operand_shape)
-
-    @classmethod
-    def tree_unflatten(cls, aux, children):
-        return cls(*aux, payload=children[0])
-
-    def __str__(self):
-        index, axis, size = self._payload[0], self._payload[1], self._payload[2]
-        return (f"out-of-bounds indexing for array of shape {self.operand_shape}: index {index} "
-                f"is out of bounds for axis {axis} with size {size}. ")
-
-    def get_effect_type(self):
-        return ErrorEffect(OOBError, (((3,), "int32"),))
-
-
-class FailedCheckError(JaxException):
-    def __init__(self, traceback_info, fmt_string, *args, **kwargs):
-        super().__init__(traceback_info)
-        self.fmt_string, self.args, self.kwargs = fmt_string, args, kwargs
-
-    def tree_flatten(self):
-        return [self.args, self.kwargs], (self.traceback_info, self.fmt_string)
-
-    @classmethod
-    def tree_unflatten(cls, aux, children):
-        args, kwargs = children
-        return cls(*aux, *args, **kwargs)
-
-    def __str__(self):
-        return self.fmt_string.format(*self.args, **self.kwargs) + " (`check` failed)"
-
-    def get_effect_type(self):
-        leaves = tree_flatten((self.args, self.kwargs))[0]
-        return ErrorEffect(FailedCheckError,
-                           tuple((np.shape(x), str(get_aval(x).dtype)) for x in leaves))
-
-
-@dataclasses.dataclass
-class BatchedError(JaxException):
-    error_mapping: dict     # index in the batch -> the error there
-
-    def __post_init__(self):
-        super().__init__(next(iter(self.error_mapping.values())).traceback_info)
-
-    def __str__(self):
-        return "\n".join(f"at mapped index {', '.join(map(str, idx))}: {e}"
-                         for idx, e in self.error_mapping.items())
 
 
 @register_pytree_node_class
@@ -235,6 +172,69 @@ def update_error(error, pred, code, metadata, payload, effect):
     if old is not None:
         payload = tree_map(functools.partial(lax_core.select, seen), old, payload)
     return error._update(effect, out_pred, out_code, metadata, payload)
+
+
+class DivisionByZeroError(JaxException):
+    def __str__(self):
+        return "division by zero"
+
+    def get_effect_type(self):
+        return ErrorEffect(DivisionByZeroError)
+
+
+class OOBError(JaxException):
+    def __init__(self, traceback_info, primitive_name, operand_shape, payload):
+        super().__init__(traceback_info)
+        self.prim, self.operand_shape, self._payload = primitive_name, operand_shape, payload
+
+    def tree_flatten(self):
+        return [self._payload], (self.traceback_info, self.prim, self.operand_shape)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*aux, payload=children[0])
+
+    def __str__(self):
+        index, axis, size = self._payload[0], self._payload[1], self._payload[2]
+        return (f"out-of-bounds indexing for array of shape {self.operand_shape}: index {index} "
+                f"is out of bounds for axis {axis} with size {size}. ")
+
+    def get_effect_type(self):
+        return ErrorEffect(OOBError, (((3,), "int32"),))
+
+
+class FailedCheckError(JaxException):
+    def __init__(self, traceback_info, fmt_string, *args, **kwargs):
+        super().__init__(traceback_info)
+        self.fmt_string, self.args, self.kwargs = fmt_string, args, kwargs
+
+    def tree_flatten(self):
+        return [self.args, self.kwargs], (self.traceback_info, self.fmt_string)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        args, kwargs = children
+        return cls(*aux, *args, **kwargs)
+
+    def __str__(self):
+        return self.fmt_string.format(*self.args, **self.kwargs) + " (`check` failed)"
+
+    def get_effect_type(self):
+        leaves = tree_flatten((self.args, self.kwargs))[0]
+        return ErrorEffect(FailedCheckError,
+                           tuple((np.shape(x), str(get_aval(x).dtype)) for x in leaves))
+
+
+@dataclasses.dataclass
+class BatchedError(JaxException):
+    error_mapping: dict     # index in the batch -> the error there
+
+    def __post_init__(self):
+        super().__init__(next(iter(self.error_mapping.values())).traceback_info)
+
+    def __str__(self):
+        return "\n".join(f"at mapped index {', '.join(map(str, idx))}: {e}"
+                         for idx, e in self.error_mapping.items())
 
 
 class JaxRuntimeError(ValueError):
@@ -625,6 +625,31 @@ error_checks[scan_p] = scan_error_check
 error_checks[while_p] = while_loop_error_check
 
 
+user_checks = frozenset({FailedCheckError})
+nan_checks = frozenset({NaNError})
+index_checks = frozenset({OOBError})
+div_checks = frozenset({DivisionByZeroError})
+float_checks = nan_checks | div_checks
+automatic_checks = float_checks | index_checks
+all_checks = automatic_checks | user_checks
+ErrorCategory = type
+
+
+def checkify(f, errors=user_checks):
+    """`f`, returning `(error, out)`: its checks (those in `errors`) as a value, not raised."""
+    @api_boundary
+    def checked_fun(*args, **kwargs):
+        found = {}
+
+        def closed_f():       # closes over the arguments: Python numbers stay Python numbers
+            out_flat, found["tree"] = tree_flatten(f(*args, **kwargs))
+            return out_flat
+        closed = trace_to_jaxpr(closed_f, [])
+        error, out_flat = checkify_jaxpr(closed, errors, init_error)
+        return error, tree_unflatten(found["tree"], out_flat)
+    return checked_fun
+
+
 def remat_error_check(error, enabled_errors, *args, jaxpr, **params):
     err_vals, err_tree = tree_flatten(error)
     checked, out_tree, _ = checkify_closed(ClosedJaxpr(jaxpr, []), enabled_errors, err_tree,
@@ -690,28 +715,3 @@ def custom_vjp_call_error_check(error, enabled_errors, *args, call_jaxpr, **para
 error_checks[remat_p] = remat_error_check
 error_checks[custom_jvp_call_p] = custom_jvp_call_error_check
 error_checks[custom_vjp_call_p] = custom_vjp_call_error_check
-
-
-user_checks = frozenset({FailedCheckError})
-nan_checks = frozenset({NaNError})
-index_checks = frozenset({OOBError})
-div_checks = frozenset({DivisionByZeroError})
-float_checks = nan_checks | div_checks
-automatic_checks = float_checks | index_checks
-all_checks = automatic_checks | user_checks
-ErrorCategory = type
-
-
-def checkify(f, errors=user_checks):
-    """`f`, returning `(error, out)`: its checks (those in `errors`) as a value, not raised."""
-    @api_boundary
-    def checked_fun(*args, **kwargs):
-        found = {}
-
-        def closed_f():       # closes over the arguments: Python numbers stay Python numbers
-            out_flat, found["tree"] = tree_flatten(f(*args, **kwargs))
-            return out_flat
-        closed = trace_to_jaxpr(closed_f, [])
-        error, out_flat = checkify_jaxpr(closed, errors, init_error)
-        return error, tree_unflatten(found["tree"], out_flat)
-    return checked_fun

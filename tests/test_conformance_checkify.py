@@ -155,6 +155,18 @@ def _inside(k):
     return run
 
 
+def _nan_in_bwd(jax, jnp):
+    """A NaN made by a custom_vjp's `bwd`, found by `checkify` of `grad`."""
+    ck = _ck(jax)
+
+    @jax.custom_vjp
+    def cv(x):
+        return x
+    cv.defvjp(lambda x: (x, x), lambda r, g: (jnp.log(r) * g,))
+    err, g = ck.checkify(jax.grad(cv), errors=ck.nan_checks)(-1.0)
+    return [err.get(), g]
+
+
 def _check_in_checkpoint(jax, jnp):
     ck = _ck(jax)
     err, out = ck.checkify(jax.checkpoint(lambda x: (ck.check(x > 0, "{x} must be positive",
@@ -216,6 +228,7 @@ CHECKIFY = {
     "custom_jvp: nan inside, grad": C(_inside(0)),
     "custom_vjp: nan inside, grad": C(_inside(1)),
     "checkpoint: nan inside, grad": C(_inside(2)),
+    "custom_vjp: nan in bwd, checkify of grad": C(_nan_in_bwd),
     "check in checkpoint": C(_check_in_checkpoint),
     "check_error, debug_check": C(_nested),
     "switch": C(_switch),
