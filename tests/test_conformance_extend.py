@@ -84,8 +84,18 @@ def _prims(jax):
     bare_abstract = core.Primitive("bare_abstract")
     bare_abstract.def_impl(lambda x: x)
     bare_abstract.def_abstract_eval(lambda x: x)
+    args = core.Primitive("args")      # what an impl rule is given eagerly
+    args.def_impl(lambda *xs: xs)
+    args.multiple_results = True
+
+    twice = core.Primitive("twice")    # a rule for the CPU, then a common one: the CPU's is kept
+    twice.def_impl(lambda x: 2 * x)
+    twice.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(twice, lambda ctx, x: [hlo.AddOp(x, x).result], platform="cpu",
+                           inline=False, cacheable=False)
+    mlir.register_lowering(twice, lambda ctx, x: [hlo.MulOp(x, x).result])
     _MADE[jax.__name__] = out = {"ma": ma, "cube": cube, "double": double, "bmul": bmul,
-                                 "neg": neg, "bare": bare,
+                                 "neg": neg, "bare": bare, "args": args, "twice": twice,
                                  "bare_impl": bare_impl, "bare_abstract": bare_abstract}
     return out
 
@@ -194,6 +204,21 @@ EXTEND = {
     "no JVP rule": E(lambda jax, jnp: jax.jvp(_prims(jax)["bare_abstract"].bind, (1.0,), (1.0,))),
     "no batching rule": E(lambda jax, jnp: jax.vmap(_prims(jax)["bare_abstract"].bind)(X2)),
     "no lowering rule": E(lambda jax, jnp: jax.jit(_prims(jax)["bare_abstract"].bind)(1.0)),
+    "eager: the impl rule sees NumPy values in canonical dtypes": C(lambda jax, jnp: [
+        (np.asarray(a).dtype, np.ndim(a)) for a in _prims(jax)["args"].bind(
+            np.arange(3.0), np.float64(2), np.int64(3), np.arange(2, dtype=np.uint64), 1.5, 2)]),
+    "eager: a string is not a JAX value": E(lambda jax, jnp: _prims(jax)["args"].bind("a")),
+    "eager: a Python int too large for int32": E(lambda jax, jnp: _prims(jax)["args"].bind(
+        2 ** 40)),
+    "Primitive.impl and .abstract_eval": C(lambda jax, jnp: (
+        _prims(jax)["cube"].impl(np.float32(2.0)),
+        str(_prims(jax)["cube"].abstract_eval(jax.core.ShapedArray((2,), np.float32))))),
+    "Primitive.impl of a primitive without one": E(lambda jax, jnp: _prims(jax)["bare"].impl(
+        1.0)),
+    "register_lowering: a rule for the platform wins over a common one": C(
+        lambda jax, jnp: jax.jit(_prims(jax)["twice"].bind)(np.float32(3.0))),
+    "register_lowering: an unknown platform": E(lambda jax, jnp: _faces(jax)[3].register_lowering(
+        _prims(jax)["twice"], lambda ctx, x: [x], platform="cpux")),
     "the lowering rule's ir": C(lambda jax, jnp: (
         _faces(jax)[3].ir is importlib.import_module("jaxlib.mlir.ir"))),
     "closed_jaxpr.literals and its fields": C(lambda jax, jnp: (lambda c: (

@@ -3,6 +3,8 @@
 
 """jax.extend.core: the core's classes as JAX's users extend it, over chapter 1's tables and
 chapter 5's jaxprs (appendix A31)."""
+import numpy as _np
+
 from autodidax import core as _core
 from autodidax.core import (Tracer as _Tracer, abstract_eval_rules as _abstract_eval_rules,
                             get_aval as _get_aval, impl_rules as _impl_rules)
@@ -12,6 +14,53 @@ from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError,  # no
 from autodidax.jvp import TraceTag, float0 as _float0  # noqa: F401
 
 no_effects = frozenset()
+
+
+def _eager_arg(x, name):
+    """An argument as an impl rule sees it eagerly: a NumPy value in its canonical dtype."""
+    if isinstance(x, _Tracer):
+        raise _core.escaped_tracer_error(x, f" in {name}")
+    _get_aval(x)                                # a TypeError for what is not a JAX value
+    if isinstance(x, (_np.ndarray, _np.generic)):
+        return _np.asarray(x, _core.canonicalize_dtype(x.dtype))
+    return x
+
+
+class Primitive(_core.Primitive):
+    """A primitive of the user's: `def_impl` and `def_abstract_eval` fill chapter 1's tables."""
+    call_primitive = map_primitive = False
+
+    def def_impl(self, impl):
+        _impl_rules[self] = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        _abstract_eval_rules[self] = abstract_eval
+        return abstract_eval
+
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """A rule that returns (avals, effects): the book's traces keep the avals."""
+        _abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
+            *avals, **params)[0]
+        return effectful_abstract_eval
+
+    def impl(self, *args, **params):
+        if self not in _impl_rules:
+            raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
+        return _impl_rules[self](*args, **params)
+
+    def abstract_eval(self, *avals, **params):
+        """The output type and the effects (none here), as JAX's returns them."""
+        if self not in _abstract_eval_rules:
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+        return _abstract_eval_rules[self](*avals, **params), no_effects
+
+    def bind(self, *args, **params):
+        if _core.trace_ctx.trace is _core.eval_trace:      # evaluating: the impl rule, as JAX
+            return self.impl(*[_eager_arg(x, self.name) for x in args], **params)
+        if self not in _abstract_eval_rules:
+            self.abstract_eval()                           # its NotImplementedError
+        return super().bind(*args, **params)
 
 
 def valid_jaxtype(x) -> bool:
@@ -82,37 +131,3 @@ def concrete_or_error(force, val, context=""):
                 f"{val.aval.str_short()}. {context}")
         return force(value)
     return force(val)
-
-
-class Primitive(_core.Primitive):
-    """A primitive of the user's: `def_impl` and `def_abstract_eval` fill chapter 1's tables."""
-    call_primitive = map_primitive = False
-
-    def def_impl(self, impl):
-        _impl_rules[self] = impl
-        return impl
-
-    def def_abstract_eval(self, abstract_eval):
-        _abstract_eval_rules[self] = abstract_eval
-        return abstract_eval
-
-    def def_effectful_abstract_eval(self, effectful_abstract_eval):
-        """A rule that returns (avals, effects): the book's traces keep the avals."""
-        _abstract_eval_rules[self] = lambda *avals, **params: effectful_abstract_eval(
-            *avals, **params)[0]
-        return effectful_abstract_eval
-
-    impl = property(lambda self: _impl_rules.get(self))
-    abstract_eval = property(lambda self: _abstract_eval_rules.get(self))
-
-    def bind(self, *args, **params):
-        if _core.trace_ctx.trace is _core.eval_trace:      # evaluating: the impl rule, as JAX
-            if self not in _impl_rules:
-                raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
-            for x in args:
-                if isinstance(x, _Tracer):
-                    raise _core.escaped_tracer_error(x, f" in {self.name}")
-            return _impl_rules[self](*args, **params)
-        if self not in _abstract_eval_rules:
-            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
-        return super().bind(*args, **params)

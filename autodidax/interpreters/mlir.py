@@ -14,12 +14,36 @@ from autodidax.lowering import (LoweringRuleContext, ModuleContext,  # noqa: F40
                                 make_ir_context, module_to_text as module_to_string)
 from autodidax.lowering import jaxpr_subcomp as _jaxpr_subcomp, lowering_rules as _lowering_rules
 
+_PLATFORMS = ("cpu", "cuda", "gpu", "oneapi", "rocm", "tpu")
+_for_this_platform = set()     # primitives whose rule names the platform: a common one waits
 
-def register_lowering(prim, rule, platform: str | None = None):
-    """Lower `prim` with `rule(ctx, *operands, **params)` on `platform` (None: on every one)."""
+
+def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
+                      cacheable: bool = True):
+    """Lower `prim` with `rule(ctx, *operands, **params)` on `platform` (None: on every one
+    that has no rule of its own). `inline` and `cacheable` are JAX's hints: not used here."""
     from autodidax.runtime import default_backend
-    if platform in (None, "cpu", default_backend()):
+    if platform is not None and platform not in _PLATFORMS:
+        raise NotImplementedError(
+            f"Registering an MLIR lowering rule for primitive {prim} for an unknown platform "
+            f"{platform}. Known platforms are: {', '.join(_PLATFORMS)}.")
+    if platform is None and prim not in _for_this_platform:
         _lowering_rules[prim] = rule
+    elif platform in (default_backend(), "gpu" if default_backend() in ("cuda", "rocm") else 0):
+        _lowering_rules[prim] = rule
+        _for_this_platform.add(prim)
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that emits the operations `fun` binds, traced at the operands' types."""
+    def rule(ctx, *operands, **params):
+        def flat(*xs):
+            outs = fun(*xs, **params)
+            return outs if multiple_results else [outs]
+        closed = _trace_to_jaxpr(flat, list(ctx.avals_in))
+        consts = [ir_constant(c) for c in closed.consts]
+        return _jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
+    return rule
 
 
 def aval_to_ir_types(aval) -> tuple:
@@ -58,15 +82,3 @@ def module_to_bytecode(module: ir.Module) -> bytes:
     out = _io.BytesIO()
     module.operation.write_bytecode(out)
     return out.getvalue()
-
-
-def lower_fun(fun, multiple_results: bool = True):
-    """A lowering rule that emits the operations `fun` binds, traced at the operands' types."""
-    def rule(ctx, *operands, **params):
-        def flat(*xs):
-            outs = fun(*xs, **params)
-            return outs if multiple_results else [outs]
-        closed = _trace_to_jaxpr(flat, list(ctx.avals_in))
-        consts = [ir_constant(c) for c in closed.consts]
-        return _jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
-    return rule
