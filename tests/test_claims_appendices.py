@@ -619,8 +619,7 @@ def literals_are_the_consts():
 
 @claim(A31, "The book's equations carry JAX's, with JAX's defaults: `dot_general` holds "
             "`precision`, `preferred_element_type` and `out_sharding` (appendix A27 and chapter 6 "
-            "honour the precision), `broadcast_in_dim` and `convert_element_type` a `sharding`. "
-            "The printer hides those that JAX's printer hides, such as a `None` precision.")
+            "honour the precision), `broadcast_in_dim` and `convert_element_type` a `sharding`.")
 def dot_general_params_are_jax():
     w = np.ones((2, 3), np.float32)
     got = []
