@@ -3,6 +3,7 @@ and given its rules through the public faces, as JAX's guide `docs/jax-primitive
 every transformation; what JAX's guide to custom interpreters reads from a jaxpr (`literals`,
 `Literal.val`, `eqn.params`). Same harness as tests/test_conformance.py."""
 import importlib
+import re
 
 import numpy as np
 import pytest
@@ -225,6 +226,8 @@ EXTEND = {
         len(c.literals), np.asarray(c.literals[0]), str(c.in_avals), str(c.out_avals), len(c.eqns),
         c.literals[0] is c.consts[0]))(jax.make_jaxpr(lambda x: x + np.arange(2.0))(X2))),
     "Literal .val and .aval": C(_eval_with_literals),
+    "a Var's repr": C(lambda jax, jnp: [re.sub(r"id=\d+", "id=N", repr(v)) for v in (lambda j: (
+        j.invars + j.outvars))(jax.make_jaxpr(lambda x, n: (x * 2.0, n))(1.0, X2).jaxpr)]),
     "jaxpr_as_fun": C(lambda jax, jnp: _faces(jax)[0].jaxpr_as_fun(
         jax.make_jaxpr(_f)(X2))(X2)),
     "the guide's inverse, under jit(vmap(grad))": C(_inverse_interpreter),
