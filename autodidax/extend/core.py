@@ -9,9 +9,12 @@ from autodidax import core as _core
 from autodidax.core import (Tracer as _Tracer, abstract_eval_rules as _abstract_eval_rules,
                             get_aval as _get_aval, impl_rules as _impl_rules)
 from autodidax.core import set_current_trace, take_current_trace  # noqa: F401
+from autodidax.autodiff import PartialEvalTrace as _PartialEvalTrace
+from autodidax.batching import BatchTrace as _BatchTrace, axis_context as _axis_context
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError,  # noqa: F401
-                             Literal, Var, check_jaxpr, jaxpr_as_fun)
+                             JaxprTrace as _JaxprTrace, Literal, Var, check_jaxpr, jaxpr_as_fun)
 from autodidax.jvp import TraceTag, float0 as _float0  # noqa: F401
+from autodidax.lax_rest import AbstractToken, Token  # noqa: F401
 
 no_effects = frozenset()
 
@@ -118,6 +121,62 @@ def subjaxprs(jaxpr):
 def find_top_trace(xs):
     """The trace a primitive bound now would go to: the current one."""
     return _core.trace_ctx.trace
+
+
+class DropVar(Var):
+    """A binder whose value nobody reads, printed `_`."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_"
+
+
+gensym = lambda: Var        # noqa: E731   JAX's: the maker of fresh variables
+
+
+class InconclusiveDimensionOperation(Exception):
+    """JAX's error for symbolic dimensions, which the book does not have: for `except`s."""
+
+
+class _OpaqueTraceState:
+    """The current trace, to compare with a later one: equal only to the same trace's."""
+
+    def __init__(self, trace):
+        self._trace = trace
+
+    def __eq__(self, other):
+        return isinstance(other, _OpaqueTraceState) and self._trace is other._trace
+
+
+def get_opaque_trace_state(convention=None):
+    return _OpaqueTraceState(_core.trace_ctx.trace)
+
+
+def _trace_stack():
+    trace = _core.trace_ctx.trace
+    while trace is not None:
+        yield trace
+        trace = getattr(trace, "parent_trace", None)
+
+
+def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
+    """Whether a jaxpr is being staged (`jit`, `make_jaxpr`, a loop's body; not `grad`'s
+    linear program)."""
+    return any(isinstance(t, _JaxprTrace) and not isinstance(t, _PartialEvalTrace)
+               for t in _trace_stack())
+
+
+def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
+    return bool(_axis_context.bound) or any(isinstance(t, _BatchTrace) for t in _trace_stack())
+
+
+def unsafe_get_axis_names_DO_NOT_USE() -> list:
+    """The named axes bound now, outermost first."""
+    return [a.name for a in _axis_context.bound if a.name is not None]
+
+
+def nonempty_axis_env_DO_NOT_USE() -> bool:
+    return bool(unsafe_get_axis_names_DO_NOT_USE())
 
 
 def concrete_or_error(force, val, context=""):

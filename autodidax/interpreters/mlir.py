@@ -3,6 +3,7 @@
 
 """jax.interpreters.mlir: chapter 6's lowering rules under JAX's names (appendix A31)."""
 import io as _io
+from collections.abc import Callable as _Callable, Sequence as _Sequence
 
 import numpy as _np
 from jaxlib.mlir import ir
@@ -44,6 +45,37 @@ def lower_fun(fun, multiple_results: bool = True):
         consts = [ir_constant(c) for c in closed.consts]
         return _jaxpr_subcomp(ctx.module_context, closed.jaxpr, consts, list(operands))
     return rule
+
+
+Value = Token = ir.Value
+LoweringRule = _Callable[..., _Sequence[ir.Value | _Sequence[ir.Value]]]
+
+
+def ir_attribute(val) -> ir.Attribute:
+    """A Python value as an MLIR attribute: a number or NumPy value (typed, or a dense array),
+    a dtype (its type), a string, and dicts and sequences of these."""
+    if isinstance(val, (ir.Attribute, ir.Type)):
+        return val
+    if isinstance(val, (str, bytes)):
+        return ir.StringAttr.get(val)
+    if isinstance(val, dict):
+        return ir.DictAttr.get({k: ir_attribute(v) for k, v in val.items()})
+    if isinstance(val, (list, tuple)):
+        return ir.ArrayAttr.get([ir_attribute(v) for v in val])
+    if isinstance(val, _np.dtype):
+        return ir.TypeAttr.get(dtype_to_ir_type(val))
+    if type(val) in (bool, int, float, complex):
+        val = _np.array(val, {bool: _np.bool_, int: _np.int64, float: _np.float64,
+                              complex: _np.complex128}[type(val)])
+    if not isinstance(val, (_np.ndarray, _np.generic)):
+        raise TypeError(f"No attribute handler defined for type: {type(val)}")
+    kind = dtype_to_ir_type(val.dtype)
+    if _np.ndim(val):
+        return ir.DenseElementsAttr.get(_np.ascontiguousarray(val), type=kind, shape=val.shape)
+    if not isinstance(kind, (ir.IntegerType, ir.FloatType)):
+        raise TypeError(f"Unsupported scalar attribute type: {type(val)}")
+    return (ir.IntegerAttr if isinstance(kind, ir.IntegerType) else ir.FloatAttr).get(
+        kind, val.item())
 
 
 def aval_to_ir_types(aval) -> tuple:
