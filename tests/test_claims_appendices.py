@@ -663,14 +663,37 @@ def transcendental_accuracy_param():
         assert [e.params for e in c.eqns] == want
 
 
-@claim(A31, "The primitives guide's helper prints a JVP tracer as `Traced<...>` only when its "
-            "class's path contains `ad.JVPTracer`; ours is `autodidax.jvp.JVPTracer`")
-def jvp_tracer_class_paths():
-    seen = []
+@claim(A31, "The primitives guide's helper prints a tracer as `Traced<...>` when its class's "
+            "path contains `ad.JVPTracer` or `partial_eval.JaxprTracer`; ours live in "
+            "`autodidax.jvp` and `autodidax.jaxpr`, so they print in full.")
+def tracer_class_paths():
+    seen = {}
     for lib, _ in BOTH:
-        lib.jvp(lambda x: seen.append(str(type(x))) or x, (1.0,), (1.0,))
-    assert "ad.JVPTracer" in seen[1] and "ad.JVPTracer" not in seen[0]
-    assert "autodidax.jvp.JVPTracer" in seen[0]
+        core, ad = _faces(lib)[:2]
+        p = core.Primitive("seen")
+        p.def_impl(lambda x: x)
+        p.def_abstract_eval(lambda x: x)
+
+        def jvp(primals, tangents):
+            seen.setdefault(lib.__name__, []).append(str(type(tangents[0])))
+            return p.bind(*primals), tangents[0]
+        ad.primitive_jvps[p] = jvp
+        ad.primitive_transposes[p] = lambda ct, x: [ct]
+        lib.jvp(lambda x: seen.setdefault(lib.__name__, []).append(str(type(x))) or x,
+                (1.0,), (1.0,))
+        lib.grad(p.bind)(1.0)
+    jvp_t, pe_t = seen["jax"]
+    assert "ad.JVPTracer" in jvp_t and "partial_eval.JaxprTracer" in pe_t
+    ours = seen["autodidax"]
+    assert "autodidax.jvp." in ours[0] and "autodidax.jaxpr." in ours[1]
+
+
+@claim(A31, "our `LoweringRuleContext` is a `NamedTuple` of four fields; JAX's is a dataclass")
+def lowering_rule_contexts():
+    import dataclasses
+    ours, theirs = (_faces(lib)[3].LoweringRuleContext for lib in (autodidax, jax))
+    assert issubclass(ours, tuple) and len(ours._fields) == 4
+    assert dataclasses.is_dataclass(theirs) and not issubclass(theirs, tuple)
 
 
 test_claims = claims_test(__name__)
