@@ -34,8 +34,8 @@ class Var:
     def __init__(self, aval: ShapedArray):
         self.aval = aval
 
-    def __repr__(self):
-        return f"Var({self.aval.str_short()})"
+    def __repr__(self):                     # as JAX's: Var(id=140...):float32[3]
+        return f"Var(id={id(self)}):{self.aval.str_short(False).lstrip('~')}"
 
 
 class Literal:

@@ -479,6 +479,222 @@ def host_aliases_warn_as_jax():
         said.append([str(w.message) for w in caught])
     assert said[0] == said[1] and "process_indexs" in said[0][2]
 
+A31 = "A31_extend"
+
+
+def _faces(lib):
+    import importlib
+    return [importlib.import_module(f"{lib.__name__}.{m}") for m in
+            ("extend.core", "interpreters.ad", "interpreters.batching", "interpreters.mlir")]
+
+
+@claim(A31, "JAX calls a user's impl rule directly, and never asks the abstract rule for the "
+            "output type")
+def eager_calls_the_impl_rule_alone():
+    for lib, _ in BOTH:
+        p = _faces(lib)[0].Primitive("impl_only")
+        p.def_impl(lambda x: x + 1)
+        p.def_abstract_eval(lambda x: 1 / 0)
+        assert p.bind(1.0) == 2.0
+
+
+@claim(A31, "As JAX does, it first puts NumPy arguments in their canonical dtype (a `float64` "
+            "array arrives as `float32`), passes Python scalars on as Python scalars, and refuses "
+            "what is not a JAX value.")
+def eager_arguments_are_canonical():
+    for lib, _ in BOTH:
+        p = _faces(lib)[0].Primitive("seen")
+        p.def_impl(lambda *xs: xs)
+        x, y, n = p.bind(np.arange(2.0), 1.5, 2)
+        assert x.dtype == np.float32 and isinstance(y, float) and isinstance(n, int)
+        try:
+            p.bind("a")
+        except TypeError:
+            pass
+        else:
+            raise AssertionError(f"{lib.__name__} took a string")
+
+
+@claim(A31, "JAX hands an impl rule its Python scalars as `TypedFloat`s and `TypedInt`s, "
+            "subclasses of `float` and `int` that carry a dtype, and its NumPy values as "
+            "`TypedNdArray`s")
+def jax_eager_arguments_are_typed():
+    p = _faces(jax)[0].Primitive("seen")
+    p.def_impl(lambda *xs: xs)
+    types = [type(x) for x in p.bind(1.5, 2, np.arange(2.0), np.float64(1))]
+    assert [t.__name__ for t in types] == ["TypedFloat", "TypedInt"] + ["TypedNdArray"] * 2
+    assert issubclass(types[0], float) and issubclass(types[1], int)
+    assert issubclass(types[2], np.ndarray) and p.bind(1.5)[0].dtype == np.float32
+
+
+@claim(A31, "JAX's `Primitive` keeps its evaluation and abstract rules on itself")
+def jax_primitive_holds_its_rules():
+    p = _faces(jax)[0].Primitive("own")
+    impl, rule = p.def_impl(lambda x: x), p.def_abstract_eval(lambda x: x)
+    assert vars(p)["impl"] is impl and "abstract_eval" in vars(p) and rule is not None
+
+
+@claim(A31, "JAX's `defjvp` takes one rule per input, called as `rule(g, *primals)`")
+def jax_defjvp_rules_take_g_and_the_primals():
+    for lib, _ in BOTH:
+        core, ad = _faces(lib)[:2]
+        seen = []
+        p = core.Primitive("prod2")
+        p.def_impl(np.multiply)
+        p.def_abstract_eval(lambda x, y: x)
+        ad.defjvp(p, lambda g, x, y: seen.append(3) or g * y,
+                  lambda g, x, y: seen.append(3) or g * x)
+        _, t = lib.jvp(p.bind, (2.0, 5.0), (1.0, 0.0))
+        assert float(t) == 5.0 and len(seen) == 2
+
+
+@claim(A31, "JAX's `deflinear` takes the transpose rule as well")
+def jax_deflinear_takes_a_transpose():
+    import inspect
+    for lib, _ in BOTH:
+        assert list(inspect.signature(_faces(lib)[1].deflinear).parameters) == [
+            "primitive", "transpose_rule"]
+
+
+@claim(A31, "`mlir.register_lowering` keeps two kinds of rule, as JAX's does: a rule for one "
+            "platform (`platform=\"cpu\"`), and a rule for every platform (`platform=None`), used "
+            "where a primitive has no rule for the platform at hand.")
+def platform_rules_win_over_common_ones():
+    from jaxlib.mlir.dialects import stablehlo as hlo
+    for lib, _ in BOTH:
+        core, mlir = _faces(lib)[0], _faces(lib)[3]
+        for first_cpu in (True, False):
+            p = core.Primitive("twice")
+            p.def_abstract_eval(lambda x: x)
+            rules = [(lambda ctx, x: [hlo.add(x, x)], "cpu"),
+                     (lambda ctx, x: [hlo.multiply(x, x)], None)]
+            for rule, platform in rules if first_cpu else rules[::-1]:
+                mlir.register_lowering(p, rule, platform=platform)
+            assert float(lib.jit(p.bind)(np.float32(3.0))) == 6.0
+        q = core.Primitive("common")
+        q.def_abstract_eval(lambda x: x)
+        mlir.register_lowering(q, lambda ctx, x: [hlo.multiply(x, x)])
+        assert float(lib.jit(q.bind)(np.float32(3.0))) == 9.0
+
+
+@claim(A31, "`f(2., 10.)` and the `jvp` give NumPy's `float64`s, as they do under JAX")
+def eager_user_primitives_give_numpy_values():
+    for lib, _ in BOTH:
+        core, ad = _faces(lib)[:2]
+        p = core.Primitive("fma")
+        p.def_impl(lambda x, y, z: np.add(np.multiply(x, y), z))
+        p.def_abstract_eval(lambda x, y, z: x)
+
+        def jvp(primals, tangents):
+            (x, y, z), (xt, yt, zt) = primals, map(ad.instantiate_zeros, tangents)
+            return p.bind(x, y, z), p.bind(xt, y, p.bind(x, yt, zt))
+        ad.primitive_jvps[p] = jvp
+        f = lambda a, b: p.bind(a, a, b)     # noqa: E731
+        out, (primal, tangent) = f(2.0, 10.0), lib.jvp(f, (2.0, 10.0), (1.0, 1.0))
+        assert all(type(v) is np.float64 for v in (out, primal, tangent))
+        assert (out, primal, tangent) == (14.0, 14.0, 5.0)
+
+
+@claim(A31, "A rule that is missing says which, as JAX's do")
+def missing_rules_say_which():
+    said = []
+    for lib, _ in BOTH:
+        p = _faces(lib)[0].Primitive("bare")
+        for attempt in (lambda: p.bind(1.0), lambda: lib.jit(p.bind)(1.0)):
+            try:
+                attempt()
+            except NotImplementedError as e:
+                said.append(str(e))
+    assert said[:2] == said[2:] == ["Evaluation rule for 'bare' not implemented",
+                                    "Abstract evaluation for 'bare' not implemented"]
+
+
+@claim(A31, "It reads a constant's value from `closed.literals` (JAX's other name for `.consts`)")
+def literals_are_the_consts():
+    for lib, _ in BOTH:
+        c = lib.make_jaxpr(lambda x: x + np.arange(2.0))(np.ones(2, np.float32))
+        assert c.literals is c.consts or c.literals == c.consts
+        assert len(c.literals) == 1 and np.array_equal(c.literals[0], [0.0, 1.0])
+
+
+@claim(A31, "The book's equations carry JAX's, with JAX's defaults: `dot_general` holds "
+            "`precision`, `preferred_element_type` and `out_sharding` (appendix A27 and chapter 6 "
+            "honour the precision), `broadcast_in_dim` and `convert_element_type` a `sharding`.")
+def dot_general_params_are_jax():
+    w = np.ones((2, 3), np.float32)
+    got = []
+    for lib, np_ in BOTH:
+        c = lib.make_jaxpr(lambda x: np_.dot(w, x.astype(np.float32)) + np_.ones(2))(
+            np.ones(3, np.int32))
+        got.append(([(e.primitive.name, e.params) for e in c.eqns], str(c)))
+    assert got[0] == got[1]
+    params = dict(got[1][0])
+    assert params["dot_general"]["precision"] is None and "precision" not in got[1][1]
+    assert "sharding" in params["broadcast_in_dim"] and "sharding" in params[
+        "convert_element_type"] and "out_sharding" in params["dot_general"]
+
+
+@claim(A31, "In JAX 0.10.2 it is a shim that only accepts assignment: it wraps each rule into "
+            "`fancy_primitive_batchers`, whose rules also take the axis.")
+def jax_primitive_batchers_is_a_shim():
+    core, _, batching, _ = _faces(jax)
+    p = core.Primitive("shimmed")
+    batching.primitive_batchers[p] = lambda vals, dims: (vals[0], dims[0])
+    try:
+        batching.primitive_batchers[p]
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("JAX's primitive_batchers can be read")
+    import inspect
+    assert list(inspect.signature(batching.fancy_primitive_batchers[p]).parameters)[0] == \
+        "axis_data"
+    ours = _faces(autodidax)[2]
+    ours.primitive_batchers[p] = rule = lambda vals, dims: (vals[0], dims[0])
+    assert ours.primitive_batchers[p] is rule
+
+
+@claim(A31, "`sin`, `exp`, `tanh` and JAX's other transcendental primitives have an `accuracy` "
+            "param (`None` unless asked); the book's equations of them have no params.")
+def transcendental_accuracy_param():
+    for lib, np_ in BOTH:
+        c = lib.make_jaxpr(lambda x: [np_.sin(x), np_.exp(x), np_.tanh(x)])(1.0)
+        want = [{"accuracy": None}] * 3 if lib is jax else [{}] * 3
+        assert [e.params for e in c.eqns] == want
+
+
+@claim(A31, "The primitives guide's helper prints a tracer as `Traced<...>` when its class's "
+            "path contains `ad.JVPTracer` or `partial_eval.JaxprTracer`; ours live in "
+            "`autodidax.jvp` and `autodidax.jaxpr`, so they print in full.")
+def tracer_class_paths():
+    seen = {}
+    for lib, _ in BOTH:
+        core, ad = _faces(lib)[:2]
+        p = core.Primitive("seen")
+        p.def_impl(lambda x: x)
+        p.def_abstract_eval(lambda x: x)
+
+        def jvp(primals, tangents):
+            seen.setdefault(lib.__name__, []).append(str(type(tangents[0])))
+            return p.bind(*primals), tangents[0]
+        ad.primitive_jvps[p] = jvp
+        ad.primitive_transposes[p] = lambda ct, x: [ct]
+        lib.jvp(lambda x: seen.setdefault(lib.__name__, []).append(str(type(x))) or x,
+                (1.0,), (1.0,))
+        lib.grad(p.bind)(1.0)
+    jvp_t, pe_t = seen["jax"]
+    assert "ad.JVPTracer" in jvp_t and "partial_eval.JaxprTracer" in pe_t
+    ours = seen["autodidax"]
+    assert "autodidax.jvp." in ours[0] and "autodidax.jaxpr." in ours[1]
+
+
+@claim(A31, "our `LoweringRuleContext` is a `NamedTuple` of four fields; JAX's is a dataclass")
+def lowering_rule_contexts():
+    import dataclasses
+    ours, theirs = (_faces(lib)[3].LoweringRuleContext for lib in (autodidax, jax))
+    assert issubclass(ours, tuple) and len(ours._fields) == 4
+    assert dataclasses.is_dataclass(theirs) and not issubclass(theirs, tuple)
+
 
 A29 = "A29_checkify"
 

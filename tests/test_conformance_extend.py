@@ -3,6 +3,7 @@ and given its rules through the public faces, as JAX's guide `docs/jax-primitive
 every transformation; what JAX's guide to custom interpreters reads from a jaxpr (`literals`,
 `Literal.val`, `eqn.params`). Same harness as tests/test_conformance.py."""
 import importlib
+import re
 
 import numpy as np
 import pytest
@@ -84,8 +85,18 @@ def _prims(jax):
     bare_abstract = core.Primitive("bare_abstract")
     bare_abstract.def_impl(lambda x: x)
     bare_abstract.def_abstract_eval(lambda x: x)
+    args = core.Primitive("args")      # what an impl rule is given eagerly
+    args.def_impl(lambda *xs: xs)
+    args.multiple_results = True
+
+    twice = core.Primitive("twice")    # a rule for the CPU, then a common one: the CPU's is kept
+    twice.def_impl(lambda x: 2 * x)
+    twice.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(twice, lambda ctx, x: [hlo.AddOp(x, x).result], platform="cpu",
+                           inline=False, cacheable=False)
+    mlir.register_lowering(twice, lambda ctx, x: [hlo.MulOp(x, x).result])
     _MADE[jax.__name__] = out = {"ma": ma, "cube": cube, "double": double, "bmul": bmul,
-                                 "neg": neg, "bare": bare,
+                                 "neg": neg, "bare": bare, "args": args, "twice": twice,
                                  "bare_impl": bare_impl, "bare_abstract": bare_abstract}
     return out
 
@@ -143,6 +154,36 @@ def _eval_with_literals(jax, jnp):
     return [env[v] for v in closed.jaxpr.outvars], lits
 
 
+def _attributes(jax, values):
+    mlir = _faces(jax)[3]
+    with mlir.make_ir_context(), mlir.ir.Location.unknown():
+        return [str(mlir.ir_attribute(v)) for v in values]
+
+
+def _trace_questions(jax, jnp):
+    """What `jax.extend.core`'s unsafe_*_DO_NOT_USE functions answer under each transformation."""
+    core, seen = _faces(jax)[0], []
+
+    def probe(x):
+        seen.append((core.unsafe_am_i_under_a_jit_DO_NOT_USE(),
+                     core.unsafe_am_i_under_a_vmap_DO_NOT_USE(),
+                     core.unsafe_get_axis_names_DO_NOT_USE(), core.nonempty_axis_env_DO_NOT_USE()))
+        return x
+    ones = np.ones(2, np.float32)
+    probe(1.0)
+    jax.jit(probe)(1.0)
+    jax.vmap(probe)(ones)
+    jax.vmap(probe, axis_name="i")(ones)
+    jax.grad(probe)(1.0)
+    jax.jvp(probe, (1.0,), (1.0,))
+    jax.make_jaxpr(lambda x: probe(x))(1.0)         # a new function: JAX's jit cached probe's
+    jax.vmap(jax.jit(probe), axis_name="k")(ones)
+    jax.jit(jax.vmap(probe))(ones)
+    jax.vmap(jax.grad(probe))(ones)
+    jax.lax.scan(lambda c, x: (probe(c), x), 0.0, ones)
+    jax.vmap(jax.vmap(probe, axis_name="a"), axis_name="b")(np.ones((2, 3), np.float32))
+    return seen
+
 EXTEND = {
     "eager: the impl rule": C(lambda jax, jnp: _sq(jax)(2.0, 10.0)),
     "jit": C(lambda jax, jnp: jax.jit(_sq(jax))(2.0, 10.0)),
@@ -194,12 +235,49 @@ EXTEND = {
     "no JVP rule": E(lambda jax, jnp: jax.jvp(_prims(jax)["bare_abstract"].bind, (1.0,), (1.0,))),
     "no batching rule": E(lambda jax, jnp: jax.vmap(_prims(jax)["bare_abstract"].bind)(X2)),
     "no lowering rule": E(lambda jax, jnp: jax.jit(_prims(jax)["bare_abstract"].bind)(1.0)),
+    "eager: the impl rule sees NumPy values in canonical dtypes": C(lambda jax, jnp: [
+        (np.asarray(a).dtype, np.ndim(a)) for a in _prims(jax)["args"].bind(
+            np.arange(3.0), np.float64(2), np.int64(3), np.arange(2, dtype=np.uint64), 1.5, 2)]),
+    "eager: a string is not a JAX value": E(lambda jax, jnp: _prims(jax)["args"].bind("a")),
+    "eager: a Python int too large for int32": E(lambda jax, jnp: _prims(jax)["args"].bind(
+        2 ** 40)),
+    "Primitive.impl and .abstract_eval": C(lambda jax, jnp: (
+        _prims(jax)["cube"].impl(np.float32(2.0)),
+        str(_prims(jax)["cube"].abstract_eval(jax.core.ShapedArray((2,), np.float32))))),
+    "Primitive.impl of a primitive without one": E(lambda jax, jnp: _prims(jax)["bare"].impl(
+        1.0)),
+    "register_lowering: a rule for the platform wins over a common one": C(
+        lambda jax, jnp: jax.jit(_prims(jax)["twice"].bind)(np.float32(3.0))),
+    "register_lowering: an unknown platform": E(lambda jax, jnp: _faces(jax)[3].register_lowering(
+        _prims(jax)["twice"], lambda ctx, x: [x], platform="cpux")),
+    "mlir.ir_attribute": C(lambda jax, jnp: _attributes(jax, [
+        3, 2.5, True, np.float32(1.5), np.int8(-2), np.bool_(False), np.arange(3, dtype=np.int32),
+        np.ones((2, 2), np.float16), "abc", b"x", [1, 2.0], (np.int32(1),), {"a": 1, "b": "c"},
+        np.dtype("float32"), np.dtype("int64")])),
+    "mlir.ir_attribute of a complex scalar": E(lambda jax, jnp: _attributes(jax, [1j])),
+    "mlir.ir_attribute of None": E(lambda jax, jnp: _attributes(jax, [None])),
+    "mlir.Value, Token and LoweringRule": C(lambda jax, jnp: (
+        _faces(jax)[3].Value is _faces(jax)[3].ir.Value, _faces(jax)[3].Token is
+        _faces(jax)[3].ir.Value, str(_faces(jax)[3].LoweringRule))),
+    "DropVar, gensym, InconclusiveDimensionOperation, AbstractToken": C(lambda jax, jnp: (
+        lambda core, a: (repr(core.DropVar(a)), core.DropVar(a).aval == a,
+                         core.gensym() is core.Var, repr(core.gensym()(a)).split(":")[1],
+                         issubclass(core.InconclusiveDimensionOperation, Exception),
+                         repr(core.AbstractToken())))(
+            _faces(jax)[0], jax.core.ShapedArray((2,), np.float32))),
+    "the unsafe questions about the current traces": C(_trace_questions),
+    "get_opaque_trace_state": C(lambda jax, jnp: (lambda core: (
+        core.get_opaque_trace_state() == core.get_opaque_trace_state(),
+        jax.jit(lambda x, s=core.get_opaque_trace_state(): (
+            x, core.get_opaque_trace_state() == s))(1.0)[1]))(_faces(jax)[0])),
     "the lowering rule's ir": C(lambda jax, jnp: (
         _faces(jax)[3].ir is importlib.import_module("jaxlib.mlir.ir"))),
     "closed_jaxpr.literals and its fields": C(lambda jax, jnp: (lambda c: (
         len(c.literals), np.asarray(c.literals[0]), str(c.in_avals), str(c.out_avals), len(c.eqns),
         c.literals[0] is c.consts[0]))(jax.make_jaxpr(lambda x: x + np.arange(2.0))(X2))),
     "Literal .val and .aval": C(_eval_with_literals),
+    "a Var's repr": C(lambda jax, jnp: [re.sub(r"id=\d+", "id=N", repr(v)) for v in (lambda j: (
+        j.invars + j.outvars))(jax.make_jaxpr(lambda x, n: (x * 2.0, n))(1.0, X2).jaxpr)]),
     "jaxpr_as_fun": C(lambda jax, jnp: _faces(jax)[0].jaxpr_as_fun(
         jax.make_jaxpr(_f)(X2))(X2)),
     "the guide's inverse, under jit(vmap(grad))": C(_inverse_interpreter),

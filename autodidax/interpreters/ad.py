@@ -12,8 +12,8 @@ from autodidax.jvp import deflinear as _deflinear, jvp_rules as primitive_jvps  
 
 
 def defjvp(primitive, *jvprules):
-    """One rule per input, `rule(g, *primals, **params)`: its tangent's part of the output's
-    (None: that input has no derivative). Chapter 3's defjvp2 also passes the output."""
+    """One rule per input, `rule(g, *primals, **params)`: the part of the output's tangent
+    due to that input's tangent `g` (None: no part). Chapter 3's defjvp2 also passes the output."""
     defjvp2(primitive, *[None if rule is None else
                          (lambda g, ans, *primals, rule=rule, **params:
                           rule(g, *primals, **params)) for rule in jvprules])

@@ -27,6 +27,6 @@ def defbroadcasting(prim):
     primitive_batchers[prim] = _batching.broadcasting(prim)
 
 
-def defreducer(prim, ident=None):
+def defreducer(prim):
     """`prim` reduces over `axes`; the batch dimension is moved past them."""
     primitive_batchers[prim] = _batching.reducer(prim)
