@@ -417,8 +417,8 @@ nan_primitives = [
     "bessel_i1e", "cbrt", "conv_general_dilated", "cos", "cosh", "cumlogsumexp", "cummax",
     "cummin", "cumprod", "cumsum", "digamma", "dot_general", "erf_inv", "erf", "erfc", "exp",
     "expm1", "fft", "igamma_grad_a", "igamma", "igammac", "integer_pow", "lgamma",
-    "linear_solve", "log1p", "log", "logistic", "mul", "pad", "pow", "psum", "reduce_prod",
-    "reduce_sum", "reduce_window", "reduce_window_sum", "regularized_incomplete_beta", "rem",
+    "custom_linear_solve", "log1p", "log", "logistic", "mul", "pad", "pow", "psum",
+    "reduce_prod", "reduce_sum", "reduce_window", "reduce_window_sum", "regularized_incomplete_beta", "rem",
     "rng_uniform", "rsqrt", "sin", "sinh", "sqrt", "sub", "tan", "tanh"]
 _primitives = {p.name: p for p in abstract_eval_rules}    # every primitive the book defines
 for _name in nan_primitives:

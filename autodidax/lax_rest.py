@@ -1645,7 +1645,7 @@ class _LinearSolveTuple(NamedTuple):
         return _LinearSolveTuple(self.vecmat, self.matvec, self.transpose_solve, self.solve)
 
 
-linear_solve_p = Primitive("linear_solve")
+linear_solve_p = Primitive("custom_linear_solve")     # (JAX's name)
 linear_solve_p.multiple_results = True
 
 
@@ -1673,8 +1673,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     if symmetric:
         vecmat = matvec
         transpose_solve = solve if transpose_solve is None else transpose_solve
-    funs = _LinearSolveTuple(matvec, vecmat, lambda x: solve(matvec, x),
-                   None if transpose_solve is None else lambda y: transpose_solve(vecmat, y))
+    no_transpose = transpose_solve is None           # then neither transpose is traced, as in JAX
+    funs = _LinearSolveTuple(matvec, None if no_transpose else vecmat, lambda x: solve(matvec, x),
+                             None if no_transpose else lambda y: transpose_solve(vecmat, y))
     pairs = [traced(f) if f is not None else (None, []) for f in funs]
     consts = [c for _, cs in pairs for c in cs]
     out = linear_solve_p.bind(*consts, *leaves, jaxprs=_LinearSolveTuple(*(j for j, _ in pairs)),
@@ -2049,7 +2050,6 @@ class AbstractToken(ShapedArray):
     def str_short(self, short_dtypes=True):
         return "Tok"
 
-    __str__ = str_short
 
     def update(self, shape=None, dtype=None, weak_type=None):
         if shape in (None, self.shape) and dtype in (None, self.dtype) and not weak_type:
@@ -2064,6 +2064,8 @@ class AbstractToken(ShapedArray):
 
     def __repr__(self):
         return "AbstractToken()"
+
+    __str__ = __repr__        # as JAX's (jaxprs print `Tok`, through `str_short`)
 
 
 abstract_token = AbstractToken()

@@ -263,7 +263,7 @@ EXTEND = {
         lambda core, a: (repr(core.DropVar(a)), core.DropVar(a).aval == a,
                          core.gensym() is core.Var, repr(core.gensym()(a)).split(":")[1],
                          issubclass(core.InconclusiveDimensionOperation, Exception),
-                         repr(core.AbstractToken())))(
+                         repr(core.AbstractToken()), str(core.AbstractToken())))(
             _faces(jax)[0], jax.core.ShapedArray((2,), np.float32))),
     "the unsafe questions about the current traces": C(_trace_questions),
     "get_opaque_trace_state": C(lambda jax, jnp: (lambda core: (

@@ -258,6 +258,9 @@ CONV = {
     "custom_linear_solve without transpose_solve": E(lambda jax, jnp: jax.grad(
         lambda b: jax.lax.custom_linear_solve(lambda x: SPD @ x, b, lambda mv, y: jnp.linalg.solve(
             SPD, y)).sum())(SPD[0])),
+    "custom_linear_solve's jaxpr, without transposes": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda b: jax.lax.custom_linear_solve(lambda x: 2.0 * x, b, lambda mv, y: y / 2.0))(
+            SPD[0])),
     "custom_root": C(lambda jax, jnp: (
         _sqrt(jax, jnp)(2.0), jax.grad(_sqrt(jax, jnp))(2.0)), rtol=1e-5, atol=1e-6),
     "enums": C(lambda jax, jnp: (
