@@ -418,8 +418,9 @@ nan_primitives = [
     "cummin", "cumprod", "cumsum", "digamma", "dot_general", "erf_inv", "erf", "erfc", "exp",
     "expm1", "fft", "igamma_grad_a", "igamma", "igammac", "integer_pow", "lgamma",
     "custom_linear_solve", "log1p", "log", "logistic", "mul", "pad", "pow", "psum",
-    "reduce_prod", "reduce_sum", "reduce_window", "reduce_window_sum", "regularized_incomplete_beta", "rem",
-    "rng_uniform", "rsqrt", "sin", "sinh", "sqrt", "sub", "tan", "tanh"]
+    "reduce_prod", "reduce_sum", "reduce_window", "reduce_window_sum",
+    "regularized_incomplete_beta", "rem", "rng_uniform", "rsqrt", "sin", "sinh", "sqrt", "sub",
+    "tan", "tanh"]
 _primitives = {p.name: p for p in abstract_eval_rules}    # every primitive the book defines
 for _name in nan_primitives:
     if _name in _primitives:
