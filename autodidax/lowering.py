@@ -86,6 +86,7 @@ class LoweringRuleContext(NamedTuple):
 
 
 lowering_rules: dict = {}   # primitive -> rule(ctx, *operands, **params) -> list of ir.Values
+lowered_watchers: list = []  # watch(eqn, outs), after each rule: appendix A32's XLA metadata
 
 
 def _broadcast(x: ir.Value, aval: ShapedArray, shape) -> ir.Value:
@@ -142,6 +143,8 @@ def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
             raise TypeError(f"the lowering rule of {eqn.primitive} must return a list of "
                             f"{len(eqn.outvars)} ir.Value(s), got {outs!r}")
         env.update(zip(eqn.outvars, outs))
+        for watch in lowered_watchers:
+            watch(eqn, outs)
     return [read(v) for v in jaxpr.outvars]
 
 

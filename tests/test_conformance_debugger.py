@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 PROGRAM = textwrap.dedent('''
@@ -112,3 +113,121 @@ def test_ordered_and_token_exclude_each_other(bad):
     for lib in (jax, autodidax):
         with pytest.raises(ValueError, match="`ordered` and `token` are mutually exclusive"):
             lib.debug.breakpoint(**bad)
+
+
+# `jax.experimental.xla_metadata.set_xla_metadata` (appendix A32): the lowered StableHLO text,
+# character for character, and the jaxpr of the value form.
+def _meta(jax):
+    import importlib
+    return importlib.import_module(f"{jax.__name__}.experimental.xla_metadata").set_xla_metadata
+
+
+def _value_tagging(jax, jnp):
+    def f(x):
+        y, z = jnp.sin(x), jnp.cos(x)
+        return _meta(jax)(y * z, breakpoint=True)
+    return f
+
+
+def _context_tagging(jax, jnp, **metadata):
+    def f(x):
+        with _meta(jax)(**metadata or {"_xla_log": True}):
+            y = jnp.sin(x)
+            return y * jnp.cos(y)
+    return f
+
+
+def _nested(jax, jnp):
+    def f(x):
+        with _meta(jax)(a=1, b="outer"):
+            y = jnp.sin(x)
+            with _meta(jax)(b="inner", c=2.5, a=None):
+                y = y * 2
+            return _meta(jax)(y + 1, b="value", d=True)
+    return f
+
+
+def _decorated(jax, jnp):
+    @_meta(jax)(_xla_log=True, level=2)
+    @jax.jit
+    def f(x):
+        return jnp.sin(x) * 2
+    return f
+
+
+def _traced_before(jax, jnp):
+    f = jax.jit(lambda x: jnp.exp(x) - 1)
+    f.lower(1.0)                                    # traced outside any block
+    with _meta(jax)(late=True):
+        return f.lower(1.0).as_text()
+
+
+def _jit_inside(jax, jnp):
+    inner = jax.jit(lambda y: jnp.cos(y) * 3)
+
+    def f(x):
+        with _meta(jax)(scope="outer"):
+            return inner(jnp.sin(x)) + 1
+    return f
+
+
+def _pytree(jax, jnp):
+    def f(x):
+        return _meta(jax)((jnp.sin(x), {"c": jnp.cos(x)}), k="v")
+    return f
+
+
+LOWERED = {
+    "value": lambda jax, jnp: jax.jit(_value_tagging(jax, jnp)).lower(1.0),
+    "block": lambda jax, jnp: jax.jit(_context_tagging(jax, jnp)).lower(1.0),
+    "block, several keys": lambda jax, jnp: jax.jit(
+        _context_tagging(jax, jnp, z=1, a="x", flag=False)).lower(np.float32(1.0)),
+    "nested blocks and a value": lambda jax, jnp: jax.jit(_nested(jax, jnp)).lower(1.0),
+    "decorator": lambda jax, jnp: _decorated(jax, jnp).lower(1.0),
+    "a pytree value": lambda jax, jnp: jax.jit(_pytree(jax, jnp)).lower(1.0),
+    "vmap of a block": lambda jax, jnp: jax.jit(jax.vmap(_context_tagging(jax, jnp))).lower(
+        np.arange(3.0, dtype=np.float32)),
+    "vmap of a value": lambda jax, jnp: jax.jit(jax.vmap(_value_tagging(jax, jnp))).lower(
+        np.arange(3.0, dtype=np.float32)),
+    "jit inside a block": lambda jax, jnp: jax.jit(_jit_inside(jax, jnp)).lower(1.0),
+}
+
+
+@pytest.mark.parametrize("name", list(LOWERED))
+def test_set_xla_metadata_lowers_as_jaxs(name):
+    import jax
+    import jax.numpy
+
+    import autodidax
+    import autodidax.numpy
+    theirs = LOWERED[name](jax, jax.numpy).as_text()
+    ours = LOWERED[name](autodidax, autodidax.numpy).as_text()
+    assert ours == theirs
+
+
+def test_set_xla_metadata_retraces_a_function_traced_outside_the_block():
+    import jax
+    import jax.numpy
+
+    import autodidax
+    import autodidax.numpy
+    assert _traced_before(autodidax, autodidax.numpy) == _traced_before(jax, jax.numpy)
+
+
+def test_the_value_form_is_an_equation_and_an_identity():
+    import jax
+    import jax.numpy
+
+    import autodidax
+    import autodidax.numpy
+    for make in (lambda j, n: j.make_jaxpr(_value_tagging(j, n))(1.0),
+                 lambda j, n: j.make_jaxpr(jax_grad(j, _value_tagging(j, n)))(1.0)):
+        assert str(make(autodidax, autodidax.numpy)) == str(make(jax, jax.numpy))
+    x = np.array([1.0, 2.0], np.float32)
+    for lib in (jax, autodidax):
+        got = _meta(lib)(lib.numpy.asarray(x), k=1)
+        np.testing.assert_array_equal(np.asarray(got), x)
+
+
+def jax_grad(jax, f):
+    return jax.grad(f)
