@@ -6,6 +6,7 @@ of a block, of a function's calls, or of the one operation that made a value (ap
 from __future__ import annotations
 
 import functools
+import io
 
 from jaxlib.mlir import ir
 
@@ -124,3 +125,37 @@ def set_xla_metadata(x=None, **kwargs):
         return XlaMetadataContextManager(kwargs)
     kvs = tuple(sorted(kwargs.items()))
     return tree_map(lambda v: xla_metadata_value_p.bind(v, xla_metadata_kvs=kvs), x)
+
+
+from jaxlib import _hlo, _jax
+
+from autodidax.jit import donation_rules, text_dialects
+from autodidax.lowering import lower_jaxpr_to_module
+
+
+def hlo_text(lowered, debug_info: bool = False) -> str:
+    """A lowered `jit` call as XLA's HLO text, its instructions named after their operations'
+    locations and its parameters after the function's arguments."""
+    t = lowered.traced
+    extra = {} if t.placement is None else t.placement.lowering_options(t.jaxpr)
+    if any(t.donated):
+        extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
+            t.jaxpr, t.donated, t.placement)
+    module = lower_jaxpr_to_module(t.jaxpr, name=f"jit({t.jitted.name})",
+                                   result_names=t.result_names, **extra)
+    with module.context:
+        main = next(op for op in module.body.operations
+                    if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        args = list(main.regions[0].blocks[0].arguments)
+        for arg, name in zip(args[len(args) - len(t.arg_names):], t.arg_names):
+            arg.set_location(ir.Location.name(name))
+        bytecode = io.BytesIO()
+        module.operation.write_bytecode(bytecode)
+    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
+                                                           use_tuple_args=False)
+    options = _hlo.HloPrintOptions.short_parsable()
+    options.print_metadata = debug_info
+    return computation.as_hlo_module().to_string(options)
+
+
+text_dialects["hlo"] = hlo_text

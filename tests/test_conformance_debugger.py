@@ -231,3 +231,33 @@ def test_the_value_form_is_an_equation_and_an_identity():
 
 def jax_grad(jax, f):
     return jax.grad(f)
+
+
+HLO = {   # XLA's HLO text: instructions named after their operations' locations, as JAX's
+    "value": LOWERED["value"],
+    "block": LOWERED["block"],
+    "decorator": LOWERED["decorator"],
+    "pytree arguments and results": lambda jax, jnp: jax.jit(
+        lambda x, p: (jnp.maximum(jnp.sin(x) * 2.0 + p["b"].sum(), 0.0), {"k": x[0]})).lower(
+        np.ones(3, np.float32), {"b": np.ones(2, np.float32)}),
+}
+
+
+@pytest.mark.parametrize("name", list(HLO))
+def test_hlo_text_is_jaxs(name):
+    import jax
+    import jax.numpy
+
+    import autodidax
+    import autodidax.numpy
+    theirs = HLO[name](jax, jax.numpy).as_text("hlo")
+    assert HLO[name](autodidax, autodidax.numpy).as_text("hlo") == theirs
+
+
+def test_an_unknown_dialect_is_a_value_error():
+    import jax
+
+    import autodidax
+    for lib in (jax, autodidax):
+        with pytest.raises(ValueError, match="unknown dialect: mhlo"):
+            lib.jit(lambda x: x).lower(1.0).as_text("mhlo")
