@@ -6,7 +6,6 @@ of a block, of a function's calls, or of the one operation that made a value (ap
 from __future__ import annotations
 
 import functools
-import io
 
 from jaxlib.mlir import ir
 
@@ -131,6 +130,7 @@ from jaxlib import _hlo, _jax
 
 from autodidax.jit import donation_rules, text_dialects
 from autodidax.lowering import lower_jaxpr_to_module
+from autodidax.serialization import main_function, module_bytecode
 
 
 def hlo_text(lowered, debug_info: bool = False) -> str:
@@ -144,14 +144,10 @@ def hlo_text(lowered, debug_info: bool = False) -> str:
     module = lower_jaxpr_to_module(t.jaxpr, name=f"jit({t.jitted.name})",
                                    result_names=t.result_names, **extra)
     with module.context:
-        main = next(op for op in module.body.operations
-                    if ir.StringAttr(op.attributes["sym_name"]).value == "main")
-        args = list(main.regions[0].blocks[0].arguments)
+        args = list(main_function(module).regions[0].blocks[0].arguments)
         for arg, name in zip(args[len(args) - len(t.arg_names):], t.arg_names):
             arg.set_location(ir.Location.name(name))
-        bytecode = io.BytesIO()
-        module.operation.write_bytecode(bytecode)
-    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
+    computation = _jax.mlir.mlir_module_to_xla_computation(module_bytecode(module),
                                                            use_tuple_args=False)
     options = _hlo.HloPrintOptions.short_parsable()
     options.print_metadata = debug_info
