@@ -24,7 +24,7 @@ def attach_metadata(metadata: dict, value: ir.Value) -> None:
     function's argument has none); an attribute already there is kept. A bool is written as
     `true` or `false`, anything else as its `str`."""
     owner = value.owner
-    if owner is None or isinstance(owner, ir.Block):
+    if not metadata or owner is None or isinstance(owner, ir.Block):
         return
     op = owner.operation
     attrs = {k: ir.StringAttr.get(str(v).lower() if isinstance(v, bool) else str(v))

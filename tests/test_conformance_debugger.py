@@ -185,6 +185,8 @@ LOWERED = {
     "nested blocks and a value": lambda jax, jnp: jax.jit(_nested(jax, jnp)).lower(1.0),
     "decorator": lambda jax, jnp: _decorated(jax, jnp).lower(1.0),
     "a pytree value": lambda jax, jnp: jax.jit(_pytree(jax, jnp)).lower(1.0),
+    "no metadata": lambda jax, jnp: jax.jit(
+        lambda x: _meta(jax)(jnp.sin(x)) + _meta(jax)()(jnp.cos)(x)).lower(1.0),
     "vmap of a block": lambda jax, jnp: jax.jit(jax.vmap(_context_tagging(jax, jnp))).lower(
         np.arange(3.0, dtype=np.float32)),
     "vmap of a value": lambda jax, jnp: jax.jit(jax.vmap(_value_tagging(jax, jnp))).lower(
