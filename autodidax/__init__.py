@@ -146,10 +146,11 @@ if not _RUNNER:
     _sys.modules["autodidax.errors"] = errors
 
     # `jax.experimental`: of JAX's experimental APIs, those the book builds: io_callback (chapter
-    # 15) and checkify (appendix A29), the module `jax.experimental.checkify`.
+    # 15), checkify (appendix A29, the module `jax.experimental.checkify`) and set_xla_metadata
+    # (appendix A32, the module `jax.experimental.xla_metadata`).
     from autodidax import checkify as _checkify
     experimental = _types.ModuleType("autodidax.experimental",
-                                     "As jax.experimental: io_callback, checkify.")
+                                     "As jax.experimental: io_callback, checkify, xla_metadata.")
     experimental.io_callback = _callbacks.io_callback
     experimental.checkify = _types.ModuleType("autodidax.experimental.checkify",
                                               "As jax.experimental.checkify (appendix A29).")
@@ -159,3 +160,8 @@ if not _RUNNER:
         setattr(experimental.checkify, _name, getattr(_checkify, _name))
     _sys.modules["autodidax.experimental"] = experimental
     _sys.modules["autodidax.experimental.checkify"] = experimental.checkify
+    from autodidax import xla_metadata as _xla_metadata  # (appendix A32)
+    experimental.xla_metadata = _types.ModuleType(
+        "autodidax.experimental.xla_metadata", "As jax.experimental.xla_metadata (appendix A32).")
+    experimental.xla_metadata.set_xla_metadata = _xla_metadata.set_xla_metadata
+    _sys.modules["autodidax.experimental.xla_metadata"] = experimental.xla_metadata

@@ -2,7 +2,7 @@
 
 Written by hand, as JAX's `jax/debug.py` is: chapter 15's `debug_callback` and `debug_print`
 (module `debugging`) under their public names `callback` and `print`, and appendix A11's
-`visualize_array_sharding`.
+`visualize_array_sharding`, and appendix A32's `breakpoint`.
 """
 # ruff: noqa: F401
 
@@ -12,3 +12,6 @@ from autodidax.debugging import (DebugEffect, OrderedDebugEffect, debug_callback
 
 # Appendix A11.
 from autodidax.collectives_on_devices import visualize_array_sharding
+
+# Appendix A32.
+from autodidax.debugger import breakpoint

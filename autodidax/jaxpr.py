@@ -5,6 +5,7 @@
 into a jaxpr. They print in JAX's format with `autodidax.pretty_printer` (appendix A4)."""
 from __future__ import annotations
 
+import contextvars
 import functools
 import itertools
 import os
@@ -18,9 +19,8 @@ from autodidax import lax_core as lax
 from autodidax.core import (Array, LiteralArray, Primitive, ShapedArray, Trace, Tracer,
                             abstract_eval_rules, api_boundary, escaped_tracer_error, get_aval,
                             is_literal, set_current_trace)
-# The printer (appendix A4). It reads jaxprs through their attributes and imports nothing from
-# this module. pp_eqn_plain, pp_eqn_rules and suggest_same_names are here for the chapters that
-# register printing rules (8 and 13).
+# The printer (appendix A4), which imports nothing from here. pp_eqn_plain, pp_eqn_rules and
+# suggest_same_names are here for the chapters that register printing rules (8 and 13).
 from autodidax.pretty_printer import (Names, literal_str, pp_eqn, pp_eqn_plain,  # noqa: F401
                                       pp_eqn_rules, pp_jaxpr, pp_param_rules, suggest_same_names,
                                       var_names)
@@ -58,6 +58,7 @@ class SourceInfo(NamedTuple):
     function: str
     code: Any = None
     lasti: int = -1
+    context: Any = None     # `eqn_context` when it was bound (JAX's JaxprEqnContext)
 
     @property
     def column(self) -> int | None:
@@ -157,12 +158,14 @@ def user_source_info(depth: int = 2) -> SourceInfo | None:
     if frame is None:
         return None
     code = frame.f_code
-    return _source_info(code.co_filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti)
+    return _source_info(code.co_filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti,
+                        eqn_context.get())
 
 
-# One `SourceInfo` per place in the code, shared by the equations a loop makes. (The file and
-# function names are part of the key: code objects compare equal without them.)
+# One `SourceInfo` per place in the code (and context), shared by the equations a loop makes. (The
+# file and function names are part of the key: code objects compare equal without them.)
 _source_info = functools.lru_cache(maxsize=4096)(SourceInfo)
+eqn_context = contextvars.ContextVar("eqn_context", default=None)   # appendix A32 sets it
 
 
 custom_staging_rules: dict = {}   # primitive -> rule(trace, args, params): stages it itself

@@ -201,6 +201,7 @@ cache_clearers.append(_clear_jit_caches)     # chapter 7's clear_caches() emptie
 signature_context: dict = {}
 trace_watchers: list = []   # A25's options: watch(jitted, key), and what it returns after
 call_checks: list = []      # A25's debug_nans: check(jitted, args, kwargs, out) after a call
+text_dialects: dict = {}    # A32's "hlo": text(lowered, debug_info), for Lowered.as_text
 
 
 class _CacheEntry:
@@ -548,12 +549,16 @@ class Lowered:
     def __init__(self, traced: Traced):
         self.traced = traced
         keep = traced.jitted.keep_unused or traced.placement is not None
-        closed, donated, self.kept_var_idx = pruned(traced.jaxpr, traced.donated, keep)
-        self._text = lower_to_text(closed, traced.jitted.name, traced.result_names,
-                                   traced.placement, donated)
+        self.program, self.donated, self.kept_var_idx = pruned(traced.jaxpr, traced.donated, keep)
+        self._text = lower_to_text(self.program, traced.jitted.name, traced.result_names,
+                                   traced.placement, self.donated)
 
-    def as_text(self) -> str:
-        return self._text
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        if dialect in (None, "stablehlo"):
+            return self._text
+        if dialect not in text_dialects:       # "hlo": appendix A32
+            raise ValueError(f"unknown dialect: {dialect}")
+        return text_dialects[dialect](self, debug_info)
 
     def compile(self) -> Compiled:
         t = self.traced

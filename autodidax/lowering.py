@@ -86,6 +86,7 @@ class LoweringRuleContext(NamedTuple):
 
 
 lowering_rules: dict = {}   # primitive -> rule(ctx, *operands, **params) -> list of ir.Values
+lowered_watchers: list = []  # watch(eqn, outs), after each rule: appendix A32's XLA metadata
 
 
 def _broadcast(x: ir.Value, aval: ShapedArray, shape) -> ir.Value:
@@ -137,11 +138,15 @@ def jaxpr_subcomp(ctx: ModuleContext, jaxpr: Jaxpr, consts, args) -> list:
             raise NotImplementedError(f"no lowering rule for the primitive {eqn.primitive}{where}")
         rule_ctx = LoweringRuleContext(ctx, eqn.primitive, tuple(v.aval for v in eqn.invars),
                                        tuple(v.aval for v in eqn.outvars))
-        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        ins = [read(v) for v in eqn.invars]
+        with ir.Location.name(eqn.primitive.name):     # XLA's HLO names operations after it
+            outs = rule(rule_ctx, *ins, **eqn.params)
         if not isinstance(outs, (list, tuple)) or len(outs) != len(eqn.outvars):
             raise TypeError(f"the lowering rule of {eqn.primitive} must return a list of "
                             f"{len(eqn.outvars)} ir.Value(s), got {outs!r}")
         env.update(zip(eqn.outvars, outs))
+        for watch in lowered_watchers:
+            watch(eqn, outs)
     return [read(v) for v in jaxpr.outvars]
 
 

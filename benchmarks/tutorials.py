@@ -74,6 +74,13 @@ EXTENDING = [
     "transfer_guard.rst", "aot.md",
 ]
 TUTORIALS += EXTENDING + ["gradient-checkpointing.md"]   # it prints the leaves of a `vjp`
+# Issue 38's too: JAX's debugging pages (jax.debug.print and breakpoint, set_xla_metadata). A cell
+# that stops at a breakpoint reads its commands from stdin, which is empty here: the prompt ends.
+DEBUGGING = [
+    "debugging.md", "debugging/print_breakpoint.md", "debugging/index.md",
+    "debugging/xla_metadata.md",
+]
+TUTORIALS += DEBUGGING
 
 # Issue 37's: the scripts of JAX's examples/ folder, run as programs (a cell is a printed line).
 EXAMPLES = [
@@ -238,7 +245,8 @@ def compare(root: Path, name: str, show: int, devices: int | None = None) -> tup
             start = time.perf_counter()
             done = subprocess.run([sys.executable, __file__, "--run", lib, str(root / name), f.name,
                                    str(devices)],
-                                  capture_output=True, text=True, timeout=900)
+                                  capture_output=True, text=True, timeout=900,
+                                  stdin=subprocess.DEVNULL)     # a breakpoint's prompt ends
             took[lib] = time.perf_counter() - start
             if done.returncode:
                 print(f"{name}: the {lib} run failed\n{done.stderr[-2000:]}", file=sys.stderr)

@@ -118,7 +118,7 @@ PUBLIC = {
                       "indexing", "indexing_rest", "bit_primitives", "sharding",
                       "collectives_on_devices", "lax_rest"],
     "autodidax.random": ["prng", "distributions"],
-    "autodidax.debug": ["debugging", "collectives_on_devices"],
+    "autodidax.debug": ["debugging", "collectives_on_devices", "debugger"],
 }
 RENAMED = {"debug_print": "print", "debug_callback": "callback"}
 NOT_JAXS = {   # public names of ours that JAX's namespace has, for something else

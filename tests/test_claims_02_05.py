@@ -383,17 +383,25 @@ def omnistaging_records_constants():
     assert ours == theirs and "sin 2.0:f32[]" in theirs
 
 
-@claim(CH05, "JAX's `JaxprEqn` also holds the equation's effects and a context "
-             "(`JaxprEqnContext`: the mesh, the compute type, XLA metadata), and a `Jaxpr` its "
-             "effects and debugging information (`DebugInfo`). Ours hold none of these")
+@claim(CH05, "JAX's `JaxprEqn` also holds its effects and a context (`JaxprEqnContext`: mesh, "
+             "compute type, XLA metadata), and a `Jaxpr` its effects and `DebugInfo`. Ours keep no "
+             "effects (chapter 15 finds them) and, of the context, XLA metadata (in `SourceInfo`).")
 def what_an_equation_records():
+    from jax.experimental.xla_metadata import set_xla_metadata
+
+    from autodidax.experimental.xla_metadata import set_xla_metadata as our_set
     from autodidax.jaxpr import Jaxpr, JaxprEqn
     eqn = jax.make_jaxpr(jnp.sin)(1.0).eqns[0]
     assert type(eqn.ctx).__name__ == "JaxprEqnContext" and eqn.effects == set()
     assert type(jax.make_jaxpr(jnp.sin)(1.0).jaxpr.debug_info).__name__ == "DebugInfo"
+    with set_xla_metadata(k=1):
+        assert jax.make_jaxpr(jnp.sin)(1.0).eqns[0].ctx.xla_metadata == {"k": 1}
     ours = autodidax.make_jaxpr(anp.sin)(1.0)
     assert not hasattr(ours.eqns[0], "ctx") and not hasattr(ours.eqns[0], "effects")
     assert JaxprEqn is not None and not hasattr(ours.jaxpr, "debug_info") and Jaxpr
+    assert ours.eqns[0].source_info.context is None
+    with our_set(k=1):
+        assert autodidax.make_jaxpr(anp.sin)(1.0).eqns[0].source_info.context == (("k", 1),)
 
 
 @claim(CH05, "*`make_jaxpr`*: ours takes `static_argnums` only; JAX's also takes `axis_env` and "

@@ -66,7 +66,7 @@ def names_are_sanitized_then_stripped():
         "module @jit__lambda attributes")
 
 
-@claim(CH06, "as in JAX, `int32` is `i32`, `uint32` is `ui32`, and `bool` is `i1`.")
+@claim(CH06, "as in JAX, `int32` is `i32`, `uint32` `ui32`.")
 def element_types():
     names = ["int32", "uint32", "bool"]
     with mlir.make_ir_context():
@@ -84,7 +84,7 @@ def scalars_are_broadcast():
                              "stablehlo.multiply"]
 
 
-@claim(CH06, "(StableHLO's `divide` of integers rounds toward zero, as `lax.div` does.)")
+@claim(CH06, "(StableHLO's integer `divide` rounds toward zero, as `lax.div`.)")
 def integer_division_rounds_toward_zero():
     assert int(lax.div(np.int32(-7), np.int32(2))) == int(alax.div(np.int32(-7), np.int32(2))) \
         == -3
@@ -174,18 +174,18 @@ def small_floats_by_rule():
     assert str(np.dtype(ml_dtypes.float8_e4m3fn)) == "float8_e4m3fn"
 
 
-@claim(CH06, "Every operation of ours is at `loc(unknown)`; JAX gives each one the user's source "
-             "line and the name stack of transformations, which `as_text(debug_info=True)` shows")
-def no_locations():
+@claim(CH06, "Our operations are at `loc(\"sin\")`, their primitive's name; JAX's also hold the "
+             "user's source line and the name stack, which `as_text(debug_info=True)` shows.")
+def locations_are_names_only():
     assert "test_claims_06_08.py" in jax_text(lambda x: x * 2.0, f32, debug_info=True)
     closed = a_make_jaxpr(lambda x: x * 2.0)(f32)
     module = lowering.lower_jaxpr_to_module(closed)
     text = module.operation.get_asm(enable_debug_info=True)
-    assert "test_claims" not in text and "loc(unknown)" in text
+    assert "test_claims" not in text and 'loc("mul")' in text
 
 
-@claim(CH06, "JAX may register a rule per platform: `cumsum` has a `reduce_window` rule for all "
-             "and, on a GPU, a scan of its own (`_cumred_gpu_lowering`).")
+@claim(CH06, "JAX may register a rule per platform (`cumsum`: `reduce_window` for all, a scan on "
+             "a GPU)")
 def cumsum_has_a_rule_per_platform():
     assert loops.cumsum_p in mlir._lowerings                      # every platform
     for platform in ("cuda", "rocm"):

@@ -762,11 +762,11 @@ def io_callback_rules():
 
 
 @claim(CH15, "as JAX's is `jax/debug.py`: it names this module's `debug_callback` and "
-             "`debug_print` as `callback` and `print`, and appendix A11's "
-             "`visualize_array_sharding`.")
+             "`debug_print` as `callback` and `print`, appendix A11's "
+             "`visualize_array_sharding`, and appendix A32's `breakpoint`")
 def the_debug_module():
     for lib, _ in LIBS:
-        for name in ("callback", "print", "visualize_array_sharding"):
+        for name in ("callback", "print", "visualize_array_sharding", "breakpoint"):
             assert callable(getattr(lib.debug, name))
 
 
