@@ -59,6 +59,18 @@ def _counting(jax):
     return f(0), f(0), counter[0]
 
 
+def _eager_ordered(jax, jnp):
+    """Control flow run eagerly (each loop one program) with ordered effects: their tokens."""
+    seen = []
+    record = lambda v: seen.append(float(v)) or np.float32(v)     # noqa: E731
+    sds = jax.ShapeDtypeStruct((), np.float32)
+    out = jax.lax.scan(lambda c, x: (c + jax.experimental.io_callback(record, sds, x, ordered=True),
+                                     None), 0.0, jnp.arange(3.0))[0]
+    jax.lax.cond(True, lambda x: jax.experimental.io_callback(record, sds, x, ordered=True),
+                 lambda x: x, 5.0)
+    return out, seen
+
+
 def _quiet_print(jax, fmt, *args, **kwargs):
     return jax.debug.print(fmt, *args, **kwargs)
 
@@ -117,6 +129,7 @@ CALLBACKS = {
     # io_callback
     "io_callback eager": C(lambda jax, jnp: _io(jax)(X, False)),
     "io_callback jit ordered": C(lambda jax, jnp: _counting(jax)),
+    "ordered io_callback in an eager scan and cond": C(lambda jax, jnp: _eager_ordered(jax, jnp)),
     "io_callback vmap unordered": C(lambda jax, jnp: jax.vmap(lambda x: _io(jax)(x, False))(XS)),
     "io_callback vmap ordered": E(lambda jax, jnp: jax.vmap(lambda x: _io(jax)(x, True))(XS)),
     "io_callback grad": E(lambda jax, jnp: jax.grad(lambda x: _io(jax)(x, False).sum())(X)),
