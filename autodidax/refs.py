@@ -96,6 +96,7 @@ class RefPrimitive(Primitive):
 
     def bind(self, *args, **params):
         if isinstance(trace_ctx.trace, EvalTrace):
+            abstract_eval_rules[self](*map(get_aval, args), **params)     # the checks
             return eager_rules[self](*args, **params)
         return super().bind(*args, **params)
 
@@ -201,7 +202,7 @@ def _indexed_aval(ref, indexer, operand_avals):
 
 def _check_ref(aval, what):
     if type(aval) is not AbstractRef:
-        raise TypeError(f"{what} takes a Ref, got a value of type {aval.str_short()}")
+        raise ValueError(f"`{what}` must be called on `Ref` types: {aval}.")
 
 
 def _get_abstract(ref, *operand_avals, indexer):
@@ -209,12 +210,19 @@ def _get_abstract(ref, *operand_avals, indexer):
     return _indexed_aval(ref, indexer, operand_avals)
 
 
-def _swap_abstract(ref, value, *operand_avals, indexer):
-    _check_ref(ref, "swap")
+def _swap_abstract(ref, value, *operand_avals, indexer, what="swap"):
+    """JAX's checks, with its texts: the value has the type of the indexed ref, exactly."""
+    _check_ref(ref, what)
+    if type(value) is AbstractRef:
+        raise ValueError("Cannot store a Ref into another Ref. "
+                         "Did you forget to load from it using `[...]`?")
     out = _indexed_aval(ref, indexer, operand_avals)
-    if (value.shape, value.dtype) != (out.shape, out.dtype):
-        raise TypeError(f"swap of a value of type {value.str_short()} into {ref.str_short()} "
-                        f"at an index of type {out.str_short()}")
+    if value.shape != out.shape:
+        raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
+                         f"{out.shape}. Value shape: {value.shape}. Transforms: {indexer}. ")
+    if value.dtype != out.dtype:
+        raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {out.dtype}. Value "
+                         f"{'dtype' if what == 'swap' else 'shape'}: {value.dtype}. ")
     return out
 
 
@@ -223,8 +231,8 @@ abstract_eval_rules.update({
     empty_ref_p: lambda *, ty, memory_space: AbstractRef(ty),
     freeze_p: lambda ref: ref.inner, free_ref_p: lambda ref: [],
     get_p: _get_abstract, swap_p: _swap_abstract,
-    addupdate_p: lambda ref, value, *ops, indexer: (_swap_abstract(ref, value, *ops,
-                                                                   indexer=indexer), [])[1]})
+    addupdate_p: lambda *avals, indexer: (_swap_abstract(*avals, indexer=indexer,
+                                                         what="addupdate"), [])[1]})
 
 
 def _swap_eager(ref, value, *operands, indexer):
@@ -272,14 +280,15 @@ def free_ref(ref) -> None:
     free_ref_p.bind(ref)
 
 
-def _cast(value, aval):
-    """`value` as a value of `aval` where JAX casts implicitly: a float into a float ref, an
-    integer into an integer ref (its `_maybe_implicit_cast`)."""
-    kinds = core.dtype_kind(get_aval(value).dtype) + core.dtype_kind(aval.dtype)
-    if kinds in ("ff", "ii", "uu", "iu", "ui"):
-        value = convert_element_type(value, aval.dtype)
-    if get_aval(value).shape != aval.shape:
-        value = jnp.broadcast_to(value, aval.shape)
+def _cast(value, dtype):
+    """`value` as a value of `dtype` where JAX's `swap` casts implicitly: a weakly typed float
+    into a float ref, any integer into an integer ref. Nothing else, and no broadcasting."""
+    aval = get_aval(value)
+    if type(aval) is not ShapedArray:
+        return value
+    kinds = core.dtype_kind(aval.dtype) + core.dtype_kind(dtype)
+    if (aval.weak_type and kinds == "ff") or kinds in ("ii", "uu", "iu", "ui"):
+        return convert_element_type(value, dtype)
     return value
 
 
@@ -293,8 +302,7 @@ def ref_swap(ref, idx, value):
     """`ref[idx]`, after which `ref[idx]` is `value`."""
     aval = get_aval(ref)
     indexer, operands = _indexer(aval.shape, idx)
-    out = _indexed_aval(aval, indexer, [get_aval(o) for o in operands])
-    return swap_p.bind(ref, _cast(value, out), *operands, indexer=indexer)
+    return swap_p.bind(ref, _cast(value, aval.dtype), *operands, indexer=indexer)
 
 
 def ref_set(ref, idx, value) -> None:
@@ -303,11 +311,9 @@ def ref_set(ref, idx, value) -> None:
 
 
 def ref_addupdate(ref, idx, value) -> None:
-    """`ref[idx] += value`, in one primitive."""
-    aval = get_aval(ref)
-    indexer, operands = _indexer(aval.shape, idx)
-    out = _indexed_aval(aval, indexer, [get_aval(o) for o in operands])
-    addupdate_p.bind(ref, _cast(value, out), *operands, indexer=indexer)
+    """`ref[idx] += value`, in one primitive (no implicit cast: JAX's has none)."""
+    indexer, operands = _indexer(get_aval(ref).shape, idx)
+    addupdate_p.bind(ref, value, *operands, indexer=indexer)
 
 
 item_rules[AbstractRef] = (ref_get, ref_set)       # appendix A1's indexing, for refs

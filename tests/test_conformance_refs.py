@@ -222,6 +222,30 @@ CASES = {
             return y
         jax.grad(err6)(1., jax.new_ref(0.))
     """,
+    "writes: the implicit casts, and the checks of shape and dtype": """
+        f, i = jax.new_ref(jnp.zeros(3)), jax.new_ref(jnp.zeros(3, jnp.int32))
+        out = []
+        def attempt(thunk):
+            try:
+                out.append(thunk())
+            except Exception as e:
+                out.append(f"{type(e).__name__}: {e}")
+        attempt(lambda: f.__setitem__(1, 2.0))                       # a weak float: cast
+        attempt(lambda: i.__setitem__(..., jnp.ones(3, jnp.uint8)))  # any integer: cast
+        attempt(lambda: i.__setitem__(0, jnp.int16(7)))
+        attempt(lambda: f.__setitem__(..., jnp.ones(3, jnp.float16)))   # a strong float: no
+        attempt(lambda: f.__setitem__(0, 1))                         # an int into floats: no
+        attempt(lambda: i.__setitem__(0, 1.5))
+        attempt(lambda: f.__setitem__(..., 0.0))                     # no broadcasting
+        attempt(lambda: jax.ref.addupdate(f, ..., 1.0))
+        attempt(lambda: jax.ref.addupdate(f, ..., jnp.ones(3, jnp.float16)))
+        attempt(lambda: jax.ref.addupdate(f, ..., jnp.ones(3, jnp.int32)))
+        attempt(lambda: jax.make_jaxpr(lambda: f.__setitem__(..., jnp.ones(3, jnp.float16)))())
+        attempt(lambda: jax.jit(lambda: f.__setitem__(..., 0.0))())
+        attempt(lambda: jax.make_jaxpr(lambda: f.__setitem__(1, 2.0))())
+        attempt(lambda: f.__setitem__(..., jax.new_ref(jnp.ones(3))))
+        out += [f, i]
+    """,
     "arithmetic on a ref": """
         jax.new_ref(1.0) + 1
     """,
