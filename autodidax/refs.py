@@ -246,9 +246,13 @@ def _addupdate_eager(ref, value, *operands, indexer):
     return []
 
 
+def _no_eager_empty_ref(*, ty, memory_space):
+    raise NotImplementedError("Evaluation rule for 'empty_ref' not implemented")  # as in JAX
+
+
 eager_rules.update({
     new_ref_p: lambda x, *, kind, memory_space: Ref(jnp.asarray(x)),
-    empty_ref_p: lambda *, ty, memory_space: Ref(jnp.zeros(ty.shape, ty.dtype)),
+    empty_ref_p: _no_eager_empty_ref,
     freeze_p: lambda ref: ref._value, free_ref_p: lambda ref: [],
     get_p: lambda ref, *operands, indexer: read(ref._value, indexer, operands),
     swap_p: _swap_eager, addupdate_p: _addupdate_eager})
@@ -357,99 +361,6 @@ def _pp_swap(eqn, names):
 pp_eqn_rules.update({get_p: _pp_get, swap_p: _pp_swap, addupdate_p: _pp_swap})
 
 
-class TangentRef:
-    """The tangent of a ref under `jvp`: the current tangent value of what the ref holds. Its
-    reads and writes happen as the primal's do, on values: discharged as they are traced."""
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
-def _tangent_aval(x):
-    aval = get_aval(x)
-    return aval if core.dtype_kind(aval.dtype) in "fc" else ShapedArray(aval.shape, np.dtype(
-        [("float0", np.void, 0)]))
-
-
-def _new_ref_jvp(primals, tangents, **params):
-    return new_ref_p.bind(*primals, **params), TangentRef(instantiate_zeros(tangents[0]))
-
-
-def _get_jvp(primals, tangents, *, indexer):
-    ref, *operands = primals
-    out = get_p.bind(ref, *operands, indexer=indexer)
-    if type(tangents[0]) is Zero:
-        return out, Zero(_tangent_aval(out))
-    return out, read(tangents[0].value, indexer, operands)
-
-
-def _swap_jvp(primals, tangents, *, indexer, add=False):
-    ref, value, *operands = primals
-    t_ref, t_value = tangents[:2]
-    out = (addupdate_p if add else swap_p).bind(ref, value, *operands, indexer=indexer)
-    if type(t_ref) is Zero:
-        if type(t_value) is not Zero:
-            raise Exception("performing a set/swap operation with a differentiated value on a "
-                            "non-differentiated array reference of type "
-                            f"{get_aval(ref)}. Move the array reference to be an argument of "
-                            "the differentiated function?")
-        return out, [] if add else Zero(_tangent_aval(out))
-    old = [] if add else read(t_ref.value, indexer, operands)
-    t_ref.value = write(t_ref.value, instantiate_zeros(t_value), indexer, operands, add=add)
-    return out, old
-
-
-jvp_rules.update({
-    new_ref_p: _new_ref_jvp, get_p: _get_jvp, swap_p: _swap_jvp,
-    addupdate_p: lambda p, t, *, indexer: _swap_jvp(p, t, indexer=indexer, add=True),
-    freeze_p: lambda p, t: (freeze_p.bind(*p), t[0].value),
-    free_ref_p: lambda p, t: (free_ref_p.bind(*p), [])})
-
-
-def _unbatched_ref_error(ref):
-    return Exception("performing a set/swap operation with vmapped value on an unbatched array "
-                     f"reference of type {get_aval(ref)}. Move the array reference to be an "
-                     "argument to the vmapped function?")
-
-
-def _get_batched(vals, dims, *, indexer):
-    ref, *operands = vals
-    whole = get_p.bind(ref, indexer=())
-    return vmap(lambda x, *ops: read(x, indexer, ops), in_axes=tuple(dims))(whole, *operands), 0
-
-
-def _swap_batched(vals, dims, *, indexer, add=False):
-    ref, value, *operands = vals
-    if dims[0] is not_mapped:
-        raise _unbatched_ref_error(ref)
-    whole = get_p.bind(ref, indexer=())
-    in_axes = (dims[0], *dims[2:])
-    old = None if add else vmap(lambda x, *ops: read(x, indexer, ops), in_axes=in_axes)(
-        whole, *operands)
-    new = vmap(lambda x, v, *ops: write(x, v, indexer, ops, add=add), in_axes=tuple(dims),
-               out_axes=dims[0])(whole, value, *operands)
-    swap_p.bind(ref, new, indexer=())
-    return ([], []) if add else (old, 0)
-
-
-def _new_ref_batched(axis_data, vals, dims, **params):
-    """A ref made under `vmap` is batched even from an unbatched value: a batched value may be
-    written into it later (JAX's rule does the same)."""
-    (x,), (dim,) = vals, dims
-    if dim is not_mapped:
-        x, dim = jnp.broadcast_to(x, (axis_data.size, *get_aval(x).shape)), 0
-    return new_ref_p.bind(x, **params), dim
-
-
-fancy_batching_rules[new_ref_p] = _new_ref_batched
-batching_rules.update({
-    freeze_p: lambda vals, dims: (freeze_p.bind(*vals), dims[0]),
-    get_p: _get_batched, swap_p: _swap_batched,
-    addupdate_p: lambda vals, dims, *, indexer: _swap_batched(vals, dims, indexer=indexer,
-                                                               add=True)})
-
-
 class Location:
     """Where a ref made inside a program lives while discharge runs it."""
     __slots__ = ()
@@ -512,9 +423,9 @@ def run_discharged(closed: ClosedJaxpr, args, store):
     return [atom(v) for v in closed.jaxpr.outvars]
 
 
-def inner_closed_jaxprs(eqn):
+def inner_closed_jaxprs(params):
     """The jaxprs in an equation's parameters (a `jit`'s, a `cond`'s branches...), closed."""
-    for value in eqn.params.values():
+    for value in params.values():
         for v in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(v, (ClosedJaxpr, Jaxpr)):
                 yield v if isinstance(v, ClosedJaxpr) else ClosedJaxpr(v, [])
@@ -525,7 +436,7 @@ def closed_over_refs(closed: ClosedJaxpr, found=None) -> list:
     found = [] if found is None else found
     found += [c for c in closed.consts if type(c) is Ref and all(c is not f for f in found)]
     for eqn in closed.jaxpr.eqns:
-        for inner in inner_closed_jaxprs(eqn):
+        for inner in inner_closed_jaxprs(eqn.params):
             closed_over_refs(inner, found)
     return found
 
@@ -556,7 +467,7 @@ def has_refs(closed: ClosedJaxpr) -> bool:
     return (any(type(a) is AbstractRef for a in closed.in_avals)
             or any(type(c) is Ref for c in closed.consts)
             or any(isinstance(e.primitive, RefPrimitive) or any(map(has_refs,
-                                                                    inner_closed_jaxprs(e)))
+                                                                    inner_closed_jaxprs(e.params)))
                    for e in closed.jaxpr.eqns))
 
 
@@ -753,12 +664,110 @@ def _discharge_while(store, args, params):
 discharge_rules.update({cond_p: _discharge_cond, while_p: _discharge_while})
 
 
+_has_refs_cached = weakref_lru_cache(lambda closed: has_refs(closed))
+
+
 def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):
-    """Chapter 10's rule: a loop or branch given refs while nothing is traced runs as a jitted
-    function of its arguments (None: not this case; in a notebook, the package's rule next)."""
-    if isinstance(trace_ctx.trace, EvalTrace) and any(type(a) is Ref for a in args):
+    """Chapter 10's rule: a loop or branch given refs, or whose bodies make refs, runs while
+    nothing is traced as a jitted function of its arguments (None: not this case; in a
+    notebook, the package's rule next)."""
+    if isinstance(trace_ctx.trace, EvalTrace) and (any(type(a) is Ref for a in args) or any(
+            map(_has_refs_cached, inner_closed_jaxprs(params)))):
         return jit(lambda *a: primitive.bind(*a, **params))(*args)
     return None if previous is None else previous(primitive, args, params)
 
 
 control_flow_ref_rules["bind"] = _bind_with_refs
+
+
+class TangentRef:
+    """The tangent of a ref under `jvp`: the current tangent value of what the ref holds. Its
+    reads and writes happen as the primal's do, on values: discharged as they are traced."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _tangent_aval(x):
+    aval = get_aval(x)
+    return aval if core.dtype_kind(aval.dtype) in "fc" else ShapedArray(aval.shape, np.dtype(
+        [("float0", np.void, 0)]))
+
+
+def _new_ref_jvp(primals, tangents, **params):
+    return new_ref_p.bind(*primals, **params), TangentRef(instantiate_zeros(tangents[0]))
+
+
+def _get_jvp(primals, tangents, *, indexer):
+    ref, *operands = primals
+    out = get_p.bind(ref, *operands, indexer=indexer)
+    if type(tangents[0]) is Zero:
+        return out, Zero(_tangent_aval(out))
+    return out, read(tangents[0].value, indexer, operands)
+
+
+def _swap_jvp(primals, tangents, *, indexer, add=False):
+    ref, value, *operands = primals
+    t_ref, t_value = tangents[:2]
+    out = (addupdate_p if add else swap_p).bind(ref, value, *operands, indexer=indexer)
+    if type(t_ref) is Zero:
+        if type(t_value) is not Zero:
+            raise Exception("performing a set/swap operation with a differentiated value on a "
+                            "non-differentiated array reference of type "
+                            f"{get_aval(ref)}. Move the array reference to be an argument of "
+                            "the differentiated function?")
+        return out, [] if add else Zero(_tangent_aval(out))
+    old = [] if add else read(t_ref.value, indexer, operands)
+    t_ref.value = write(t_ref.value, instantiate_zeros(t_value), indexer, operands, add=add)
+    return out, old
+
+
+jvp_rules.update({
+    new_ref_p: _new_ref_jvp, get_p: _get_jvp, swap_p: _swap_jvp,
+    addupdate_p: lambda p, t, *, indexer: _swap_jvp(p, t, indexer=indexer, add=True),
+    freeze_p: lambda p, t: (freeze_p.bind(*p), t[0].value),
+    free_ref_p: lambda p, t: (free_ref_p.bind(*p), [])})
+
+
+def _unbatched_ref_error(ref):
+    return Exception("performing a set/swap operation with vmapped value on an unbatched array "
+                     f"reference of type {get_aval(ref)}. Move the array reference to be an "
+                     "argument to the vmapped function?")
+
+
+def _get_batched(vals, dims, *, indexer):
+    ref, *operands = vals
+    whole = get_p.bind(ref, indexer=())
+    return vmap(lambda x, *ops: read(x, indexer, ops), in_axes=tuple(dims))(whole, *operands), 0
+
+
+def _swap_batched(vals, dims, *, indexer, add=False):
+    ref, value, *operands = vals
+    if dims[0] is not_mapped:
+        raise _unbatched_ref_error(ref)
+    whole = get_p.bind(ref, indexer=())
+    in_axes = (dims[0], *dims[2:])
+    old = None if add else vmap(lambda x, *ops: read(x, indexer, ops), in_axes=in_axes)(
+        whole, *operands)
+    new = vmap(lambda x, v, *ops: write(x, v, indexer, ops, add=add), in_axes=tuple(dims),
+               out_axes=dims[0])(whole, value, *operands)
+    swap_p.bind(ref, new, indexer=())
+    return ([], []) if add else (old, 0)
+
+
+def _new_ref_batched(axis_data, vals, dims, **params):
+    """A ref made under `vmap` is batched even from an unbatched value: a batched value may be
+    written into it later (JAX's rule does the same)."""
+    (x,), (dim,) = vals, dims
+    if dim is not_mapped:
+        x, dim = jnp.broadcast_to(x, (axis_data.size, *get_aval(x).shape)), 0
+    return new_ref_p.bind(x, **params), dim
+
+
+fancy_batching_rules[new_ref_p] = _new_ref_batched
+batching_rules.update({
+    freeze_p: lambda vals, dims: (freeze_p.bind(*vals), dims[0]),
+    get_p: _get_batched, swap_p: _swap_batched,
+    addupdate_p: lambda vals, dims, *, indexer: _swap_batched(vals, dims, indexer=indexer,
+                                                               add=True)})

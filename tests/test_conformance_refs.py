@@ -166,6 +166,20 @@ CASES = {
         out = [jax.jit(jax.checkpoint(f))(1.0), r, jax.jit(g)(1.0), jax.jit(h)(2.0),
                jax.grad(jax.checkpoint(lambda x: jax.freeze(jax.new_ref(x)) ** 2))(3.0)]
     """,
+    "eager loops and branches whose bodies make refs": """
+        def step(c, x):
+            r = jax.new_ref(c)
+            r[...] = r[...] * x + 1.0
+            return jax.freeze(r), x * 2
+        def body(c):
+            r = jax.new_ref(c)
+            r[...] += 1
+            return jax.freeze(r)
+        out = [jax.lax.scan(step, 1.0, jnp.arange(4.)),
+               jax.lax.cond(True, lambda: jax.freeze(jax.new_ref(2.0)), lambda: 1.0),
+               jax.lax.while_loop(lambda c: c < 5, body, 0),
+               jax.make_jaxpr(lambda xs: jax.lax.scan(step, 1.0, xs))(jnp.arange(4.))]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
@@ -244,7 +258,9 @@ CASES = {
         attempt(lambda: jax.jit(lambda: f.__setitem__(..., 0.0))())
         attempt(lambda: jax.make_jaxpr(lambda: f.__setitem__(1, 2.0))())
         attempt(lambda: f.__setitem__(..., jax.new_ref(jnp.ones(3))))
-        out += [f, i]
+        h = jax.new_ref(jnp.zeros(2, jnp.float16))
+        attempt(lambda: h.__setitem__(0, 1.0))
+        out += [f, i, h]
     """,
     "arithmetic on a ref": """
         jax.new_ref(1.0) + 1
