@@ -235,9 +235,20 @@ abstract_eval_rules.update({
                                                          what="addupdate"), [])[1]})
 
 
+def _own(x):
+    """A buffer no one else holds, for a box: a `jit` given the ref takes it over."""
+    return jnp.copy(x) if isinstance(x, core.Array) else jnp.asarray(x)
+
+
+def _get_eager(ref, *operands, indexer):
+    out = read(ref._value, indexer, operands)
+    return jnp.copy(out) if out is ref._value else out
+
+
 def _swap_eager(ref, value, *operands, indexer):
     old = read(ref._value, indexer, operands)
-    ref._value = write(ref._value, value, indexer, operands)
+    new = write(ref._value, value, indexer, operands)
+    ref._value = _own(new) if new is value else new
     return old
 
 
@@ -251,10 +262,10 @@ def _no_eager_empty_ref(*, ty, memory_space):
 
 
 eager_rules.update({
-    new_ref_p: lambda x, *, kind, memory_space: Ref(jnp.asarray(x)),
+    new_ref_p: lambda x, *, kind, memory_space: Ref(_own(x)),
     empty_ref_p: _no_eager_empty_ref,
-    freeze_p: lambda ref: ref._value, free_ref_p: lambda ref: [],
-    get_p: lambda ref, *operands, indexer: read(ref._value, indexer, operands),
+    freeze_p: lambda ref: jnp.copy(ref._value), free_ref_p: lambda ref: [],
+    get_p: _get_eager,
     swap_p: _swap_eager, addupdate_p: _addupdate_eager})
 
 
@@ -481,17 +492,24 @@ class StatefulProgram:
     def __init__(self, closed: ClosedJaxpr, name: str):
         self.closed, self.is_ref = closed, [type(a) is AbstractRef for a in closed.in_avals]
         pure, self.refs = discharge(closed)
-        self.executable = executable_for(pure, name)
-        self.n_out = len(closed.out_avals)
+        n, j = len(closed.out_avals), pure.jaxpr
+        self.n_refs = len(j.outvars) - n
+        # The refs' final values first, in the order of their inputs, which are donated: chapter
+        # 8's donation pairs each with the first output of its type, its own final value. So
+        # the program writes each ref's new value over the old one, in its buffer.
+        finals_first = ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns,
+                                         j.outvars[n:] + j.outvars[:n]), pure.consts)
+        donated = tuple(self.is_ref) + (True,) * len(self.refs)
+        self.executable = executable_for(finals_first, name, donated=donated)
 
     def __call__(self, *args):
         refs = [a for a, r in zip(args, self.is_ref) if r]
         self.check_aliases(args)
         values = [a._value if r else a for a, r in zip(args, self.is_ref)]
         outs = self.executable(*values, *[ref._value for ref in self.refs])
-        for ref, value in zip(refs + self.refs, outs[self.n_out:]):
+        for ref, value in zip(refs + self.refs, outs):
             ref._value = value
-        return outs[:self.n_out]
+        return outs[self.n_refs:]
 
     def check_aliases(self, args):
         """JAX's errors for one ref passed twice, or passed and closed over."""

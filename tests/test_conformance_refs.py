@@ -180,6 +180,23 @@ CASES = {
                jax.lax.while_loop(lambda c: c < 5, body, 0),
                jax.make_jaxpr(lambda xs: jax.lax.scan(step, 1.0, xs))(jnp.arange(4.))]
     """,
+    "a jit updates a ref in its buffer": """
+        @jax.jit
+        def sin_inplace(x_ref):
+            x_ref[...] = jnp.sin(x_ref[...])
+        a = jnp.arange(3.)
+        x_ref, c_ref = jax.new_ref(a), jax.new_ref(jnp.zeros(2))
+        @jax.jit
+        def bump(i):
+            c_ref[i] += 1.0
+            return c_ref[...] * 2
+        before = x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer()
+        sin_inplace(x_ref); sin_inplace(x_ref); doubled = bump(1)
+        v = x_ref[...]
+        sin_inplace(x_ref)
+        same = [before == (x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer())]
+        out = [same, x_ref, c_ref, a, v, doubled]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
