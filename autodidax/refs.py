@@ -576,11 +576,28 @@ def _check_returned(closed, fun, where, names):
                          f"returned.\n\nThe returned mutable array {origin}.")
 
 
+def _check_refs_unpacked(closed):
+    """JAX's error for a ref given to a primitive that takes arrays (`jnp.sin(x_ref)` under
+    `jit`): only ref primitives and those that run jaxprs (loops, `jit`...) may take one."""
+    for eqn in closed.jaxpr.eqns:
+        inner = list(inner_closed_jaxprs(eqn.params))
+        if not isinstance(eqn.primitive, RefPrimitive) and not inner:
+            for v in eqn.invars:
+                if type(v.aval) is AbstractRef:
+                    raise ValueError(f"Attempting to pass a Ref {v.aval} to a primitive: "
+                                     f"{eqn.primitive} -- did you forget to unpack ([...]) the "
+                                     "ref?")
+        for jaxpr in inner:
+            _check_refs_unpacked(jaxpr)
+
+
 def _watch_trace(jitted, key):
-    """After `jit` traces a function with refs: remember its names, refuse returned refs."""
+    """After `jit` traces a function with refs: remember its names, refuse returned refs and
+    refs given to primitives on arrays."""
     def done(trace, entry):
         if not has_refs(entry.jaxpr):
             return
+        _check_refs_unpacked(entry.jaxpr)
         static_pos, static_named, in_tree, has_kwargs, avals = key[:5]
         dynamic = tree_unflatten(in_tree, avals)
         args, kwargs = dynamic if has_kwargs else (dynamic, {})

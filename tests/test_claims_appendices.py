@@ -606,16 +606,25 @@ def jax_differentiates_jit_given_a_ref():
     assert float(jax.checkpoint(g)(1.0)) == 2.0 and float(q[...]) == 1.0
 
 
-@claim(A30, "`jnp.sin(r)` or `r * 2` inside `jit` stages an equation on a ref, where JAX refuses "
-            "it (`Attempting to pass a Ref ... to a primitive`). Eagerly both raise a "
-            "`TypeError`, ours with another text.")
+@claim(A30, "Under `jit`, a ref given to a primitive on arrays (`lax.sin(x_ref)`) is refused "
+            "with JAX's `ValueError` (`Attempting to pass a Ref ... to a primitive`), but once "
+            "the function is traced, where JAX refuses it at its line; `make_jaxpr` lets it "
+            "through. JAX's `jnp` functions refuse a ref before that, with a `TypeError` (`sin "
+            "requires ndarray or scalar arguments, ...`): ours raise the `ValueError` under "
+            "`jit`, and eagerly a `TypeError` with another text.")
 def a_ref_where_an_array_belongs():
-    r = jax.new_ref(1.0)
-    kind, text = _raises(lambda: jax.jit(lambda r: jax.lax.sin(r))(r))
-    assert kind is ValueError and text.startswith("Attempting to pass a Ref Ref{float32[]} to a "
-                                                  "primitive: sin")
-    assert _raises(lambda: jnp.sin(r))[0] is TypeError
-    assert _raises(lambda: anp.sin(autodidax.new_ref(1.0)))[0] is TypeError
+    said = []
+    for lib, np_ in BOTH:
+        r = lib.new_ref(1.0)
+        said.append(_raises(lambda: lib.jit(lambda r: lib.lax.sin(r))(r)))
+        assert _raises(lambda: lib.jit(lambda r: np_.sin(r))(r))[0] is (
+            ValueError if lib is autodidax else TypeError)
+        kind, text = _raises(lambda: np_.sin(r))
+        assert kind is TypeError and (text.startswith("sin requires ndarray or scalar arguments")
+                                      == (lib is jax))
+    assert said[0] == said[1] and said[0][1].startswith("Attempting to pass a Ref")
+    assert "sin" in str(autodidax.make_jaxpr(lambda r: autodidax.lax.sin(r))(
+        autodidax.new_ref(1.0)))
 
 
 @claim(A30, "An index array that a read closes over is listed after the ref among a jaxpr's "

@@ -279,6 +279,13 @@ CASES = {
         attempt(lambda: h.__setitem__(0, 1.0))
         out += [f, i, h]
     """,
+    "a ref given to lax.sin under jit": """
+        jax.jit(lambda r: jax.lax.sin(r))(jax.new_ref(1.0))
+    """,
+    "a ref given to lax.add in a loop under jit": """
+        r = jax.new_ref(jnp.zeros(3))
+        jax.jit(lambda: jax.lax.fori_loop(0, 2, lambda i, c: jax.lax.add(c, r), r[...]))()
+    """,
     "arithmetic on a ref": """
         jax.new_ref(1.0) + 1
     """,
