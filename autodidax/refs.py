@@ -15,8 +15,8 @@ from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, fancy_batching_rules, not_mapped, vmap
 from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
                                     while_p)
-from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
-                            get_aval, set_current_trace, trace_ctx)
+from autodidax.core import (EvalTrace, LiteralArray, Primitive, ShapedArray, Tracer,
+                            abstract_eval_rules, get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
                              weakref_lru_cache)
@@ -418,8 +418,10 @@ def run_discharged(closed: ClosedJaxpr, args, store):
     env = dict(zip(closed.jaxpr.constvars, closed.consts))
     env.update(zip(closed.jaxpr.invars, args))
 
-    def atom(v):
-        return env[v] if isinstance(v, Var) else v.val
+    def atom(v):               # a weakly typed literal stays weak, as in chapter 5's eval_jaxpr
+        if isinstance(v, Var):
+            return env[v]
+        return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
 
     for eqn in closed.jaxpr.eqns:
         ins = [atom(v) for v in eqn.invars]
@@ -614,31 +616,49 @@ trace_watchers.append(_watch_trace)
 
 
 def _discharge_scan(store, args, params):
-    """A `scan` given refs among its constants: their values become the first carries."""
-    n_consts = params["num_consts"]
-    at = [i for i, c in enumerate(args[:n_consts]) if _is_place(c)]
-    if any(map(_is_place, args[n_consts:])):
-        raise NotImplementedError("discharge: a ref as a carry or a scanned-over input of scan")
-    if not at:                                # refs made inside only: discharged there
+    """A `scan` given refs: the values of those among its constants become carries, and so do
+    those it scans over, whose rows the body reads and writes at a counter's index."""
+    n_consts, n_carry, length = params["num_consts"], params["num_carry"], params["length"]
+    consts, carry, xs = (args[:n_consts], args[n_consts:n_consts + n_carry],
+                         args[n_consts + n_carry:])
+    if any(map(_is_place, carry)):
+        raise NotImplementedError("discharge: a ref as a carry of scan")
+    at = [i for i, c in enumerate(consts) if _is_place(c)]
+    xat = [i for i, x in enumerate(xs) if _is_place(x)]
+    if not at and not xat:                    # refs made inside only: discharged there
         return scan_p.bind(*args, **{**params, "jaxpr": discharged_inside(params["jaxpr"])})
-    body, places = params["jaxpr"], [args[i] for i in at]
-    kept = [c for i, c in enumerate(args[:n_consts]) if i not in at]
-    avals = [a for i, a in enumerate(body.in_avals[:n_consts]) if i not in at]
-    avals += [body.in_avals[i].inner for i in at] + body.in_avals[n_consts:]
+    body, places = params["jaxpr"], [consts[i] for i in at] + [xs[i] for i in xat]
+    kept = [c for i, c in enumerate(consts) if i not in at]
+    kept_xs = [x for i, x in enumerate(xs) if i not in xat]
+    ins = body.in_avals
+    steps = [np.zeros((), np.int32)] if xat else []       # the row that the body sees
+    avals = ([a for i, a in enumerate(ins[:n_consts]) if i not in at]
+             + [get_aval(store[p]) for p in places] + [get_aval(c) for c in steps]
+             + ins[n_consts:n_consts + n_carry]
+             + [a for i, a in enumerate(ins[n_consts + n_carry:]) if i not in xat])
 
     def discharged_body(*values):
-        kept_values, rest = iter(values[:len(kept)]), values[len(kept) + len(at):]
-        inner = {Location(): v for v in values[len(kept):len(kept) + len(at)]}
-        locations = iter(list(inner))
-        consts = [next(locations) if i in at else next(kept_values) for i in range(n_consts)]
-        outs = run_discharged(body, consts + list(rest), inner)
-        return list(inner.values()) + outs
+        kept_values, values = iter(values[:len(kept)]), values[len(kept):]
+        wholes, step, values = (values[:len(places)], values[len(places):][:len(steps)],
+                                values[len(places) + len(steps):])
+        carry_values, x_values = list(values[:n_carry]), iter(values[n_carry:])
+        row = (length - 1 - step[0] if params["reverse"] else step[0]) if xat else None
+        locations = [Location() for _ in places]
+        inner = dict(zip(locations, [*wholes[:len(at)], *[w[row] for w in wholes[len(at):]]]))
+        const_locs, row_locs = iter(locations[:len(at)]), iter(locations[len(at):])
+        body_consts = [next(const_locs) if i in at else next(kept_values) for i in range(n_consts)]
+        body_xs = [next(row_locs) if i in xat else next(x_values) for i in range(len(xs))]
+        outs = run_discharged(body, body_consts + carry_values + body_xs, inner)
+        finals = [inner[loc] for loc in locations[:len(at)]] + [
+            w.at[row].set(inner[loc]) for w, loc in zip(wholes[len(at):], locations[len(at):])]
+        return finals + [s + 1 for s in step] + outs
 
-    outs = scan_p.bind(*kept, *[store[p] for p in places], *args[n_consts:],
+    outs = scan_p.bind(*kept, *[store[p] for p in places], *steps, *carry, *kept_xs,
                        **{**params, "jaxpr": trace_to_jaxpr(discharged_body, avals),
-                          "num_consts": len(kept), "num_carry": len(at) + params["num_carry"]})
-    store.update(zip(places, outs[:len(at)]))
-    return outs[len(at):]
+                          "num_consts": len(kept),
+                          "num_carry": len(places) + len(steps) + n_carry})
+    store.update(zip(places, outs[:len(places)]))
+    return outs[len(places) + len(steps):]
 
 
 discharge_rules[scan_p] = _discharge_scan

@@ -197,6 +197,34 @@ CASES = {
         same = [before == (x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer())]
         out = [same, x_ref, c_ref, a, v, doubled]
     """,
+    "scan over a ref: the body reads and writes its rows": """
+        def body(c, row):
+            row[...] += c
+            row[0] = row[1] * 2
+            return c + 1.0, row[2]
+        q = jax.new_ref(jnp.arange(12.).reshape(4, 3))
+        first = jax.lax.scan(body, 1.0, q)
+        q2 = jax.new_ref(jnp.arange(12.).reshape(4, 3))
+        s = jax.new_ref(0.0)
+        def body2(c, xr):
+            x, row = xr
+            row[1] = x * 10
+            s[...] += row[2]
+            return c, None
+        second = jax.jit(lambda xs: jax.lax.scan(body2, 0, (xs, q2), reverse=True))(
+            jnp.arange(4.))
+        out = [first, q, str(jax.typeof(first[0])), second[0], str(jax.typeof(second[0])), q2, s,
+               jax.make_jaxpr(lambda: jax.lax.scan(body, 1.0, q))()]
+    """,
+    "weak types survive a jit with refs": """
+        r = jax.new_ref(0.0)
+        def body(c, x):
+            r[...] += x
+            return c + 1.0, None
+        c1 = jax.lax.scan(body, 1.0, jnp.arange(3.))[0]
+        c2 = jax.jit(lambda: jax.lax.fori_loop(0, 3, lambda i, c: body(c, 1.0)[0], 1.0))()
+        out = [str(jax.typeof(c1)), str(jax.typeof(c2)), c1, c2, r]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
