@@ -245,16 +245,19 @@ def _get_eager(ref, *operands, indexer):
     return jnp.copy(out) if out is ref._value else out
 
 
-def _swap_eager(ref, value, *operands, indexer):
-    old = read(ref._value, indexer, operands)
-    new = write(ref._value, value, indexer, operands)
-    ref._value = _own(new) if new is value else new
-    return old
+_writes: dict = {}    # (primitive, indexer) -> that one write, jitted
 
 
-def _addupdate_eager(ref, value, *operands, indexer):
-    ref._value = write(ref._value, value, indexer, operands, add=True)
-    return []
+def _write_eager(primitive):
+    """An eager write runs as a `jit` of the one equation, which updates the ref's buffer in
+    place (the `jit` section, below), as JAX's eager writes do."""
+    def rule(ref, *args, indexer):
+        write = _writes.get((primitive, indexer))
+        if write is None:
+            write = _writes[primitive, indexer] = jit(
+                lambda r, *a: primitive.bind(r, *a, indexer=indexer))
+        return write(ref, *args)
+    return rule
 
 
 def _no_eager_empty_ref(*, ty, memory_space):
@@ -265,8 +268,7 @@ eager_rules.update({
     new_ref_p: lambda x, *, kind, memory_space: Ref(_own(x)),
     empty_ref_p: _no_eager_empty_ref,
     freeze_p: lambda ref: jnp.copy(ref._value), free_ref_p: lambda ref: [],
-    get_p: _get_eager,
-    swap_p: _swap_eager, addupdate_p: _addupdate_eager})
+    get_p: _get_eager, swap_p: _write_eager(swap_p), addupdate_p: _write_eager(addupdate_p)})
 
 
 def new_ref(init_val, *, kind=None, memory_space=None):

@@ -180,7 +180,7 @@ CASES = {
                jax.lax.while_loop(lambda c: c < 5, body, 0),
                jax.make_jaxpr(lambda xs: jax.lax.scan(step, 1.0, xs))(jnp.arange(4.))]
     """,
-    "a jit updates a ref in its buffer": """
+    "a jit and an eager write update a ref in its buffer": """
         @jax.jit
         def sin_inplace(x_ref):
             x_ref[...] = jnp.sin(x_ref[...])
@@ -194,6 +194,9 @@ CASES = {
         sin_inplace(x_ref); sin_inplace(x_ref); doubled = bump(1)
         v = x_ref[...]
         sin_inplace(x_ref)
+        x_ref[1] = 5.0
+        x_ref[...] += 1
+        jax.ref.addupdate(c_ref, 0, 2.0)
         same = [before == (x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer())]
         out = [same, x_ref, c_ref, a, v, doubled]
     """,
