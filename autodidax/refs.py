@@ -26,6 +26,7 @@ from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rule
 from autodidax.lax_core import convert_element_type
 from autodidax.numpy import item_rules
 from autodidax.pretty_printer import Text, join, pp_vars
+from autodidax.runtime import impl_types
 from autodidax.tree_util import tree_unflatten
 
 
@@ -88,6 +89,7 @@ class Ref:
 
 
 core.aval_rules[Ref] = lambda ref: ref.aval       # chapter 1: a Ref's type is an AbstractRef
+impl_types.add(Ref)          # chapter 7: an equation given a box runs by its impl rule (a `jit`'s)
 
 
 class RefPrimitive(Primitive):

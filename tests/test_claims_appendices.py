@@ -587,23 +587,6 @@ def a_ref_scanned_over():
         assert np.array_equal(np.asarray(q[...]), np.ones((2, 3)))
 
 
-@claim(A30, "`grad(jit(f))(x, ref)` and `grad(checkpoint(f))(x, ref)`, whose known parts are such "
-            "equations, and an eager `checkpoint(f)(x)` of an `f` that closes over a ref fail "
-            "where JAX's run.")
-def jax_differentiates_jit_given_a_ref():
-    def f(x, r):
-        r[...] += jax.lax.stop_gradient(x)
-        return jnp.sin(x)
-    assert np.isclose(float(jax.grad(jax.jit(f))(1.0, jax.new_ref(0.0))), np.cos(1.0))
-    assert np.isclose(float(jax.grad(jax.checkpoint(f))(1.0, jax.new_ref(0.0))), np.cos(1.0))
-    q = jax.new_ref(0.0)
-
-    def g(x):
-        q[...] += x
-        return x * 2
-    assert float(jax.checkpoint(g)(1.0)) == 2.0 and float(q[...]) == 1.0
-
-
 @claim(A30, "Under `jit`, a ref given to a primitive on arrays (`lax.sin(x_ref)`) is refused "
             "with JAX's `ValueError` (`Attempting to pass a Ref ... to a primitive`), but once "
             "the function is traced, where JAX refuses it at its line; `make_jaxpr` lets it "

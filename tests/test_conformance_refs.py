@@ -228,6 +228,20 @@ CASES = {
         c2 = jax.jit(lambda: jax.lax.fori_loop(0, 3, lambda i, c: body(c, 1.0)[0], 1.0))()
         out = [str(jax.typeof(c1)), str(jax.typeof(c2)), c1, c2, r]
     """,
+    "grad of a jit and of a checkpoint given a ref; an eager checkpoint closing over one": """
+        def f(x, r):
+            r[...] += jax.lax.stop_gradient(x)
+            return jnp.sin(x)
+        r = jax.new_ref(0.)
+        first = [jax.grad(jax.jit(f))(1.0, r), r[...]]
+        second = [jax.grad(jax.checkpoint(f))(1.0, r), r[...]]
+        q = jax.new_ref(0.0)
+        def g(x):
+            q[...] += x
+            return x * 2
+        out = [first, second, jax.checkpoint(g)(1.0), q,
+               jax.value_and_grad(jax.jit(lambda x, r: f(x, r) * x))(2.0, r), r]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
