@@ -89,7 +89,7 @@ class Ref:
 
 
 core.aval_rules[Ref] = lambda ref: ref.aval       # chapter 1: a Ref's type is an AbstractRef
-impl_types.add(Ref)          # chapter 7: an equation given a box runs by its impl rule (a `jit`'s)
+impl_types.add(Ref)          # chapter 7: an equation given a box runs by its impl rule
 
 
 class RefPrimitive(Primitive):
