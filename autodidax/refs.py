@@ -131,8 +131,9 @@ def ds(start, size, stride=1) -> Slice:
 
 def _indexer(shape, idx):
     """(indexer, operands): one entry per dimension of a ref of `shape`: `("slice", start,
-    size)` static, `("dslice", k, size)` from operand k, `("index", k)` operand k (an int or an
-    int array). `()`: the whole ref, `x_ref[...]` (or `None`, as `jax.ref.get` takes it)."""
+    size, stride)` static, `("dslice", k, size)` from operand k, `("index", k)` operand k (an
+    int or an int array). `()`: the whole ref, `x_ref[...]` (or `None`, as `jax.ref.get` takes
+    it)."""
     if idx is None or idx is Ellipsis or (type(idx) is tuple and not idx):
         return (), []
     idx = idx if isinstance(idx, tuple) else (idx,)
@@ -146,12 +147,14 @@ def _indexer(shape, idx):
     for i, dim in zip(idx, shape):
         if isinstance(i, slice):
             start, stop, step = i.indices(dim)
-            if step != 1:
-                raise NotImplementedError("a ref is sliced with stride 1 only")
-            entries.append(("slice", start, max(stop - start, 0)))
+            if step < 1:
+                raise ValueError(f"slice must have a step >= 1 (found: {step})")   # as JAX
+            entries.append(("slice", start, len(range(start, stop, step)), step))
         elif isinstance(i, Slice):
             if isinstance(i.start, (int, np.integer)):
-                entries.append(("slice", int(i.start), i.size))
+                entries.append(("slice", int(i.start), i.size, i.stride))
+            elif i.stride != 1:
+                raise NotImplementedError("a ref's slice with a traced start has stride 1")
             else:
                 entries.append(("dslice", len(operands), i.size))
                 operands.append(i.start)
@@ -168,7 +171,8 @@ def _plain(x, indexer, operands):
     if any(e[0] == "dslice" for e in indexer):
         sizes = [e[2] if e[0] == "dslice" else d for e, d in zip(indexer, x.shape)]
         x = dynamic_slice(x, starts, sizes)
-    index = tuple(slice(None) if e[0] == "dslice" else slice(e[1], e[1] + e[2])
+    index = tuple(slice(None) if e[0] == "dslice" else slice(e[1], e[1] + (e[2] - 1) * e[3] + 1,
+                                                             e[3])
                   if e[0] == "slice" else operands[e[1]] for e in indexer)
     return x, starts, index
 
@@ -197,7 +201,7 @@ def _indexed_aval(ref, indexer, operand_avals):
         return ref.inner
     fake = np.broadcast_to(np.zeros((), bool), ref.shape)
     ops = [np.zeros(a.shape, np.int32) for a in operand_avals]
-    _, _, index = _plain(fake, tuple(("slice", 0, e[2]) if e[0] == "dslice" else e
+    _, _, index = _plain(fake, tuple(("slice", 0, e[2], 1) if e[0] == "dslice" else e
                                       for e in indexer), ops)
     return ShapedArray(fake[index].shape, ref.dtype, ref.weak_type)
 

@@ -242,6 +242,26 @@ CASES = {
         out = [first, second, jax.checkpoint(g)(1.0), q,
                jax.value_and_grad(jax.jit(lambda x, r: f(x, r) * x))(2.0, r), r]
     """,
+    "strided slices": """
+        q = jax.new_ref(jnp.arange(20.).reshape(2, 10))
+        a, b = q[:, ::2], q[1, 1:8:3]
+        q[0, 1:8:3] = jnp.ones(3)
+        q[:, ::4] += 100.
+        jax.ref.addupdate(q, (1, jax.ds(0, 2, 5)), jnp.ones(2) * 7)
+        def f(r, v):
+            r[:, ::3] = v         # (JAX fails on r[1, ::3] under a trace: "Invalid type of idxer")
+            return r[:, 2::5]
+        try:
+            q[::-1]
+        except ValueError as e:
+            err = str(e)
+        out = [a, b, q, jax.make_jaxpr(f)(q, jnp.zeros((2, 4))), jax.jit(f)(q, jnp.ones((2, 4))), q, err,
+               jax.grad(lambda x: jax.freeze((lambda r: (r.__setitem__(slice(None, None, 2),
+                                                                       x[::2] * 3), r)[1])(
+                   jax.new_ref(x))).sum())(jnp.arange(4.)),
+               jax.vmap(lambda x: (lambda r: (r.__setitem__(slice(1, None, 2), x[:2]),
+                                              r[::2])[1])(jax.new_ref(x)))(jnp.ones((3, 4)))]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
