@@ -93,8 +93,8 @@ impl_types.add(Ref)          # chapter 7: an equation given a box runs by its im
 
 
 class RefPrimitive(Primitive):
-    """A primitive on refs. Under evaluation it acts on the box itself (`eager_rules`): a box
-    is no array, so no compiled program can take it."""
+    """A primitive on refs. Evaluated, it runs its rule in `eager_rules` on the box itself: a
+    box is no array, so chapter 7's evaluation cannot take it."""
 
     def bind(self, *args, **params):
         if isinstance(trace_ctx.trace, EvalTrace):
