@@ -251,19 +251,39 @@ def _get_eager(ref, *operands, indexer):
     return jnp.copy(out) if out is ref._value else out
 
 
-_writes: dict = {}    # (primitive, indexer) -> that one write, jitted
+_compiled_binds: dict = {}    # (primitive, params, avals) -> its one equation, traced
+_traced_by = weakref.WeakKeyDictionary()   # jaxpr -> (function, where, argument names)
+
+
+def bind_compiled(primitive, args, params):
+    """`primitive.bind(*args, **params)` while nothing is traced, some of `args` boxes: its one
+    equation, traced with the boxes' types, runs as a program with refs (the `jit` section),
+    which updates the boxes' arrays in place. (Not through `jit`, which `jax.disable_jit()`
+    would turn back into this very call.)"""
+    avals = tuple(map(get_aval, args))
+    try:
+        key = (primitive, tuple(params.items()), avals)
+        closed = _compiled_binds.get(key)
+    except TypeError:                        # parameters that cannot be hashed: traced each time
+        key, closed = None, None
+    if closed is None:
+        def one_equation(*xs):
+            out = primitive.bind(*xs, **params)
+            return list(out) if primitive.multiple_results else [out]
+        closed = trace_to_jaxpr(one_equation, avals)
+        names = [f"args[{i}]" for i in range(len(args))]
+        _traced_by[closed] = (primitive.name, "<eager>", names)
+        _check_refs_unpacked(closed)                          # (the checks of `jit`, below)
+        _check_returned(closed, primitive.name, "<eager>", names)
+        if key is not None:
+            _compiled_binds[key] = closed
+    outs = executable_for(closed, primitive.name)(*args)
+    return outs if primitive.multiple_results else outs[0]
 
 
 def _write_eager(primitive):
-    """An eager write runs as a `jit` of the one equation, which updates the ref's buffer in
-    place (the `jit` section, below), as JAX's eager writes do."""
-    def rule(ref, *args, indexer):
-        write = _writes.get((primitive, indexer))
-        if write is None:
-            write = _writes[primitive, indexer] = jit(
-                lambda r, *a: primitive.bind(r, *a, indexer=indexer))
-        return write(ref, *args)
-    return rule
+    """An eager write runs compiled, which updates the ref's array in place, as JAX's do."""
+    return lambda ref, *args, indexer: bind_compiled(primitive, (ref, *args), {"indexer": indexer})
 
 
 def _no_eager_empty_ref(*, ty, memory_space):
@@ -490,9 +510,6 @@ def has_refs(closed: ClosedJaxpr) -> bool:
             or any(isinstance(e.primitive, RefPrimitive) or any(map(has_refs,
                                                                     inner_closed_jaxprs(e.params)))
                    for e in closed.jaxpr.eqns))
-
-
-_traced_by = weakref.WeakKeyDictionary()   # jaxpr -> (function, where, argument names)
 
 
 class StatefulProgram:
@@ -731,12 +748,11 @@ _has_refs_cached = weakref_lru_cache(lambda closed: has_refs(closed))
 
 
 def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):
-    """Chapter 10's rule: a loop or branch given refs, or whose bodies make refs, runs while
-    nothing is traced as a jitted function of its arguments (None: not this case; in a
-    notebook, the package's rule next)."""
+    """Chapter 10's rule: a loop or branch given refs, or whose bodies make refs, runs compiled
+    while nothing is traced (None: not this case; in a notebook, the package's rule next)."""
     if isinstance(trace_ctx.trace, EvalTrace) and (any(type(a) is Ref for a in args) or any(
             map(_has_refs_cached, inner_closed_jaxprs(params)))):
-        return jit(lambda *a: primitive.bind(*a, **params))(*args)
+        return bind_compiled(primitive, args, params)
     return None if previous is None else previous(primitive, args, params)
 
 

@@ -262,6 +262,18 @@ CASES = {
                jax.vmap(lambda x: (lambda r: (r.__setitem__(slice(1, None, 2), x[:2]),
                                               r[::2])[1])(jax.new_ref(x)))(jnp.ones((3, 4)))]
     """,
+    "eager writes and loops under disable_jit": """
+        r, q = jax.new_ref(0.0), jax.new_ref(jnp.zeros(3))
+        def body(c, x):
+            r[...] += x
+            return c + 1.0, None
+        with jax.disable_jit():
+            first = jax.lax.scan(body, 0.0, jnp.arange(3.))
+            q[0] = 1.0
+            q[...] += 1
+            jax.jit(lambda: q.__setitem__(1, 5.0))()
+        out = [first, r, q]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
