@@ -15,12 +15,12 @@ from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, fancy_batching_rules, not_mapped, vmap
 from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
                                     while_p)
-from autodidax.core import (EvalTrace, LiteralArray, Primitive, ShapedArray, Tracer,
+from autodidax.core import (EvalTrace, LiteralArray, Primitive, ShapedArray,
                             abstract_eval_rules, get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
                              weakref_lru_cache)
-from autodidax.jit import (executable_for, flat_arg_names, jit, jit_p, ref_rules,
+from autodidax.jit import (executable_for, flat_arg_names, jit_p, ref_rules,
                            trace_watchers)
 from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rules
 from autodidax.lax_core import convert_element_type
