@@ -26,7 +26,7 @@ from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rule
 from autodidax.lax_core import convert_element_type
 from autodidax.numpy import item_rules
 from autodidax.pretty_printer import Text, join, pp_vars
-from autodidax.runtime import impl_types
+from autodidax.runtime import arg_type_rules
 from autodidax.tree_util import tree_unflatten
 
 
@@ -89,7 +89,6 @@ class Ref:
 
 
 core.aval_rules[Ref] = lambda ref: ref.aval       # chapter 1: a Ref's type is an AbstractRef
-impl_types.add(Ref)          # chapter 7: an equation given a box runs by its impl rule
 
 
 class RefPrimitive(Primitive):
@@ -601,6 +600,19 @@ def _check_returned(closed, fun, where, names):
         raise ValueError(f"function {fun} at {where} traced for jit returned a mutable array "
                          f"reference of type {v.aval}, but mutable array references cannot be "
                          f"returned.\n\nThe returned mutable array {origin}.")
+
+
+def _eval_given_refs(primitive, args, params):
+    """Chapter 7's rule for an equation given a box: one that runs a jaxpr (a `jit`'s, a
+    `checkpoint`'s) runs by its impl rule, the box as it is; any other refuses it, as JAX's do."""
+    if any(True for _ in inner_closed_jaxprs(params)):
+        return core.impl_rules[primitive](*args, **params)
+    ref = next(x for x in args if type(x) is Ref)
+    raise ValueError(f"Attempting to pass a Ref {ref.aval} to a primitive: {primitive} -- did "
+                     "you forget to unpack ([...]) the ref?")
+
+
+arg_type_rules[Ref] = _eval_given_refs
 
 
 def _check_refs_unpacked(closed):

@@ -413,7 +413,7 @@ cache_clearers: list = []      # functions of later chapters that empty their ca
 
 _dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> EagerCall
 _scalar_buffers: dict = {}     # (value's key, placement) -> the buffer of a constant scalar
-evaluated_by_impl, impl_types = set(), set()  # run by the impl rule: chapters 13-17; A30's refs
+evaluated_by_impl, arg_type_rules = set(), {}  # run by the impl rule: 13-17; A30's refs' rules
 
 
 def xla_primitive_executable(primitive, params, avals, device) -> Executable:
@@ -495,8 +495,8 @@ class XlaEvalTrace(core.EvalTrace):
 
     def place_args(self, primitive, args, params):
         """Every other call: where it runs, its arguments put there, then `run`."""
-        if any(type(x) in impl_types for x in args):      # a ref (A30): the impl rule takes it
-            return core.impl_rules[primitive](*args, **params)
+        if boxes := [x for x in args if type(x) in arg_type_rules]:     # a ref (A30): its rule
+            return arg_type_rules[type(boxes[0])](primitive, args, params)
         if not through_xla(primitive) or any(isinstance(x, Tracer) for x in args):
             return super().process_primitive(primitive, args, params)   # (or the tracer's error)
         if any(type(x) is Array and x._sharding is not None for x in args):

@@ -359,6 +359,9 @@ CASES = {
     "a ref given to lax.sin under jit": """
         jax.jit(lambda r: jax.lax.sin(r))(jax.new_ref(1.0))
     """,
+    "a ref given to lax.sin eagerly": """
+        jax.lax.sin(jax.new_ref(1.0))
+    """,
     "a ref given to lax.add in a loop under jit": """
         r = jax.new_ref(jnp.zeros(3))
         jax.jit(lambda: jax.lax.fori_loop(0, 2, lambda i, c: jax.lax.add(c, r), r[...]))()
