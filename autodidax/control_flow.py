@@ -161,7 +161,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=no_operand):
 
 
 forwarding_rules = {}   # primitive -> JAX's rewrite of what its jaxprs forward (appendix A10)
-ref_rules = {}          # "bind" -> appendix A30's: an eager loop or branch given refs, run by jit
+ref_rules = {}          # "bind" -> appendix A30's: an eager loop or branch with refs, run by jit
 
 
 def bind_forwarding(p, args, **params):

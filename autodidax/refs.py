@@ -15,17 +15,18 @@ from autodidax.autodiff import effectful_primitives
 from autodidax.batching import batching_rules, fancy_batching_rules, not_mapped, vmap
 from autodidax.control_flow import (cond_p, ref_rules as control_flow_ref_rules, scan_p,
                                     while_p)
-from autodidax.core import (EvalTrace, Primitive, ShapedArray, Tracer, abstract_eval_rules,
-                            get_aval, set_current_trace, trace_ctx)
+from autodidax.core import (EvalTrace, LiteralArray, Primitive, ShapedArray,
+                            abstract_eval_rules, get_aval, set_current_trace, trace_ctx)
 from autodidax.indexing import dynamic_slice, dynamic_update_slice
 from autodidax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, pp_eqn_rules, trace_to_jaxpr,
                              weakref_lru_cache)
-from autodidax.jit import (executable_for, flat_arg_names, jit, jit_p, ref_rules,
+from autodidax.jit import (executable_for, flat_arg_names, jit_p, ref_rules,
                            trace_watchers)
 from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rules
 from autodidax.lax_core import convert_element_type
 from autodidax.numpy import item_rules
 from autodidax.pretty_printer import Text, join, pp_vars
+from autodidax.runtime import arg_type_rules
 from autodidax.tree_util import tree_unflatten
 
 
@@ -91,11 +92,12 @@ core.aval_rules[Ref] = lambda ref: ref.aval       # chapter 1: a Ref's type is a
 
 
 class RefPrimitive(Primitive):
-    """A primitive on refs. Under evaluation it acts on the box itself (`eager_rules`): a box
-    is no array, so no compiled program can take it."""
+    """A primitive on refs. Evaluated, it runs its rule in `eager_rules` on the box itself: a
+    box is no array, so chapter 7's evaluation cannot take it."""
 
     def bind(self, *args, **params):
         if isinstance(trace_ctx.trace, EvalTrace):
+            abstract_eval_rules[self](*map(get_aval, args), **params)     # the checks
             return eager_rules[self](*args, **params)
         return super().bind(*args, **params)
 
@@ -128,8 +130,9 @@ def ds(start, size, stride=1) -> Slice:
 
 def _indexer(shape, idx):
     """(indexer, operands): one entry per dimension of a ref of `shape`: `("slice", start,
-    size)` static, `("dslice", k, size)` from operand k, `("index", k)` operand k (an int or an
-    int array). `()`: the whole ref, `x_ref[...]` (or `None`, as `jax.ref.get` takes it)."""
+    size, stride)` static, `("dslice", k, size)` from operand k, `("index", k)` operand k (an
+    int or an int array). `()`: the whole ref, `x_ref[...]` (or `None`, as `jax.ref.get` takes
+    it)."""
     if idx is None or idx is Ellipsis or (type(idx) is tuple and not idx):
         return (), []
     idx = idx if isinstance(idx, tuple) else (idx,)
@@ -143,12 +146,14 @@ def _indexer(shape, idx):
     for i, dim in zip(idx, shape):
         if isinstance(i, slice):
             start, stop, step = i.indices(dim)
-            if step != 1:
-                raise NotImplementedError("a ref is sliced with stride 1 only")
-            entries.append(("slice", start, max(stop - start, 0)))
+            if step < 1:
+                raise ValueError(f"slice must have a step >= 1 (found: {step})")   # as JAX
+            entries.append(("slice", start, len(range(start, stop, step)), step))
         elif isinstance(i, Slice):
             if isinstance(i.start, (int, np.integer)):
-                entries.append(("slice", int(i.start), i.size))
+                entries.append(("slice", int(i.start), i.size, i.stride))
+            elif i.stride != 1:
+                raise NotImplementedError("a ref's slice with a traced start has stride 1")
             else:
                 entries.append(("dslice", len(operands), i.size))
                 operands.append(i.start)
@@ -165,7 +170,8 @@ def _plain(x, indexer, operands):
     if any(e[0] == "dslice" for e in indexer):
         sizes = [e[2] if e[0] == "dslice" else d for e, d in zip(indexer, x.shape)]
         x = dynamic_slice(x, starts, sizes)
-    index = tuple(slice(None) if e[0] == "dslice" else slice(e[1], e[1] + e[2])
+    index = tuple(slice(None) if e[0] == "dslice" else slice(e[1], e[1] + (e[2] - 1) * e[3] + 1,
+                                                             e[3])
                   if e[0] == "slice" else operands[e[1]] for e in indexer)
     return x, starts, index
 
@@ -194,14 +200,14 @@ def _indexed_aval(ref, indexer, operand_avals):
         return ref.inner
     fake = np.broadcast_to(np.zeros((), bool), ref.shape)
     ops = [np.zeros(a.shape, np.int32) for a in operand_avals]
-    _, _, index = _plain(fake, tuple(("slice", 0, e[2]) if e[0] == "dslice" else e
+    _, _, index = _plain(fake, tuple(("slice", 0, e[2], 1) if e[0] == "dslice" else e
                                       for e in indexer), ops)
     return ShapedArray(fake[index].shape, ref.dtype, ref.weak_type)
 
 
 def _check_ref(aval, what):
     if type(aval) is not AbstractRef:
-        raise TypeError(f"{what} takes a Ref, got a value of type {aval.str_short()}")
+        raise ValueError(f"`{what}` must be called on `Ref` types: {aval}.")
 
 
 def _get_abstract(ref, *operand_avals, indexer):
@@ -209,12 +215,19 @@ def _get_abstract(ref, *operand_avals, indexer):
     return _indexed_aval(ref, indexer, operand_avals)
 
 
-def _swap_abstract(ref, value, *operand_avals, indexer):
-    _check_ref(ref, "swap")
+def _swap_abstract(ref, value, *operand_avals, indexer, what="swap"):
+    """JAX's checks, with its texts: the value has the type of the indexed ref, exactly."""
+    _check_ref(ref, what)
+    if type(value) is AbstractRef:
+        raise ValueError("Cannot store a Ref into another Ref. "
+                         "Did you forget to load from it using `[...]`?")
     out = _indexed_aval(ref, indexer, operand_avals)
-    if (value.shape, value.dtype) != (out.shape, out.dtype):
-        raise TypeError(f"swap of a value of type {value.str_short()} into {ref.str_short()} "
-                        f"at an index of type {out.str_short()}")
+    if value.shape != out.shape:
+        raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
+                         f"{out.shape}. Value shape: {value.shape}. Transforms: {indexer}. ")
+    if value.dtype != out.dtype:
+        raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {out.dtype}. Value "
+                         f"{'dtype' if what == 'swap' else 'shape'}: {value.dtype}. ")
     return out
 
 
@@ -223,27 +236,64 @@ abstract_eval_rules.update({
     empty_ref_p: lambda *, ty, memory_space: AbstractRef(ty),
     freeze_p: lambda ref: ref.inner, free_ref_p: lambda ref: [],
     get_p: _get_abstract, swap_p: _swap_abstract,
-    addupdate_p: lambda ref, value, *ops, indexer: (_swap_abstract(ref, value, *ops,
-                                                                   indexer=indexer), [])[1]})
+    addupdate_p: lambda *avals, indexer: (_swap_abstract(*avals, indexer=indexer,
+                                                         what="addupdate"), [])[1]})
 
 
-def _swap_eager(ref, value, *operands, indexer):
-    old = read(ref._value, indexer, operands)
-    ref._value = write(ref._value, value, indexer, operands)
-    return old
+def _own(x):
+    """A buffer no one else holds, for a box: a `jit` given the ref takes it over."""
+    return jnp.copy(x) if isinstance(x, core.Array) else jnp.asarray(x)
 
 
-def _addupdate_eager(ref, value, *operands, indexer):
-    ref._value = write(ref._value, value, indexer, operands, add=True)
-    return []
+def _get_eager(ref, *operands, indexer):
+    out = read(ref._value, indexer, operands)
+    return jnp.copy(out) if out is ref._value else out
+
+
+_compiled_binds: dict = {}    # (primitive, params, avals) -> its one equation, traced
+_traced_by = weakref.WeakKeyDictionary()   # jaxpr -> (function, where, argument names)
+
+
+def bind_compiled(primitive, args, params):
+    """`primitive.bind(*args, **params)` while nothing is traced, some of `args` boxes: its one
+    equation, traced with the boxes' types, runs as a program with refs (the `jit` section),
+    which updates the boxes' arrays in place. (Not through `jit`, which `jax.disable_jit()`
+    would turn back into this very call.)"""
+    avals = tuple(map(get_aval, args))
+    try:
+        key = (primitive, tuple(params.items()), avals)
+        closed = _compiled_binds.get(key)
+    except TypeError:                        # parameters that cannot be hashed: traced each time
+        key, closed = None, None
+    if closed is None:
+        def one_equation(*xs):
+            out = primitive.bind(*xs, **params)
+            return list(out) if primitive.multiple_results else [out]
+        closed = trace_to_jaxpr(one_equation, avals)
+        names = [f"args[{i}]" for i in range(len(args))]
+        _traced_by[closed] = (primitive.name, "<eager>", names)
+        _check_refs_unpacked(closed)                          # (the checks of `jit`, below)
+        _check_returned(closed, primitive.name, "<eager>", names)
+        if key is not None:
+            _compiled_binds[key] = closed
+    outs = executable_for(closed, primitive.name)(*args)
+    return outs if primitive.multiple_results else outs[0]
+
+
+def _write_eager(primitive):
+    """An eager write runs compiled, which updates the ref's array in place, as JAX's do."""
+    return lambda ref, *args, indexer: bind_compiled(primitive, (ref, *args), {"indexer": indexer})
+
+
+def _no_eager_empty_ref(*, ty, memory_space):
+    raise NotImplementedError("Evaluation rule for 'empty_ref' not implemented")  # as in JAX
 
 
 eager_rules.update({
-    new_ref_p: lambda x, *, kind, memory_space: Ref(jnp.asarray(x)),
-    empty_ref_p: lambda *, ty, memory_space: Ref(jnp.zeros(ty.shape, ty.dtype)),
-    freeze_p: lambda ref: ref._value, free_ref_p: lambda ref: [],
-    get_p: lambda ref, *operands, indexer: read(ref._value, indexer, operands),
-    swap_p: _swap_eager, addupdate_p: _addupdate_eager})
+    new_ref_p: lambda x, *, kind, memory_space: Ref(_own(x)),
+    empty_ref_p: _no_eager_empty_ref,
+    freeze_p: lambda ref: jnp.copy(ref._value), free_ref_p: lambda ref: [],
+    get_p: _get_eager, swap_p: _write_eager(swap_p), addupdate_p: _write_eager(addupdate_p)})
 
 
 def new_ref(init_val, *, kind=None, memory_space=None):
@@ -272,14 +322,15 @@ def free_ref(ref) -> None:
     free_ref_p.bind(ref)
 
 
-def _cast(value, aval):
-    """`value` as a value of `aval` where JAX casts implicitly: a float into a float ref, an
-    integer into an integer ref (its `_maybe_implicit_cast`)."""
-    kinds = core.dtype_kind(get_aval(value).dtype) + core.dtype_kind(aval.dtype)
-    if kinds in ("ff", "ii", "uu", "iu", "ui"):
-        value = convert_element_type(value, aval.dtype)
-    if get_aval(value).shape != aval.shape:
-        value = jnp.broadcast_to(value, aval.shape)
+def _cast(value, dtype):
+    """`value` as a value of `dtype` where JAX's `swap` casts implicitly: a weakly typed float
+    into a float ref, any integer into an integer ref. Nothing else, and no broadcasting."""
+    aval = get_aval(value)
+    if type(aval) is not ShapedArray:
+        return value
+    kinds = core.dtype_kind(aval.dtype) + core.dtype_kind(dtype)
+    if (aval.weak_type and kinds == "ff") or kinds in ("ii", "uu", "iu", "ui"):
+        return convert_element_type(value, dtype)
     return value
 
 
@@ -293,8 +344,7 @@ def ref_swap(ref, idx, value):
     """`ref[idx]`, after which `ref[idx]` is `value`."""
     aval = get_aval(ref)
     indexer, operands = _indexer(aval.shape, idx)
-    out = _indexed_aval(aval, indexer, [get_aval(o) for o in operands])
-    return swap_p.bind(ref, _cast(value, out), *operands, indexer=indexer)
+    return swap_p.bind(ref, _cast(value, aval.dtype), *operands, indexer=indexer)
 
 
 def ref_set(ref, idx, value) -> None:
@@ -303,11 +353,9 @@ def ref_set(ref, idx, value) -> None:
 
 
 def ref_addupdate(ref, idx, value) -> None:
-    """`ref[idx] += value`, in one primitive."""
-    aval = get_aval(ref)
-    indexer, operands = _indexer(aval.shape, idx)
-    out = _indexed_aval(aval, indexer, [get_aval(o) for o in operands])
-    addupdate_p.bind(ref, _cast(value, out), *operands, indexer=indexer)
+    """`ref[idx] += value`, in one primitive (no implicit cast: JAX's has none)."""
+    indexer, operands = _indexer(get_aval(ref).shape, idx)
+    addupdate_p.bind(ref, value, *operands, indexer=indexer)
 
 
 item_rules[AbstractRef] = (ref_get, ref_set)       # appendix A1's indexing, for refs
@@ -349,6 +397,378 @@ def _pp_swap(eqn, names):
 
 
 pp_eqn_rules.update({get_p: _pp_get, swap_p: _pp_swap, addupdate_p: _pp_swap})
+
+
+class Location:
+    """Where a ref made inside a program lives while discharge runs it."""
+    __slots__ = ()
+
+
+def _is_place(x) -> bool:
+    return type(x) in (Ref, Location)
+
+
+def _discharge_new_ref(store, args, params):
+    place = Location()
+    store[place] = args[0]
+    return place
+
+
+def _discharge_empty_ref(store, args, params):
+    place = Location()
+    store[place] = jnp.zeros(params["ty"].shape, params["ty"].dtype)
+    return place
+
+
+def _discharge_swap(store, args, params, add=False):
+    ref, value, *operands = args
+    old = [] if add else read(store[ref], params["indexer"], operands)
+    store[ref] = write(store[ref], value, params["indexer"], operands, add=add)
+    return old
+
+
+discharge_rules.update({
+    new_ref_p: _discharge_new_ref, empty_ref_p: _discharge_empty_ref,
+    get_p: lambda store, args, params: read(store[args[0]], params["indexer"], args[1:]),
+    swap_p: _discharge_swap,
+    addupdate_p: lambda store, args, params: _discharge_swap(store, args, params, add=True),
+    freeze_p: lambda store, args, params: store[args[0]],
+    free_ref_p: lambda store, args, params: [],
+    jit_p: lambda store, args, params: run_discharged(params["jaxpr"], args, store),
+    remat_p: lambda store, args, params: run_discharged(ClosedJaxpr(params["jaxpr"], []), args,
+                                                        store)})
+
+
+def run_discharged(closed: ClosedJaxpr, args, store):
+    """Run `closed` on `args`, its refs as places in `store` (place -> current value): each
+    equation on refs by its discharge rule, every other one bound as it is."""
+    env = dict(zip(closed.jaxpr.constvars, closed.consts))
+    env.update(zip(closed.jaxpr.invars, args))
+
+    def atom(v):               # a weakly typed literal stays weak, as in chapter 5's eval_jaxpr
+        if isinstance(v, Var):
+            return env[v]
+        return LiteralArray(v.val, weak_type=True) if v.aval.weak_type else v.val
+
+    for eqn in closed.jaxpr.eqns:
+        ins = [atom(v) for v in eqn.invars]
+        rule = discharge_rules.get(eqn.primitive)
+        if rule is not None:
+            outs = rule(store, ins, eqn.params)
+        elif any(map(_is_place, ins)):
+            raise NotImplementedError(f"discharge: {eqn.primitive} of a ref is not supported")
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [atom(v) for v in closed.jaxpr.outvars]
+
+
+def inner_closed_jaxprs(params):
+    """The jaxprs in an equation's parameters (a `jit`'s, a `cond`'s branches...), closed."""
+    for value in params.values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (ClosedJaxpr, Jaxpr)):
+                yield v if isinstance(v, ClosedJaxpr) else ClosedJaxpr(v, [])
+
+
+def closed_over_refs(closed: ClosedJaxpr, found=None) -> list:
+    """The refs (boxes) that `closed` and the jaxprs in its equations close over."""
+    found = [] if found is None else found
+    found += [c for c in closed.consts if type(c) is Ref and all(c is not f for f in found)]
+    for eqn in closed.jaxpr.eqns:
+        for inner in inner_closed_jaxprs(eqn.params):
+            closed_over_refs(inner, found)
+    return found
+
+
+def discharge(closed: ClosedJaxpr):
+    """(pure, refs): `pure` takes the values of `closed`'s ref arguments in their places, then
+    the values of `refs`, the refs it closes over; it returns `closed`'s outputs, then the
+    final values of its ref arguments, then those of `refs`."""
+    refs = closed_over_refs(closed)
+    is_ref = [type(a) is AbstractRef for a in closed.in_avals]
+    avals = [a.inner if r else a for a, r in zip(closed.in_avals, is_ref)]
+    avals += [ref.aval.inner for ref in refs]
+
+    def pure(*values):
+        store, args = {}, []
+        for value, r in zip(values, is_ref):
+            args.append(Location() if r else value)
+            if r:
+                store[args[-1]] = value
+        store.update(zip(refs, values[len(is_ref):]))
+        outs = run_discharged(closed, args, store)
+        return outs + [store[a] for a, r in zip(args, is_ref) if r] + [store[r] for r in refs]
+    return trace_to_jaxpr(pure, avals), refs
+
+
+def has_refs(closed: ClosedJaxpr) -> bool:
+    """Whether `closed` takes, closes over or makes refs."""
+    return (any(type(a) is AbstractRef for a in closed.in_avals)
+            or any(type(c) is Ref for c in closed.consts)
+            or any(isinstance(e.primitive, RefPrimitive) or any(map(has_refs,
+                                                                    inner_closed_jaxprs(e.params)))
+                   for e in closed.jaxpr.eqns))
+
+
+class StatefulProgram:
+    """The program of a jaxpr with refs: its discharged, pure program, run on the values of the
+    refs, whose final values are then written back into them."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str):
+        self.closed, self.is_ref = closed, [type(a) is AbstractRef for a in closed.in_avals]
+        pure, self.refs = discharge(closed)
+        n, j = len(closed.out_avals), pure.jaxpr
+        self.n_refs = len(j.outvars) - n
+        # The refs' final values first, in the order of their inputs, which are donated: chapter
+        # 8's donation pairs each with the first output of its type, its own final value. So
+        # the program writes each ref's new value over the old one, in its buffer.
+        finals_first = ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns,
+                                         j.outvars[n:] + j.outvars[:n]), pure.consts)
+        donated = tuple(self.is_ref) + (True,) * len(self.refs)
+        self.executable = executable_for(finals_first, name, donated=donated)
+
+    def __call__(self, *args):
+        refs = [a for a, r in zip(args, self.is_ref) if r]
+        self.check_aliases(args)
+        values = [a._value if r else a for a, r in zip(args, self.is_ref)]
+        outs = self.executable(*values, *[ref._value for ref in self.refs])
+        for ref, value in zip(refs + self.refs, outs):
+            ref._value = value
+        return outs[self.n_refs:]
+
+    def check_aliases(self, args):
+        """JAX's errors for one ref passed twice, or passed and closed over."""
+        fun, where, names = _traced_by.get(self.closed, ("fun", "?", None))
+        names = names or [f"args[{i}]" for i in range(len(args))]
+        seen = {}
+        for i, a in enumerate(args):
+            if not self.is_ref[i]:
+                continue
+            if any(a is ref for ref in self.refs):
+                raise ValueError(f"when tracing {fun} at {where} for jit, a mutable array "
+                                 f"reference of type {a.aval} was both closed over and passed "
+                                 f"as the argument {names[i]}")
+            if id(a) in seen:
+                raise ValueError("only one reference to a mutable array may be passed as an "
+                                 f"argument to a function, but when tracing {fun} at {where} "
+                                 f"for jit the mutable array reference of type {a.aval} "
+                                 f"appeared at both {names[seen[id(a)]]} and {names[i]}.")
+            seen[id(a)] = i
+
+
+def _program(closed, name, previous=ref_rules.get("program")):
+    """Chapter 8's rule: a jaxpr with refs runs as a StatefulProgram (else as the rule
+    registered before this one says: a notebook that runs this cell keeps the package's)."""
+    if has_refs(closed):
+        return StatefulProgram(closed, name)
+    return previous(closed, name) if previous is not None else None
+
+
+@weakref_lru_cache
+def discharged_inside(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Chapter 8's rule for a `jit` equation being lowered: `closed` with the refs it makes
+    inside discharged, which keeps its signature; as it is if refs come in or none are made."""
+    if (not has_refs(closed) or any(type(a) is AbstractRef for a in closed.in_avals)
+            or closed_over_refs(closed)):
+        return closed
+    return discharge(closed)[0]
+
+
+def _pure(closed, previous=ref_rules.get("pure")):
+    out = discharged_inside(closed)              # (then the package's rule, in a notebook)
+    return out if previous is None else previous(out)
+
+
+ref_rules["program"], ref_rules["pure"] = _program, _pure
+ref_rules["types"] = ref_rules.get("types", ()) + (Ref,)
+
+
+def _check_returned(closed, fun, where, names):
+    """JAX's error for a jitted function that returns a ref."""
+    made = {eqn.outvars[0]: eqn.source_info for eqn in closed.jaxpr.eqns
+            if eqn.primitive in (new_ref_p, empty_ref_p)}
+    for v in closed.jaxpr.outvars:
+        if type(v.aval) is not AbstractRef:
+            continue
+        if v in closed.jaxpr.invars:
+            origin = f"was passed in as the argument {names[closed.jaxpr.invars.index(v)]}"
+        elif v in made:
+            origin = f"was created on line {made[v]}"
+        else:
+            origin = "was closed over"
+        raise ValueError(f"function {fun} at {where} traced for jit returned a mutable array "
+                         f"reference of type {v.aval}, but mutable array references cannot be "
+                         f"returned.\n\nThe returned mutable array {origin}.")
+
+
+def _eval_given_refs(primitive, args, params):
+    """Chapter 7's rule for an equation given a box: one that runs a jaxpr (a `jit`'s, a
+    `checkpoint`'s) runs by its impl rule, the box as it is; any other refuses it, as JAX's do."""
+    if any(True for _ in inner_closed_jaxprs(params)):
+        return core.impl_rules[primitive](*args, **params)
+    ref = next(x for x in args if type(x) is Ref)
+    raise ValueError(f"Attempting to pass a Ref {ref.aval} to a primitive: {primitive} -- did "
+                     "you forget to unpack ([...]) the ref?")
+
+
+arg_type_rules[Ref] = _eval_given_refs
+
+
+def _check_refs_unpacked(closed):
+    """JAX's error for a ref given to a primitive that takes arrays (`jnp.sin(x_ref)` under
+    `jit`): only ref primitives and those that run jaxprs (loops, `jit`...) may take one."""
+    for eqn in closed.jaxpr.eqns:
+        inner = list(inner_closed_jaxprs(eqn.params))
+        if not isinstance(eqn.primitive, RefPrimitive) and not inner:
+            for v in eqn.invars:
+                if type(v.aval) is AbstractRef:
+                    raise ValueError(f"Attempting to pass a Ref {v.aval} to a primitive: "
+                                     f"{eqn.primitive} -- did you forget to unpack ([...]) the "
+                                     "ref?")
+        for jaxpr in inner:
+            _check_refs_unpacked(jaxpr)
+
+
+def _watch_trace(jitted, key):
+    """After `jit` traces a function with refs: remember its names, refuse returned refs and
+    refs given to primitives on arrays."""
+    def done(trace, entry):
+        if not has_refs(entry.jaxpr):
+            return
+        _check_refs_unpacked(entry.jaxpr)
+        static_pos, static_named, in_tree, has_kwargs, avals = key[:5]
+        dynamic = tree_unflatten(in_tree, avals)
+        args, kwargs = dynamic if has_kwargs else (dynamic, {})
+        args = list(args)
+        for i, value in static_pos:
+            args.insert(i, value)
+        names = flat_arg_names(jitted, args, {**kwargs, **dict(static_named)})
+        _traced_by[entry.jaxpr] = (trace.fun_name, trace.where, names)
+        _check_returned(entry.jaxpr, trace.fun_name, trace.where, names)
+    return done
+
+
+trace_watchers.append(_watch_trace)
+
+
+def _discharge_scan(store, args, params):
+    """A `scan` given refs: the values of those among its constants become carries, and so do
+    those it scans over, whose rows the body reads and writes at a counter's index."""
+    n_consts, n_carry, length = params["num_consts"], params["num_carry"], params["length"]
+    consts, carry, xs = (args[:n_consts], args[n_consts:n_consts + n_carry],
+                         args[n_consts + n_carry:])
+    if any(map(_is_place, carry)):
+        raise NotImplementedError("discharge: a ref as a carry of scan")
+    at = [i for i, c in enumerate(consts) if _is_place(c)]
+    xat = [i for i, x in enumerate(xs) if _is_place(x)]
+    if not at and not xat:                    # refs made inside only: discharged there
+        return scan_p.bind(*args, **{**params, "jaxpr": discharged_inside(params["jaxpr"])})
+    body, places = params["jaxpr"], [consts[i] for i in at] + [xs[i] for i in xat]
+    kept = [c for i, c in enumerate(consts) if i not in at]
+    kept_xs = [x for i, x in enumerate(xs) if i not in xat]
+    ins = body.in_avals
+    steps = [np.zeros((), np.int32)] if xat else []       # the row that the body sees
+    avals = ([a for i, a in enumerate(ins[:n_consts]) if i not in at]
+             + [get_aval(store[p]) for p in places] + [get_aval(c) for c in steps]
+             + ins[n_consts:n_consts + n_carry]
+             + [a for i, a in enumerate(ins[n_consts + n_carry:]) if i not in xat])
+
+    def discharged_body(*values):
+        kept_values, values = iter(values[:len(kept)]), values[len(kept):]
+        wholes, step, values = (values[:len(places)], values[len(places):][:len(steps)],
+                                values[len(places) + len(steps):])
+        carry_values, x_values = list(values[:n_carry]), iter(values[n_carry:])
+        row = (length - 1 - step[0] if params["reverse"] else step[0]) if xat else None
+        locations = [Location() for _ in places]
+        inner = dict(zip(locations, [*wholes[:len(at)], *[w[row] for w in wholes[len(at):]]]))
+        const_locs, row_locs = iter(locations[:len(at)]), iter(locations[len(at):])
+        body_consts = [next(const_locs) if i in at else next(kept_values) for i in range(n_consts)]
+        body_xs = [next(row_locs) if i in xat else next(x_values) for i in range(len(xs))]
+        outs = run_discharged(body, body_consts + carry_values + body_xs, inner)
+        finals = [inner[loc] for loc in locations[:len(at)]] + [
+            w.at[row].set(inner[loc]) for w, loc in zip(wholes[len(at):], locations[len(at):])]
+        return finals + [s + 1 for s in step] + outs
+
+    outs = scan_p.bind(*kept, *[store[p] for p in places], *steps, *carry, *kept_xs,
+                       **{**params, "jaxpr": trace_to_jaxpr(discharged_body, avals),
+                          "num_consts": len(kept),
+                          "num_carry": len(places) + len(steps) + n_carry})
+    store.update(zip(places, outs[:len(places)]))
+    return outs[len(places) + len(steps):]
+
+
+discharge_rules[scan_p] = _discharge_scan
+
+
+def _discharge_cond(store, args, params):
+    """A `cond` given refs: each branch, discharged, also returns the refs' final values."""
+    index, *ops = args
+    places = [x for x in ops if _is_place(x)]
+    if not places:
+        return cond_p.bind(*args, branches=tuple(map(discharged_inside, params["branches"])))
+    branches = tuple(discharge(branch)[0] for branch in params["branches"])
+    outs = cond_p.bind(index, *[store[x] if _is_place(x) else x for x in ops],
+                       branches=branches)
+    n = len(outs) - len(places)
+    store.update(zip(places, outs[n:]))
+    return outs[:n]
+
+
+def _discharge_while(store, args, params):
+    """A `while_loop` whose condition or body reads or writes refs (among their constants):
+    the refs' values become the first carries."""
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    if any(map(_is_place, carry)):
+        raise NotImplementedError("discharge: a ref as a carry of while_loop")
+    places = []
+    for x in cond_consts + body_consts:
+        if _is_place(x) and all(x is not p for p in places):
+            places.append(x)
+    if not places:
+        return while_p.bind(*args, **{**params, "cond_jaxpr": discharged_inside(
+            params["cond_jaxpr"]), "body_jaxpr": discharged_inside(params["body_jaxpr"])})
+
+    def discharged(closed, consts, with_refs_out):
+        kept = [c for c in consts if not _is_place(c)]
+
+        def fun(*values):
+            kept_values = iter(values[:len(kept)])
+            locations = [Location() for _ in places]
+            inner = dict(zip(locations, values[len(kept):len(kept) + len(places)]))
+            where = {id(p): loc for p, loc in zip(places, locations)}
+            ins = [where[id(c)] if _is_place(c) else next(kept_values) for c in consts]
+            outs = run_discharged(closed, ins + list(values[len(kept) + len(places):]), inner)
+            return [inner[loc] for loc in locations] + outs if with_refs_out else outs
+        avals = [get_aval(x) for x in kept] + [get_aval(store[p]) for p in places]
+        return trace_to_jaxpr(fun, avals + [get_aval(x) for x in carry]), kept
+
+    cond, kept_cond = discharged(params["cond_jaxpr"], cond_consts, False)
+    body, kept_body = discharged(params["body_jaxpr"], body_consts, True)
+    outs = while_p.bind(*kept_cond, *kept_body, *[store[p] for p in places], *carry,
+                        cond_jaxpr=cond, cond_nconsts=len(kept_cond), body_jaxpr=body,
+                        body_nconsts=len(kept_body))
+    store.update(zip(places, outs[:len(places)]))
+    return outs[len(places):]
+
+
+discharge_rules.update({cond_p: _discharge_cond, while_p: _discharge_while})
+
+
+_has_refs_cached = weakref_lru_cache(lambda closed: has_refs(closed))
+
+
+def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):
+    """Chapter 10's rule: a loop or branch given refs, or whose bodies make refs, runs compiled
+    while nothing is traced (None: not this case; in a notebook, the package's rule next)."""
+    if isinstance(trace_ctx.trace, EvalTrace) and (any(type(a) is Ref for a in args) or any(
+            map(_has_refs_cached, inner_closed_jaxprs(params)))):
+        return bind_compiled(primitive, args, params)
+    return None if previous is None else previous(primitive, args, params)
+
+
+control_flow_ref_rules["bind"] = _bind_with_refs
 
 
 class TangentRef:
@@ -442,317 +862,3 @@ batching_rules.update({
     get_p: _get_batched, swap_p: _swap_batched,
     addupdate_p: lambda vals, dims, *, indexer: _swap_batched(vals, dims, indexer=indexer,
                                                                add=True)})
-
-
-class Location:
-    """Where a ref made inside a program lives while discharge runs it."""
-    __slots__ = ()
-
-
-def _is_place(x) -> bool:
-    return type(x) in (Ref, Location)
-
-
-def _discharge_new_ref(store, args, params):
-    place = Location()
-    store[place] = args[0]
-    return place
-
-
-def _discharge_empty_ref(store, args, params):
-    place = Location()
-    store[place] = jnp.zeros(params["ty"].shape, params["ty"].dtype)
-    return place
-
-
-def _discharge_swap(store, args, params, add=False):
-    ref, value, *operands = args
-    old = [] if add else read(store[ref], params["indexer"], operands)
-    store[ref] = write(store[ref], value, params["indexer"], operands, add=add)
-    return old
-
-
-discharge_rules.update({
-    new_ref_p: _discharge_new_ref, empty_ref_p: _discharge_empty_ref,
-    get_p: lambda store, args, params: read(store[args[0]], params["indexer"], args[1:]),
-    swap_p: _discharge_swap,
-    addupdate_p: lambda store, args, params: _discharge_swap(store, args, params, add=True),
-    freeze_p: lambda store, args, params: store[args[0]],
-    free_ref_p: lambda store, args, params: [],
-    jit_p: lambda store, args, params: run_discharged(params["jaxpr"], args, store),
-    remat_p: lambda store, args, params: run_discharged(ClosedJaxpr(params["jaxpr"], []), args,
-                                                        store)})
-
-
-def run_discharged(closed: ClosedJaxpr, args, store):
-    """Run `closed` on `args`, its refs as places in `store` (place -> current value): each
-    equation on refs by its discharge rule, every other one bound as it is."""
-    env = dict(zip(closed.jaxpr.constvars, closed.consts))
-    env.update(zip(closed.jaxpr.invars, args))
-
-    def atom(v):
-        return env[v] if isinstance(v, Var) else v.val
-
-    for eqn in closed.jaxpr.eqns:
-        ins = [atom(v) for v in eqn.invars]
-        rule = discharge_rules.get(eqn.primitive)
-        if rule is not None:
-            outs = rule(store, ins, eqn.params)
-        elif any(map(_is_place, ins)):
-            raise NotImplementedError(f"discharge: {eqn.primitive} of a ref is not supported")
-        else:
-            outs = eqn.primitive.bind(*ins, **eqn.params)
-        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
-    return [atom(v) for v in closed.jaxpr.outvars]
-
-
-def inner_closed_jaxprs(eqn):
-    """The jaxprs in an equation's parameters (a `jit`'s, a `cond`'s branches...), closed."""
-    for value in eqn.params.values():
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, (ClosedJaxpr, Jaxpr)):
-                yield v if isinstance(v, ClosedJaxpr) else ClosedJaxpr(v, [])
-
-
-def closed_over_refs(closed: ClosedJaxpr, found=None) -> list:
-    """The refs (boxes) that `closed` and the jaxprs in its equations close over."""
-    found = [] if found is None else found
-    found += [c for c in closed.consts if type(c) is Ref and all(c is not f for f in found)]
-    for eqn in closed.jaxpr.eqns:
-        for inner in inner_closed_jaxprs(eqn):
-            closed_over_refs(inner, found)
-    return found
-
-
-def discharge(closed: ClosedJaxpr):
-    """(pure, refs): `pure` takes the values of `closed`'s ref arguments in their places, then
-    the values of `refs`, the refs it closes over; it returns `closed`'s outputs, then the
-    final values of its ref arguments, then those of `refs`."""
-    refs = closed_over_refs(closed)
-    is_ref = [type(a) is AbstractRef for a in closed.in_avals]
-    avals = [a.inner if r else a for a, r in zip(closed.in_avals, is_ref)]
-    avals += [ref.aval.inner for ref in refs]
-
-    def pure(*values):
-        store, args = {}, []
-        for value, r in zip(values, is_ref):
-            args.append(Location() if r else value)
-            if r:
-                store[args[-1]] = value
-        store.update(zip(refs, values[len(is_ref):]))
-        outs = run_discharged(closed, args, store)
-        return outs + [store[a] for a, r in zip(args, is_ref) if r] + [store[r] for r in refs]
-    return trace_to_jaxpr(pure, avals), refs
-
-
-def has_refs(closed: ClosedJaxpr) -> bool:
-    """Whether `closed` takes, closes over or makes refs."""
-    return (any(type(a) is AbstractRef for a in closed.in_avals)
-            or any(type(c) is Ref for c in closed.consts)
-            or any(isinstance(e.primitive, RefPrimitive) or any(map(has_refs,
-                                                                    inner_closed_jaxprs(e)))
-                   for e in closed.jaxpr.eqns))
-
-
-_traced_by = weakref.WeakKeyDictionary()   # jaxpr -> (function, where, argument names)
-
-
-class StatefulProgram:
-    """The program of a jaxpr with refs: its discharged, pure program, run on the values of the
-    refs, whose final values are then written back into them."""
-
-    def __init__(self, closed: ClosedJaxpr, name: str):
-        self.closed, self.is_ref = closed, [type(a) is AbstractRef for a in closed.in_avals]
-        pure, self.refs = discharge(closed)
-        self.executable = executable_for(pure, name)
-        self.n_out = len(closed.out_avals)
-
-    def __call__(self, *args):
-        refs = [a for a, r in zip(args, self.is_ref) if r]
-        self.check_aliases(args)
-        values = [a._value if r else a for a, r in zip(args, self.is_ref)]
-        outs = self.executable(*values, *[ref._value for ref in self.refs])
-        for ref, value in zip(refs + self.refs, outs[self.n_out:]):
-            ref._value = value
-        return outs[:self.n_out]
-
-    def check_aliases(self, args):
-        """JAX's errors for one ref passed twice, or passed and closed over."""
-        fun, where, names = _traced_by.get(self.closed, ("fun", "?", None))
-        names = names or [f"args[{i}]" for i in range(len(args))]
-        seen = {}
-        for i, a in enumerate(args):
-            if not self.is_ref[i]:
-                continue
-            if any(a is ref for ref in self.refs):
-                raise ValueError(f"when tracing {fun} at {where} for jit, a mutable array "
-                                 f"reference of type {a.aval} was both closed over and passed "
-                                 f"as the argument {names[i]}")
-            if id(a) in seen:
-                raise ValueError("only one reference to a mutable array may be passed as an "
-                                 f"argument to a function, but when tracing {fun} at {where} "
-                                 f"for jit the mutable array reference of type {a.aval} "
-                                 f"appeared at both {names[seen[id(a)]]} and {names[i]}.")
-            seen[id(a)] = i
-
-
-def _program(closed, name, previous=ref_rules.get("program")):
-    """Chapter 8's rule: a jaxpr with refs runs as a StatefulProgram (else as the rule
-    registered before this one says: a notebook that runs this cell keeps the package's)."""
-    if has_refs(closed):
-        return StatefulProgram(closed, name)
-    return previous(closed, name) if previous is not None else None
-
-
-@weakref_lru_cache
-def discharged_inside(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Chapter 8's rule for a `jit` equation being lowered: `closed` with the refs it makes
-    inside discharged, which keeps its signature; as it is if refs come in or none are made."""
-    if (not has_refs(closed) or any(type(a) is AbstractRef for a in closed.in_avals)
-            or closed_over_refs(closed)):
-        return closed
-    return discharge(closed)[0]
-
-
-def _pure(closed, previous=ref_rules.get("pure")):
-    out = discharged_inside(closed)              # (then the package's rule, in a notebook)
-    return out if previous is None else previous(out)
-
-
-ref_rules["program"], ref_rules["pure"] = _program, _pure
-ref_rules["types"] = ref_rules.get("types", ()) + (Ref,)
-
-
-def _check_returned(closed, fun, where, names):
-    """JAX's error for a jitted function that returns a ref."""
-    made = {eqn.outvars[0]: eqn.source_info for eqn in closed.jaxpr.eqns
-            if eqn.primitive in (new_ref_p, empty_ref_p)}
-    for v in closed.jaxpr.outvars:
-        if type(v.aval) is not AbstractRef:
-            continue
-        if v in closed.jaxpr.invars:
-            origin = f"was passed in as the argument {names[closed.jaxpr.invars.index(v)]}"
-        elif v in made:
-            origin = f"was created on line {made[v]}"
-        else:
-            origin = "was closed over"
-        raise ValueError(f"function {fun} at {where} traced for jit returned a mutable array "
-                         f"reference of type {v.aval}, but mutable array references cannot be "
-                         f"returned.\n\nThe returned mutable array {origin}.")
-
-
-def _watch_trace(jitted, key):
-    """After `jit` traces a function with refs: remember its names, refuse returned refs."""
-    def done(trace, entry):
-        if not has_refs(entry.jaxpr):
-            return
-        static_pos, static_named, in_tree, has_kwargs, avals = key[:5]
-        dynamic = tree_unflatten(in_tree, avals)
-        args, kwargs = dynamic if has_kwargs else (dynamic, {})
-        args = list(args)
-        for i, value in static_pos:
-            args.insert(i, value)
-        names = flat_arg_names(jitted, args, {**kwargs, **dict(static_named)})
-        _traced_by[entry.jaxpr] = (trace.fun_name, trace.where, names)
-        _check_returned(entry.jaxpr, trace.fun_name, trace.where, names)
-    return done
-
-
-trace_watchers.append(_watch_trace)
-
-
-def _discharge_scan(store, args, params):
-    """A `scan` given refs among its constants: their values become the first carries."""
-    n_consts = params["num_consts"]
-    at = [i for i, c in enumerate(args[:n_consts]) if _is_place(c)]
-    if any(map(_is_place, args[n_consts:])):
-        raise NotImplementedError("discharge: a ref as a carry or a scanned-over input of scan")
-    if not at:                                # refs made inside only: discharged there
-        return scan_p.bind(*args, **{**params, "jaxpr": discharged_inside(params["jaxpr"])})
-    body, places = params["jaxpr"], [args[i] for i in at]
-    kept = [c for i, c in enumerate(args[:n_consts]) if i not in at]
-    avals = [a for i, a in enumerate(body.in_avals[:n_consts]) if i not in at]
-    avals += [body.in_avals[i].inner for i in at] + body.in_avals[n_consts:]
-
-    def discharged_body(*values):
-        kept_values, rest = iter(values[:len(kept)]), values[len(kept) + len(at):]
-        inner = {Location(): v for v in values[len(kept):len(kept) + len(at)]}
-        locations = iter(list(inner))
-        consts = [next(locations) if i in at else next(kept_values) for i in range(n_consts)]
-        outs = run_discharged(body, consts + list(rest), inner)
-        return list(inner.values()) + outs
-
-    outs = scan_p.bind(*kept, *[store[p] for p in places], *args[n_consts:],
-                       **{**params, "jaxpr": trace_to_jaxpr(discharged_body, avals),
-                          "num_consts": len(kept), "num_carry": len(at) + params["num_carry"]})
-    store.update(zip(places, outs[:len(at)]))
-    return outs[len(at):]
-
-
-discharge_rules[scan_p] = _discharge_scan
-
-
-def _discharge_cond(store, args, params):
-    """A `cond` given refs: each branch, discharged, also returns the refs' final values."""
-    index, *ops = args
-    places = [x for x in ops if _is_place(x)]
-    if not places:
-        return cond_p.bind(*args, branches=tuple(map(discharged_inside, params["branches"])))
-    branches = tuple(discharge(branch)[0] for branch in params["branches"])
-    outs = cond_p.bind(index, *[store[x] if _is_place(x) else x for x in ops],
-                       branches=branches)
-    n = len(outs) - len(places)
-    store.update(zip(places, outs[n:]))
-    return outs[:n]
-
-
-def _discharge_while(store, args, params):
-    """A `while_loop` whose condition or body reads or writes refs (among their constants):
-    the refs' values become the first carries."""
-    nc, nb = params["cond_nconsts"], params["body_nconsts"]
-    cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
-    if any(map(_is_place, carry)):
-        raise NotImplementedError("discharge: a ref as a carry of while_loop")
-    places = []
-    for x in cond_consts + body_consts:
-        if _is_place(x) and all(x is not p for p in places):
-            places.append(x)
-    if not places:
-        return while_p.bind(*args, **{**params, "cond_jaxpr": discharged_inside(
-            params["cond_jaxpr"]), "body_jaxpr": discharged_inside(params["body_jaxpr"])})
-
-    def discharged(closed, consts, with_refs_out):
-        kept = [c for c in consts if not _is_place(c)]
-
-        def fun(*values):
-            kept_values = iter(values[:len(kept)])
-            locations = [Location() for _ in places]
-            inner = dict(zip(locations, values[len(kept):len(kept) + len(places)]))
-            where = {id(p): loc for p, loc in zip(places, locations)}
-            ins = [where[id(c)] if _is_place(c) else next(kept_values) for c in consts]
-            outs = run_discharged(closed, ins + list(values[len(kept) + len(places):]), inner)
-            return [inner[loc] for loc in locations] + outs if with_refs_out else outs
-        avals = [get_aval(x) for x in kept] + [get_aval(store[p]) for p in places]
-        return trace_to_jaxpr(fun, avals + [get_aval(x) for x in carry]), kept
-
-    cond, kept_cond = discharged(params["cond_jaxpr"], cond_consts, False)
-    body, kept_body = discharged(params["body_jaxpr"], body_consts, True)
-    outs = while_p.bind(*kept_cond, *kept_body, *[store[p] for p in places], *carry,
-                        cond_jaxpr=cond, cond_nconsts=len(kept_cond), body_jaxpr=body,
-                        body_nconsts=len(kept_body))
-    store.update(zip(places, outs[:len(places)]))
-    return outs[len(places):]
-
-
-discharge_rules.update({cond_p: _discharge_cond, while_p: _discharge_while})
-
-
-def _bind_with_refs(primitive, args, params, previous=control_flow_ref_rules.get("bind")):
-    """Chapter 10's rule: a loop or branch given refs while nothing is traced runs as a jitted
-    function of its arguments (None: not this case; in a notebook, the package's rule next)."""
-    if isinstance(trace_ctx.trace, EvalTrace) and any(type(a) is Ref for a in args):
-        return jit(lambda *a: primitive.bind(*a, **params))(*args)
-    return None if previous is None else previous(primitive, args, params)
-
-
-control_flow_ref_rules["bind"] = _bind_with_refs

@@ -413,7 +413,7 @@ cache_clearers: list = []      # functions of later chapters that empty their ca
 
 _dispatch_cache: dict = {}     # (primitive, params, placement, committed, *avals) -> EagerCall
 _scalar_buffers: dict = {}     # (value's key, placement) -> the buffer of a constant scalar
-evaluated_by_impl: set = set()  # primitives whose impl rule runs them: chapters 13-17
+evaluated_by_impl, arg_type_rules = set(), {}  # run by the impl rule: 13-17; A30's refs' rules
 
 
 def xla_primitive_executable(primitive, params, avals, device) -> Executable:
@@ -495,15 +495,15 @@ class XlaEvalTrace(core.EvalTrace):
 
     def place_args(self, primitive, args, params):
         """Every other call: where it runs, its arguments put there, then `run`."""
+        if boxes := [x for x in args if type(x) in arg_type_rules]:     # a ref (A30): its rule
+            return arg_type_rules[type(boxes[0])](primitive, args, params)
         if not through_xla(primitive) or any(isinstance(x, Tracer) for x in args):
             return super().process_primitive(primitive, args, params)   # (or the tracer's error)
         if any(type(x) is Array and x._sharding is not None for x in args):
             rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)
             return rule(primitive, args, params)       # over several devices: chapter 16
         device = committed_device(args, primitive)
-        committed = device is not None
-        if device is None:
-            device = default_device() if self.device is None else self.device
+        committed, device = device is not None, device or self.device or default_device()
         placement = placement_of(device)[0]
         bufs = [constant_buffer(x, placement) if type(x) in _SCALARS
                 else _put(x, device, committed=False)._buf for x in args]

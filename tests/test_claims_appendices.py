@@ -868,4 +868,155 @@ def custom_vjp_after_a_check():
     assert grads == [2.0, 0.0]
 
 
+A30 = "A30_array_refs"
+
+
+def _raises(thunk):
+    """The class and text of what `thunk()` raises (None if nothing)."""
+    try:
+        thunk()
+    except Exception as e:                     # noqa: BLE001  (the class and text compared)
+        return type(e), str(e)
+    return None
+
+
+@claim(A30, "`x_ref + 1` is a `TypeError`, as in JAX")
+def ref_arithmetic_is_a_type_error():
+    for lib, np_ in BOTH:
+        assert _raises(lambda: lib.new_ref(np_.zeros(3)) + 1)[0] is TypeError
+
+
+@claim(A30, "JAX has seven primitives for refs: `new_ref`, `empty_ref`, `freeze` and `free_ref` "
+            "make and end them; `get`, `swap` and `addupdate` read and write. Ours are the same "
+            "seven.")
+def seven_ref_primitives():
+    from jax._src import core
+    from jax._src.state import primitives
+    from autodidax import refs
+    theirs = [core.ref_p, core.empty_ref_p, core.freeze_p, core.free_ref_p, primitives.get_p,
+              primitives.swap_p, primitives.addupdate_p]
+    ours = [refs.new_ref_p, refs.empty_ref_p, refs.freeze_p, refs.free_ref_p, refs.get_p,
+            refs.swap_p, refs.addupdate_p]
+    assert [p.name for p in theirs] == [p.name for p in ours]
+
+
+@claim(A30, "A write casts its value in two cases only, as JAX's `swap` does (its "
+            "`_maybe_implicit_cast`): a weakly typed float into a float ref (`x_ref[0] = 1.0` "
+            "into an `f16` ref), and any integer into an integer ref. It never broadcasts: "
+            "`x_ref[...] = 0.0` on an `f32[3]` ref is JAX's `ValueError`.")
+def writes_cast_as_jax():
+    for lib, np_ in BOTH:
+        h = lib.new_ref(np_.zeros(2, np_.float16))
+        h[0] = 1.0
+        i = lib.new_ref(np_.zeros(2, np_.int32))
+        i[...] = np_.ones(2, np_.uint8)
+        assert h.dtype == np.float16 and np.array_equal(np.asarray(i[...]), [1, 1])
+        f = lib.new_ref(np_.zeros(3))
+        assert _raises(lambda: f.__setitem__(..., 0.0))[0] is ValueError
+        assert _raises(lambda: f.__setitem__(..., np_.ones(3, np_.float16)))[0] is ValueError
+
+
+@claim(A30, "JAX prints a read as `b:f32[] <- a[1]`, a write whose old value nobody uses as "
+            "`a[1] <- d`, a swap as `e:f32[], a[1] <- a[1], d`, and an `addupdate` as "
+            "`a[...] += b`.")
+def refs_print_as_jax():
+    def build(lib):
+        def f(r, v):
+            old = lib.ref.swap(r, 1, v[0])
+            r[1] = r[1] + 1.0
+            lib.ref.addupdate(r, ..., v)
+            return old
+        return f
+    ours, theirs = (str(lib.make_jaxpr(build(lib))(lib.new_ref(np_.zeros(3)), np_.ones(3)))
+                    for lib, np_ in BOTH)
+    assert ours == theirs and "<- a[1]" in theirs and "a[...] += b" in theirs
+    assert ", a[1] <- a[1], " in theirs and "    a[1] <- " in theirs
+
+
+@claim(A30, "so the program updates it in place and the ref keeps its buffer, as in JAX: "
+            "`x_ref.unsafe_buffer_pointer()` is the same before and after. For that, no one else "
+            "may hold a box's array: `new_ref`, a whole read and `freeze` copy it, eagerly.")
+def a_ref_keeps_its_buffer():
+    for lib, np_ in BOTH:
+        a = np_.arange(3.0)
+        r = lib.new_ref(a)
+        v, w = r[...], lib.freeze(r)
+        at = [x.unsafe_buffer_pointer() if lib is jax else x._buf.unsafe_buffer_pointer()
+              for x in (a, v, w)]                  # (our Array has no unsafe_buffer_pointer)
+        assert len({*at, r.unsafe_buffer_pointer()}) == 4
+    pointers = []
+    for lib, np_ in BOTH:
+        @lib.jit
+        def sin_inplace(r):
+            r[...] = np_.sin(r[...])
+        x_ref = lib.new_ref(np_.arange(3.0))
+        before = x_ref.unsafe_buffer_pointer()
+        sin_inplace(x_ref)
+        pointers.append(before == x_ref.unsafe_buffer_pointer())
+    assert pointers == [True, True]
+
+
+@claim(A30, "A ref returned as a loop's carry is refused by both, with other texts.")
+def a_ref_as_a_carry_is_refused():
+    for lib, np_ in BOTH:
+        q = lib.new_ref(np_.zeros(3))
+        assert _raises(lambda: lib.lax.scan(lambda c, x: (c, None), q, np_.arange(3.0)))[0] \
+            is ValueError
+
+
+@claim(A30, "A `scan` may also scan over a ref, handing the body a ref to each row")
+def a_ref_scanned_over():
+    def body(c, row):
+        row[...] += 1.0
+        return c, None
+    for lib, np_ in BOTH:
+        q = lib.new_ref(np_.zeros((2, 3)))
+        lib.lax.scan(body, 0.0, q)
+        assert np.array_equal(np.asarray(q[...]), np.ones((2, 3)))
+
+
+@claim(A30, "Under `jit`, a ref given to a primitive on arrays (`lax.sin(x_ref)`) is refused "
+            "with JAX's `ValueError` (`Attempting to pass a Ref ... to a primitive`), but once "
+            "the function is traced, where JAX refuses it at its line; `make_jaxpr` lets it "
+            "through. JAX's `jnp` functions refuse a ref before that, with a `TypeError` (`sin "
+            "requires ndarray or scalar arguments, ...`): ours raise the `ValueError` under "
+            "`jit`, and eagerly a `TypeError` with another text.")
+def a_ref_where_an_array_belongs():
+    said = []
+    for lib, np_ in BOTH:
+        r = lib.new_ref(1.0)
+        said.append(_raises(lambda: lib.jit(lambda r: lib.lax.sin(r))(r)))
+        assert _raises(lambda: lib.jit(lambda r: np_.sin(r))(r))[0] is (
+            ValueError if lib is autodidax else TypeError)
+        kind, text = _raises(lambda: np_.sin(r))
+        assert kind is TypeError and (text.startswith("sin requires ndarray or scalar arguments")
+                                      == (lib is jax))
+    assert said[0] == said[1] and said[0][1].startswith("Attempting to pass a Ref")
+    assert "sin" in str(autodidax.make_jaxpr(lambda r: autodidax.lax.sin(r))(
+        autodidax.new_ref(1.0)))
+
+
+@claim(A30, "An index array that a read closes over is listed after the ref among a jaxpr's "
+            "constants, where JAX lists it first.")
+def index_constants_come_first_in_jax():
+    texts = []
+    for lib, np_ in BOTH:
+        y = lib.new_ref(np_.arange(4.0))
+        texts.append(str(lib.make_jaxpr(lambda: y[np_.array([0, 2])])()))
+    assert texts[0].startswith("{ lambda a:Ref{f32[4]} b:i32[2];")
+    assert texts[1].startswith("{ lambda a:i32[2] b:Ref{f32[4]};")
+
+
+@claim(A30, "Under `jit`, JAX's `freeze` ends its ref (a later read is refused); ours lets it be "
+            "read on.")
+def freeze_ends_a_ref_under_jit_in_jax():
+    def build(lib):
+        def f():
+            r = lib.new_ref(1.0)
+            return lib.freeze(r), r[...]
+        return lib.jit(f)
+    assert _raises(build(jax))[0] is ValueError
+    assert [float(v) for v in build(autodidax)()] == [1.0, 1.0]
+
+
 test_claims = claims_test(__name__)

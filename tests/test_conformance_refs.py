@@ -166,6 +166,114 @@ CASES = {
         out = [jax.jit(jax.checkpoint(f))(1.0), r, jax.jit(g)(1.0), jax.jit(h)(2.0),
                jax.grad(jax.checkpoint(lambda x: jax.freeze(jax.new_ref(x)) ** 2))(3.0)]
     """,
+    "eager loops and branches whose bodies make refs": """
+        def step(c, x):
+            r = jax.new_ref(c)
+            r[...] = r[...] * x + 1.0
+            return jax.freeze(r), x * 2
+        def body(c):
+            r = jax.new_ref(c)
+            r[...] += 1
+            return jax.freeze(r)
+        out = [jax.lax.scan(step, 1.0, jnp.arange(4.)),
+               jax.lax.cond(True, lambda: jax.freeze(jax.new_ref(2.0)), lambda: 1.0),
+               jax.lax.while_loop(lambda c: c < 5, body, 0),
+               jax.make_jaxpr(lambda xs: jax.lax.scan(step, 1.0, xs))(jnp.arange(4.))]
+    """,
+    "a jit and an eager write update a ref in its buffer": """
+        @jax.jit
+        def sin_inplace(x_ref):
+            x_ref[...] = jnp.sin(x_ref[...])
+        a = jnp.arange(3.)
+        x_ref, c_ref = jax.new_ref(a), jax.new_ref(jnp.zeros(2))
+        @jax.jit
+        def bump(i):
+            c_ref[i] += 1.0
+            return c_ref[...] * 2
+        before = x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer()
+        sin_inplace(x_ref); sin_inplace(x_ref); doubled = bump(1)
+        v = x_ref[...]
+        sin_inplace(x_ref)
+        x_ref[1] = 5.0
+        x_ref[...] += 1
+        jax.ref.addupdate(c_ref, 0, 2.0)
+        same = [before == (x_ref.unsafe_buffer_pointer(), c_ref.unsafe_buffer_pointer())]
+        out = [same, x_ref, c_ref, a, v, doubled]
+    """,
+    "scan over a ref: the body reads and writes its rows": """
+        def body(c, row):
+            row[...] += c
+            row[0] = row[1] * 2
+            return c + 1.0, row[2]
+        q = jax.new_ref(jnp.arange(12.).reshape(4, 3))
+        first = jax.lax.scan(body, 1.0, q)
+        q2 = jax.new_ref(jnp.arange(12.).reshape(4, 3))
+        s = jax.new_ref(0.0)
+        def body2(c, xr):
+            x, row = xr
+            row[1] = x * 10
+            s[...] += row[2]
+            return c, None
+        second = jax.jit(lambda xs: jax.lax.scan(body2, 0, (xs, q2), reverse=True))(
+            jnp.arange(4.))
+        out = [first, q, str(jax.typeof(first[0])), second[0], str(jax.typeof(second[0])), q2, s,
+               jax.make_jaxpr(lambda: jax.lax.scan(body, 1.0, q))()]
+    """,
+    "weak types survive a jit with refs": """
+        r = jax.new_ref(0.0)
+        def body(c, x):
+            r[...] += x
+            return c + 1.0, None
+        c1 = jax.lax.scan(body, 1.0, jnp.arange(3.))[0]
+        c2 = jax.jit(lambda: jax.lax.fori_loop(0, 3, lambda i, c: body(c, 1.0)[0], 1.0))()
+        out = [str(jax.typeof(c1)), str(jax.typeof(c2)), c1, c2, r]
+    """,
+    "grad of a jit and of a checkpoint given a ref; an eager checkpoint closing over one": """
+        def f(x, r):
+            r[...] += jax.lax.stop_gradient(x)
+            return jnp.sin(x)
+        r = jax.new_ref(0.)
+        first = [jax.grad(jax.jit(f))(1.0, r), r[...]]
+        second = [jax.grad(jax.checkpoint(f))(1.0, r), r[...]]
+        q = jax.new_ref(0.0)
+        def g(x):
+            q[...] += x
+            return x * 2
+        out = [first, second, jax.checkpoint(g)(1.0), q,
+               jax.value_and_grad(jax.jit(lambda x, r: f(x, r) * x))(2.0, r), r]
+    """,
+    "strided slices": """
+        q = jax.new_ref(jnp.arange(20.).reshape(2, 10))
+        a, b = q[:, ::2], q[1, 1:8:3]
+        q[0, 1:8:3] = jnp.ones(3)
+        q[:, ::4] += 100.
+        jax.ref.addupdate(q, (1, jax.ds(0, 2, 5)), jnp.ones(2) * 7)
+        def f(r, v):
+            r[:, ::3] = v         # (JAX fails on r[1, ::3] under a trace: "Invalid type of idxer")
+            return r[:, 2::5]
+        try:
+            q[::-1]
+        except ValueError as e:
+            err = str(e)
+        out = [a, b, q, jax.make_jaxpr(f)(q, jnp.zeros((2, 4))), jax.jit(f)(q, jnp.ones((2, 4))), q, err,
+               jax.grad(lambda x: jax.freeze((lambda r: (r.__setitem__(slice(None, None, 2),
+                                                                       x[::2] * 3), r)[1])(
+                   jax.new_ref(x))).sum())(jnp.arange(4.)),
+               jax.vmap(lambda x: (lambda r: (r.__setitem__(slice(1, None, 2), x[:2]),
+                                              r[::2])[1])(jax.new_ref(x)))(jnp.ones((3, 4)))]
+    """,
+    "eager writes and loops under disable_jit": """
+        r, q = jax.new_ref(0.0), jax.new_ref(jnp.zeros(3))
+        def body(c, x):
+            r[...] += x
+            return c + 1.0, None
+        with jax.disable_jit():
+            first = jax.lax.scan(body, 0.0, jnp.arange(3.))
+            q[0] = 1.0
+            q[...] += 1
+            jax.jit(lambda: q.__setitem__(1, 5.0))()
+        out = [first, r, q]
+    """,
     "vmap over ref arguments": """
         def dist(x, y, out_ref):
             out_ref[...] = jnp.sum((x - y) ** 2)
@@ -221,6 +329,42 @@ CASES = {
             some_plumbing_ref[...] += y
             return y
         jax.grad(err6)(1., jax.new_ref(0.))
+    """,
+    "writes: the implicit casts, and the checks of shape and dtype": """
+        f, i = jax.new_ref(jnp.zeros(3)), jax.new_ref(jnp.zeros(3, jnp.int32))
+        out = []
+        def attempt(thunk):
+            try:
+                out.append(thunk())
+            except Exception as e:
+                out.append(f"{type(e).__name__}: {e}")
+        attempt(lambda: f.__setitem__(1, 2.0))                       # a weak float: cast
+        attempt(lambda: i.__setitem__(..., jnp.ones(3, jnp.uint8)))  # any integer: cast
+        attempt(lambda: i.__setitem__(0, jnp.int16(7)))
+        attempt(lambda: f.__setitem__(..., jnp.ones(3, jnp.float16)))   # a strong float: no
+        attempt(lambda: f.__setitem__(0, 1))                         # an int into floats: no
+        attempt(lambda: i.__setitem__(0, 1.5))
+        attempt(lambda: f.__setitem__(..., 0.0))                     # no broadcasting
+        attempt(lambda: jax.ref.addupdate(f, ..., 1.0))
+        attempt(lambda: jax.ref.addupdate(f, ..., jnp.ones(3, jnp.float16)))
+        attempt(lambda: jax.ref.addupdate(f, ..., jnp.ones(3, jnp.int32)))
+        attempt(lambda: jax.make_jaxpr(lambda: f.__setitem__(..., jnp.ones(3, jnp.float16)))())
+        attempt(lambda: jax.jit(lambda: f.__setitem__(..., 0.0))())
+        attempt(lambda: jax.make_jaxpr(lambda: f.__setitem__(1, 2.0))())
+        attempt(lambda: f.__setitem__(..., jax.new_ref(jnp.ones(3))))
+        h = jax.new_ref(jnp.zeros(2, jnp.float16))
+        attempt(lambda: h.__setitem__(0, 1.0))
+        out += [f, i, h]
+    """,
+    "a ref given to lax.sin under jit": """
+        jax.jit(lambda r: jax.lax.sin(r))(jax.new_ref(1.0))
+    """,
+    "a ref given to lax.sin eagerly": """
+        jax.lax.sin(jax.new_ref(1.0))
+    """,
+    "a ref given to lax.add in a loop under jit": """
+        r = jax.new_ref(jnp.zeros(3))
+        jax.jit(lambda: jax.lax.fori_loop(0, 2, lambda i, c: jax.lax.add(c, r), r[...]))()
     """,
     "arithmetic on a ref": """
         jax.new_ref(1.0) + 1

@@ -1,69 +1,86 @@
 """Checks of appendix A30's exercises (chapters/A30_array_refs.md): each takes the notebook's
 namespace."""
-import contextlib
-
 import numpy as np
 
 import autodidax as jax
 import autodidax.numpy as jnp
 from autodidax import refs
-from autodidax.jaxpr import eval_jaxpr
-from autodidax.jvp import jvp_rules
 
 
-@contextlib.contextmanager
-def _rule(table, primitive, rule):
-    """`table[primitive]` is `rule` inside the block, the book's rule again after it."""
-    book = table[primitive]
-    table[primitive] = rule
-    try:
-        yield
-    finally:
-        table[primitive] = book
+def _ref_equations(closed):
+    """The equations of `closed`'s own body (not those inside its loops) that make, read or
+    write a ref, or take one."""
+    return [e for e in closed.jaxpr.eqns if isinstance(e.primitive, refs.RefPrimitive)
+            or any(type(v.aval) is refs.AbstractRef for v in e.invars)]
 
 
-def check_discharge_addupdate(nb):
-    """1. `discharge_addupdate`: the store's value, increased at the index; no outputs."""
-    rule = nb["discharge_addupdate"]
-
-    def f(r, v, i):
-        refs.ref_addupdate(r, refs.ds(i, 2), v)
-        refs.ref_addupdate(r, 0, 10.0)
-        return r[...]
-
-    x_ref = jax.new_ref(jnp.arange(4.0))
-    closed = jax.make_jaxpr(f)(x_ref, jnp.ones(2), 1)
-    with _rule(refs.discharge_rules, refs.addupdate_p, rule):
-        pure, _ = refs.discharge(closed)
-    start = jnp.array([1.0, 2.0, 3.0, 4.0])
-    out, final = eval_jaxpr(pure.jaxpr, pure.consts, start, jnp.array([5.0, 6.0]), 2)
-    out, final = np.asarray(out), np.asarray(final)
-    want = np.array([11.0, 2.0, 8.0, 10.0])
-    assert np.allclose(final, want), \
-        "r[2:4] += [5, 6], then r[0] += 10, on [1, 2, 3, 4] gives the final value " \
-        f"{want.tolist()}: add the value at the index, got {final.tolist()}"
-    assert np.allclose(out, want), \
-        f"a read after the updates sees the store's new value {want.tolist()}, got {out.tolist()}"
+def _same(got, want):
+    return np.asarray(got).shape == np.shape(want) and np.allclose(np.asarray(got), want)
 
 
-def check_get_jvp(nb):
-    """2. `get_jvp`: the read, and the tangent ref's value read at the same index."""
-    rule = nb["get_jvp"]
+def check_run_state(nb):
+    """1. `run_state`: f's result and the ref's last value, from a jaxpr with no refs."""
+    run_state = nb["run_state"]
 
-    def f(x):
-        r = jax.new_ref(jnp.zeros(4))
-        r[...] = x * jnp.arange(1.0, 5.0)
-        return r[1:3].sum() + r[3] * r[3]
+    def f(r):
+        r[0] += 1.0
+        r[jnp.array([1, 2])] = r[:2] * 10
+        return r[2] * 2
+
+    def g(r):
+        def body(i, c):
+            r[i] = r[i - 1] * 2
+            return c
+        jax.lax.fori_loop(1, 4, body, 0)
+        return r[0]
 
     x = jnp.array([1.0, 2.0, 3.0, 4.0])
-    with _rule(jvp_rules, refs.get_p, rule):
-        value, tangent = jax.jvp(f, (x,), (jnp.ones(4),))
-        g = jax.grad(lambda x: f(x))(x)
-    want_value = 2.0 * 2 + 3 * 3 + 16.0 * 16
-    assert np.isclose(float(value), want_value), \
-        f"the read is the value at the index: f(x) is {want_value}, got {float(value)}"
-    assert np.isclose(float(tangent), 2 + 3 + 2 * 16 * 4), \
-        "the tangent is the tangent ref's value read at the same index: jvp gives " \
-        f"{2 + 3 + 2 * 16 * 4}, got {float(tangent)}"
-    assert np.allclose(np.asarray(g), [0, 2, 3, 2 * 16 * 4]), \
-        f"grad reads the tangent at the index: [0, 2, 3, 128], got {np.asarray(g).tolist()}"
+    for fun, want, name in [(f, (40.0, [2.0, 20.0, 20.0, 4.0]), "f"),
+                            (g, (1.0, [1.0, 2.0, 4.0, 8.0]), "a loop")]:
+        got = run_state(fun)(x)
+        assert len(got) == 2 and _same(got[0], want[0]) and _same(got[1], want[1]), \
+            f"run_state({name})([1, 2, 3, 4]) is f's result and the ref's last value " \
+            f"{want[0], want[1]}, got {tuple(np.asarray(v).tolist() for v in got)}"
+        jitted = jax.jit(run_state(fun))(x)
+        assert _same(jitted[1], want[1]), "under jit, run_state(f) gives the same last value"
+        closed = jax.make_jaxpr(run_state(fun))(x)
+        bad = _ref_equations(closed)
+        assert not bad and "Ref{" not in str(closed), \
+            "run_state(f) must be pure, but its jaxpr has refs (" + \
+            ", ".join(sorted({e.primitive.name for e in bad})) + "): evaluate the discharged " \
+            "jaxpr instead"
+
+
+def check_scan_with_ref(nb):
+    """2. `scan_with_ref`: the ref's value carried through a `scan`, no ref outside the loop."""
+    scan_with_ref = nb["scan_with_ref"]
+
+    def body(r, x):
+        r[...] = r[...] * x + 1.0
+        return r[...] * 2
+
+    def count(r, i):
+        r[i] += 1.0
+        return r[0]
+
+    xs, idx = jnp.arange(4.0), jnp.array([0, 2, 2, 1])
+    value, ys = 1.0, []
+    for x in range(4):
+        value = value * x + 1.0
+        ys.append(value * 2)
+    for args, want, name in [((body, 1.0, xs), (value, ys), "r = r * x + 1"),
+                             ((count, jnp.zeros(3), idx), ([1.0, 1.0, 2.0], [1.0] * 4),
+                              "r[i] += 1")]:
+        got = scan_with_ref(*args)
+        assert len(got) == 2 and _same(got[0], want[0]) and _same(got[1], want[1]), \
+            f"with the body {name}, scan_with_ref gives the ref's last value and the ys " \
+            f"{want}, got {tuple(np.asarray(v).tolist() for v in got)}"
+        jitted = jax.jit(lambda xs: scan_with_ref(args[0], args[1], xs))(args[2])
+        assert _same(jitted[0], want[0]), "under jit, scan_with_ref gives the same last value"
+    closed = jax.make_jaxpr(lambda xs: scan_with_ref(body, 1.0, xs))(xs)
+    loops = [e for e in closed.jaxpr.eqns if e.primitive.name == "scan"]
+    bad = _ref_equations(closed)
+    assert not bad and loops and loops[0].params["num_carry"] >= 1, \
+        "no ref may live outside the loop: carry the ref's value through one scan, and " \
+        "make each step's ref inside the body (outside it: " + \
+        (", ".join(sorted({e.primitive.name for e in bad})) or "no scan") + ")"
