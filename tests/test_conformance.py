@@ -1153,6 +1153,25 @@ JAXPR = {
     "vjp": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x)[1](x))(F32)),
     "linearize": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.linearize(jnp.exp, x)[1](x))(F32)),
     "vmap out_axes 1": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(lambda x: x * 2, out_axes=1))(F)),
+    # the shape primitives' batching rules put the batch in front, as JAX's do
+    "vmap(grad) of dot": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.grad(
+        lambda x: jax.lax.dot(x, x).sum())))(np.ones((3, 2, 2), np.float32))),
+    "vmap(grad) of dot_general batched on both": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        jax.grad(lambda x, y: jax.lax.dot_general(x, y, (((1,), (0,)), ((0,), (2,)))).sum(),
+                 argnums=(0, 1)), in_axes=(1, 0)))(T, np.ones((4, 3, 5, 2), np.float32))),
+    "vmap(grad) of dot_general batched right": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        jax.grad(lambda x, y: jax.lax.dot_general(x, y, (((0,), (1,)), ((), ()))).sum(),
+                 argnums=1), in_axes=(None, 2)))(F, np.ones((5, 3, 4), np.float32))),
+    "vmap(jvp) of dot_general": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, t: jax.jvp(lambda x: jax.lax.dot_general(x, x, (((0,), (0,)), ((), ()))),
+                             (x,), (t,)), in_axes=(1, 2)))(T, np.ones((2, 4, 3), np.float32))),
+    "vmap of transpose": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(lambda x: x.T, in_axes=1))(T)),
+    "vmap of squeeze": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x.squeeze(0), in_axes=1))(B1)),
+    "vmap of broadcast_in_dim": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.broadcast_in_dim(x, (2, 5, 4), (0, 2)), in_axes=1))(T)),
+    "vmap of concatenate": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, y: jnp.concatenate([x, y]), in_axes=(1, None)))(F, V4)),
     "static_argnums": J(lambda jax, jnp: jax.make_jaxpr(lambda x, n: x * n, static_argnums=1)(
         F32, 3)),
     "pytree output": J(lambda jax, jnp: jax.make_jaxpr(lambda x: {"a": x, "b": (x, x + 1)})(F32)),
