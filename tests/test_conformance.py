@@ -1181,9 +1181,22 @@ JAXPR = {
     "numpy scalar input": J(lambda jax, jnp: jax.make_jaxpr(jnp.sin)(X0)),
     "thirty variables": J(lambda jax, jnp: jax.make_jaxpr(lambda x: [x := jnp.sin(x) for _ in range(
         30)][-1])(F32)),
+    # shared nested jaxprs: all named before any is printed, so one refers to another by name
+    "jit used twice holding a jit": J(lambda jax, jnp: _twice(jax, jax.jit(
+        lambda y: jax.jit(jnp.sin)(y) * 3))),
+    "jit used twice holding where": J(lambda jax, jnp: _twice(jax, jax.jit(
+        lambda y: jnp.where(y > 0, y, 1.0) * 3))),
+    "two shared jits of one name": J(lambda jax, jnp: (lambda f, g: jax.make_jaxpr(
+        lambda x: f(x) + f(x * 2) + g(x) + g(x + 1.0))(X0))(
+        jax.jit(lambda y: jnp.sin(y) * 3), jax.jit(lambda y: jnp.cos(y) * 3))),
     "shadowing names many vars": J(lambda jax, jnp: jax.make_jaxpr(
         lambda x: jnp.sum(jnp.sin(x) * jnp.cos(x) + jnp.exp(x) - jnp.tanh(x) / x))(F)),
 }
+
+
+def _twice(jax, f):
+    """The jaxpr of a program that calls `f` twice."""
+    return jax.make_jaxpr(lambda x: f(x) + f(x * 2))(X0)
 
 
 # ----------------------------------------------------------------------------------------------
