@@ -51,8 +51,7 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     if any(donated):
         extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
             closed, donated, placement)
-    module = lower_jaxpr_to_module(closed, name=f"jit({name})",
-                                   result_names=result_names, **extra)
+    module = lower_jaxpr_to_module(closed, name=f"jit({name})", result_names=result_names, **extra)
     return module_to_text(module)
 
 
@@ -207,7 +206,7 @@ class _CacheEntry:
 class _Placed:
     """A signature's program on one device, as JAX runs it: on the device of its committed
     arguments, else on the default one, its results committed iff an argument was."""
-    __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree")
+    __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree", "zeros")
 
     def __init__(self, entry, name, device, committed):
         exe = executable_for(entry.jaxpr, name, entry.result_names, device=device)
@@ -215,6 +214,7 @@ class _Placed:
         # a program of a later chapter's kind (callbacks) runs by its own call, committed
         self.call = EagerCall(exe, self.placement, committed) if type(exe) is Executable else None
         self.in_avals, self.single, self.out_tree = entry.in_avals, entry.single, entry.out_tree
+        self.zeros = any(a.dtype.names for a in entry.jaxpr.out_avals)   # float0 outputs
 
     def run(self, args):
         """Run on `args`: arrays, NumPy arrays or scalars, moved to the device if need be."""
@@ -230,6 +230,8 @@ class _Placed:
                 outs = list(map(Array, call.execute(bufs).consume_with_handlers(call.handlers)))
             except (XlaRuntimeError, ValueError) as e:     # (a deleted buffer: ValueError)
                 raise exe._call_error(args, e) from None
+        if self.zeros:      # chapter 3's float0, stored as booleans: NumPy's zeros, as in JAX
+            outs = [np.zeros(x.shape, x.dtype) if x.dtype.names else x for x in outs]
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
 
 
@@ -399,8 +401,7 @@ class Jitted:
             else:
                 if entry.executable is None:
                     entry.executable = executable_for(entry.jaxpr, self.name,
-                                                      entry.result_names, placement,
-                                                      entry.donated)
+                                                      entry.result_names, placement, entry.donated)
                 run = entry
             if fast:
                 self._fast[fast_key] = run
@@ -474,8 +475,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
         raise TypeError(f"Expected a callable value, got {fun!r}")
     nums, names = ((), ()) if donate_argnums is None and donate_argnames is None else \
         donation_rules["params"](fun, donate_argnums, donate_argnames)
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums,
-                    names)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, nums, names)
     if both := set(names) & jitted.static_argnames:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")

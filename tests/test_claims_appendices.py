@@ -480,4 +480,27 @@ def host_aliases_warn_as_jax():
     assert said[0] == said[1] and "process_indexs" in said[0][2]
 
 
+@claim("A19_donation_and_autodiff_rest", "**`float0` values are NumPy arrays.** A gradient of an "
+       "integer input, eager or out of `jit`")
+def float0_values_are_numpy_arrays():
+    from jax._src.literals import TypedNdArray
+    for lib in (autodidax, jax):
+        grad = lib.grad(lambda x: x * 2.0, allow_int=True)
+        for g in (grad(3), lib.jit(grad)(3)):
+            assert isinstance(g, np.ndarray) and g.dtype == jax.dtypes.float0
+            assert (type(g) is TypedNdArray) == (lib is jax)
+    assert repr(jax.grad(lambda x: x * 2.0, allow_int=True)(3)) == (
+        "TypedNdArray((b'',), dtype=void)")
+    assert isinstance(autodidax.vmap(autodidax.grad(lambda x: x * 2.0, allow_int=True))(
+        np.arange(3)), autodidax.Array)
+    for lib, np_ in BOTH:
+        text = str(lib.make_jaxpr(lib.grad(lambda x: np_.sum(x * 2.0), allow_int=True))(
+            np.arange(3)))
+        assert "e:float0[3] = broadcast_in_dim (b'',):float0[]" in text
+        lowered = lib.jit(lib.grad(lambda x: x * 2.0, allow_int=True)).lower(3).as_text()
+        assert "-> (tensor<i1>" in lowered and "dense<false> : tensor<i1>" in lowered
+    compiled = autodidax.jit(autodidax.grad(lambda x: x * 2.0, allow_int=True)).lower(3).compile()
+    assert np.asarray(compiled(3)).dtype != jax.dtypes.float0       # the stored booleans
+
+
 test_claims = claims_test(__name__)

@@ -869,6 +869,20 @@ TRANSFORMS = {
         lambda x: jax.jit(jnp.sin)(x) * jax.jit(jnp.cos)(x))(XS[1])),
     "jit(value_and_grad)": C(lambda jax, jnp: jax.jit(jax.value_and_grad(
         lambda w: jnp.sum((F @ w) ** 2)))(V4)),
+    # float0 results: NumPy zeros out of jit, as JAX's are
+    "jit(grad allow_int)": C(lambda jax, jnp: jax.jit(jax.grad(lambda x: x * 2.0,
+                                                               allow_int=True))(3)),
+    "jit(grad allow_int) of an int array": C(lambda jax, jnp: jax.jit(jax.grad(
+        lambda x: jnp.sum(x * 2.0), allow_int=True))(I)),
+    "jit of grad allow_int inside": C(lambda jax, jnp: jax.jit(lambda p: jax.grad(
+        lambda p: p["a"] * p["b"], allow_int=True)(p))({"a": X0, "b": 3})),
+    "jit of a float0 input": C(lambda jax, jnp: jax.jit(lambda t: (t, 2 * t.shape[0]))(
+        np.zeros(3, jax.dtypes.float0))),
+    "jit(jvp) with a float0 tangent": C(lambda jax, jnp: jax.jit(lambda x: jax.jvp(
+        lambda y: y * 2, (x,), (np.zeros((), jax.dtypes.float0),)))(3)),
+    "vmap(grad allow_int)": C(lambda jax, jnp: jax.vmap(jax.grad(lambda x: x * 2.0,
+                                                                 allow_int=True))(I32),
+                              xfail="an eager float0 result batched by vmap is an Array"),
     "vmap(jvp)": C(lambda jax, jnp: jax.vmap(lambda x: jax.jvp(jnp.sin, (x,), (x,)))(XS)),
     # issue 34: the rules' constants take the operand's dtype (lax.const_like)
     "jvp float16 tanh sqrt abs square": C(lambda jax, jnp: [jax.jvp(f, (F16 + 2,), (F16,))[1]
@@ -1181,6 +1195,16 @@ JAXPR = {
     "numpy scalar input": J(lambda jax, jnp: jax.make_jaxpr(jnp.sin)(X0)),
     "thirty variables": J(lambda jax, jnp: jax.make_jaxpr(lambda x: [x := jnp.sin(x) for _ in range(
         30)][-1])(F32)),
+    "grad allow_int": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(lambda x: x * 2.0,
+                                                                 allow_int=True))(3)),
+    "grad allow_int of an int array": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x: jnp.sum(x * 2.0), allow_int=True))(I)),
+    "grad allow_int two arguments": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x, i: x * i, allow_int=True, argnums=(0, 1)))(X0, 2)),
+    "vjp of an int function": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.vjp(lambda y: y * 2, x)[1](x))(3)),
+    "vmap(grad allow_int)": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.grad(
+        lambda x: x * 2.0, allow_int=True)))(I32)),
     # shared nested jaxprs: all named before any is printed, so one refers to another by name
     "jit used twice holding a jit": J(lambda jax, jnp: _twice(jax, jax.jit(
         lambda y: jax.jit(jnp.sin)(y) * 3))),
