@@ -1205,6 +1205,8 @@ JAXPR = {
         lambda x: jax.vjp(lambda y: y * 2, x)[1](x))(3)),
     "vmap(grad allow_int)": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.grad(
         lambda x: x * 2.0, allow_int=True)))(I32)),
+    "repr of a literal": J(lambda jax, jnp: [repr(jax.make_jaxpr(lambda x: x + c)(X0).eqns[0]
+                                                  .invars[1]) for c in (0.1, 1e-8, 2.5, True)]),
     # shared nested jaxprs: all named before any is printed, so one refers to another by name
     "jit used twice holding a jit": J(lambda jax, jnp: _twice(jax, jax.jit(
         lambda y: jax.jit(jnp.sin)(y) * 3))),
