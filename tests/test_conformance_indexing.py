@@ -179,6 +179,18 @@ INDEXING = {
     "jit at add": C(lambda jax, jnp: jax.jit(lambda x, i: x.at[i].add(1.0))(X, IDX)),
     "jit embedding": C(lambda jax, jnp: jax.jit(lambda t, i: t[i])(X, np.array([[0, 2], [1, 1]]))),
     # printed jaxprs
+    # vmap's gather and scatter rules: NumPy ints where JAX's np.add makes them
+    "jaxpr vmap dynamic_slice": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.dynamic_slice(x, (1,), (2,)), in_axes=1))(X)),
+    "jaxpr vmap dynamic_slice batched start": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, i: jax.lax.dynamic_slice(x, (i, 0), (1, 2))))(np.ones((2, 3, 4), np.float32),
+                                                                np.array([0, 1], np.int32))),
+    "jaxpr vmap int array index": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x[jnp.array([0, 2])], in_axes=1))(X)),
+    "jaxpr vmap at set": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x.at[0].set(1.0), in_axes=1))(X)),
+    "jaxpr vmap dynamic_update_slice": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.dynamic_update_slice(x, jnp.zeros(2), (1,)), in_axes=1))(X)),
     "jaxpr traced index": J(lambda jax, jnp: jax.make_jaxpr(lambda x, i: x[i])(X, 1)),
     "jaxpr int array": J(lambda jax, jnp: jax.make_jaxpr(lambda x, i: x[i])(X, IDX)),
     "jaxpr logp labels": J(lambda jax, jnp: jax.make_jaxpr(
