@@ -393,7 +393,7 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
             check_float_inputs(tree_flatten(y)[0], "jacfwd", holomorphic, outputs=True)
             # an integer output has float0 tangents; its Jacobian is zeros of its dtype, as JAX's
             t = tree_map(lambda y, t: jnp.zeros(np.shape(y), get_aval(y).dtype)
-                         if isinstance(t, np.ndarray) and t.dtype == float0 else t, y, t)
+                         if get_aval(t).dtype == float0 else t, y, t)
             return (y, t, *aux)
         y, jac, *aux = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(
             *std_basis(avals))

@@ -495,8 +495,8 @@ class XlaEvalTrace(core.EvalTrace):
 
     def place_args(self, primitive, args, params):
         """Every other call: where it runs, its arguments put there, then `run`."""
-        if not through_xla(primitive) or any(isinstance(x, Tracer) or type(x) is np.ndarray
-                                             and x.dtype.names for x in args):   # float0: NumPy
+        if not through_xla(primitive) or any(isinstance(x, Tracer) or get_aval(x).dtype.names
+                                             for x in args):         # (float0: NumPy's zeros)
             return super().process_primitive(primitive, args, params)   # (or the tracer's error)
         if any(type(x) is Array and x._sharding is not None for x in args):
             rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)
