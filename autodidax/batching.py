@@ -242,15 +242,14 @@ for _p in [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p]:
 
 def _transpose_rule(vals, dims, *, permutation, **params):
     (x,), (d,) = vals, dims
-    perm = tuple(p + (p >= d) for p in permutation)
-    return lax.transpose_p.bind(x, permutation=perm[:d] + (d,) + perm[d:], **params), d
+    perm = (d,) + tuple(p + (p >= d) for p in permutation)
+    return lax.transpose_p.bind(x, permutation=perm, **params), 0
 
 
 def _squeeze_rule(vals, dims, *, dimensions, **params):
     (x,), (d,) = vals, dims
-    out_dim = d - sum(a < d for a in dimensions)
-    return lax.squeeze_p.bind(x, dimensions=tuple(a + (a >= d) for a in dimensions),
-                              **params), out_dim
+    return lax.squeeze_p.bind(moveaxis(x, d, 0), dimensions=tuple(a + 1 for a in dimensions),
+                              **params), 0
 
 
 def _rev_rule(vals, dims, *, dimensions, **params):
@@ -268,19 +267,17 @@ def _slice_rule(vals, dims, *, start_indices, limit_indices, strides, **params):
 
 def _broadcast_in_dim_rule(vals, dims, *, shape, broadcast_dimensions, **params):
     (x,), (d,) = vals, dims
-    bdims, n = broadcast_dimensions, len(broadcast_dimensions)
-    out_dim = bdims[d] if d < n else (bdims[-1] + 1 if n else 0)
-    shape = shape[:out_dim] + (shape_of(x)[d],) + shape[out_dim:]
-    bdims = tuple(b + (b >= out_dim) for b in bdims)
-    return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bdims[:d]
-                                       + (out_dim,) + bdims[d:], **params), out_dim
+    # NumPy ints, as JAX's `np.add` makes them: they print `np.int64(1)`
+    bdims = (0,) + tuple(np.add(1, broadcast_dimensions))
+    return lax.broadcast_in_dim_p.bind(moveaxis(x, d, 0), shape=(shape_of(x)[d],) + shape,
+                                       broadcast_dimensions=bdims, **params), 0
 
 
 def _concatenate_rule(vals, dims, *, dimension, **params):
-    d, size = next((d, shape_of(x)[d]) for x, d in zip(vals, dims) if d is not not_mapped)
-    xs = [broadcast(x, size, d) if xd is not_mapped else moveaxis(x, xd, d)
-          for x, xd in zip(vals, dims)]
-    return lax.concatenate_p.bind(*xs, dimension=dimension + (dimension >= d), **params), d
+    size = next(shape_of(x)[d] for x, d in zip(vals, dims) if d is not not_mapped)
+    xs = [lax.broadcast(x, (size,)) if d is not_mapped else moveaxis(x, d, 0)
+          for x, d in zip(vals, dims)]
+    return lax.concatenate_p.bind(*xs, dimension=dimension + 1, **params), 0
 
 
 def _reshape_rule(vals, dims, *, new_sizes, dimensions, **params):
@@ -396,7 +393,7 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
             check_float_inputs(tree_flatten(y)[0], "jacfwd", holomorphic, outputs=True)
             # an integer output has float0 tangents; its Jacobian is zeros of its dtype, as JAX's
             t = tree_map(lambda y, t: jnp.zeros(np.shape(y), get_aval(y).dtype)
-                         if isinstance(t, np.ndarray) and t.dtype == float0 else t, y, t)
+                         if get_aval(t).dtype == float0 else t, y, t)
             return (y, t, *aux)
         y, jac, *aux = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(
             *std_basis(avals))

@@ -27,9 +27,9 @@ def dtype_kind(dtype: np.dtype) -> str:
 
 
 def short_dtype_name(dtype: np.dtype) -> str:
-    """How jaxprs write a dtype: `f32`, `bf16`, `c64`, `f8_e4m3fn`, `u8` (as JAX's)."""
-    return (dtype.name.replace("float", "f").replace("uint", "u").replace("int", "i")
-            .replace("complex", "c"))
+    """How jaxprs write a dtype: `f32`, `bf16`, `c64`, `f8_e4m3fn`, `u8`, chapter 3's `float0`."""
+    return "float0" if dtype.names == ("float0",) else (dtype.name.replace("float", "f")
+            .replace("uint", "u").replace("int", "i").replace("complex", "c"))
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
@@ -38,7 +38,7 @@ def canonicalize_dtype(dtype) -> np.dtype:
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
     dtype = _CANONICAL.get(dtype, dtype)
-    if dtype not in SUPPORTED_DTYPES:
+    if dtype not in SUPPORTED_DTYPES and dtype.names != ("float0",):     # float0: chapter 3
         names = ", ".join(sorted(d.name for d in SUPPORTED_DTYPES))
         raise TypeError(f"autodidax does not support dtype {dtype.name}; it supports {names}")
     return dtype
@@ -563,7 +563,8 @@ def api_boundary(fun):
                 raise
             if not hasattr(builtins, "get_ipython") and _NOTE not in getattr(e, "__notes__", ()):
                 e.add_note(_NOTE)           # as JAX says it, outside IPython
-            raise e.with_traceback(filter_traceback(e.__traceback__))
+            e.with_traceback(filter_traceback(e.__traceback__))
+            raise                           # (bare: no frame of ours added)
     return api_function
 
 

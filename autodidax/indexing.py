@@ -438,7 +438,7 @@ transpose_rules[scatter_sub_p] = functools.partial(_scatter_add_transpose, negat
 
 
 def _shift(dims, k=1):
-    return tuple(d + k for d in dims)
+    return tuple(np.add(k, dims))       # NumPy ints, as JAX's rules make them: `np.int64(1)`
 
 
 def batch_size_of(vals, dims):
@@ -458,7 +458,7 @@ def gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
         sizes = (get_aval(operand).shape[0],) + tuple(slice_sizes)
     elif operand_bdim is None:             # one more batch dimension of the indices
         indices = moveaxis(indices, indices_bdim, 0)
-        dn = dn._replace(offset_dims=_shift(dn.offset_dims),
+        dn = dn._replace(offset_dims=tuple(1 + d for d in dn.offset_dims),   # (ints: JAX's)
                          start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
         sizes = tuple(slice_sizes)
     else:                                  # both: a pair of batching dimensions

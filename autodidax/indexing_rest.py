@@ -147,10 +147,10 @@ def top_k(operand, k, *, axis=-1):
 
 def _starts_as_index_vector(starts, bdims):
     """The scalar starts of a dynamic slice as one index vector, batched if any start is."""
-    if builtins.all(d is None for d in bdims):
-        return lax.concatenate([lax.reshape(jnp.asarray(s), (1,)) for s in starts], 0), None
+    if builtins.all(d is None for d in bdims):         # each a broadcast, as JAX's
+        return lax.concatenate([lax.broadcast(jnp.asarray(s), (1,)) for s in starts], 0), None
     size = batch_size_of(starts, bdims)
-    cols = [lax.reshape(bdim_at_front(jnp.asarray(s), d, size), (size, 1))
+    cols = [lax.broadcast_in_dim(jnp.asarray(s), (size, 1), (0,) if d is not None else ())
             for s, d in zip(starts, bdims)]
     return lax.concatenate(cols, 1), 0
 

@@ -46,7 +46,7 @@ class Literal:
         self.val, self.aval, self.python = val, aval, python
 
     def __repr__(self):
-        return f"Literal({literal_str(self)})"
+        return f"Literal({self.val if self.python is None else self.python})"    # as JAX's
 
 
 class SourceInfo(NamedTuple):

@@ -51,8 +51,7 @@ def lower_to_text(closed: ClosedJaxpr, name: str, result_names=None, placement=N
     if any(donated):
         extra["input_output_aliases"], extra["buffer_donors"] = donation_rules["aliases"](
             closed, donated, placement)
-    module = lower_jaxpr_to_module(closed, name=f"jit({name})",
-                                   result_names=result_names, **extra)
+    module = lower_jaxpr_to_module(closed, name=f"jit({name})", result_names=result_names, **extra)
     return module_to_text(module)
 
 
@@ -224,7 +223,7 @@ class _CacheEntry:
 class _Placed:
     """A signature's program on one device, as JAX runs it: on the device of its committed
     arguments, else on the default one, its results committed iff an argument was."""
-    __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree")
+    __slots__ = ("call", "executable", "placement", "in_avals", "single", "out_tree", "zeros")
 
     def __init__(self, entry, jitted, device, committed):
         exe = executable_for(entry.jaxpr, jitted.name, entry.result_names, device=device,
@@ -233,6 +232,7 @@ class _Placed:
         # a program of a later chapter's kind (callbacks) runs by its own call, committed
         self.call = EagerCall(exe, self.placement, committed) if type(exe) is Executable else None
         self.in_avals, self.single, self.out_tree = entry.in_avals, entry.single, entry.out_tree
+        self.zeros = any(a.dtype.names for a in entry.jaxpr.out_avals)   # float0 outputs
 
     def run(self, args):
         """Run on `args`: arrays, NumPy arrays or scalars, moved to the device if need be."""
@@ -248,6 +248,8 @@ class _Placed:
                 outs = list(map(Array, call.execute(bufs).consume_with_handlers(call.handlers)))
             except (XlaRuntimeError, ValueError) as e:     # (a deleted buffer: ValueError)
                 raise exe._call_error(args, e) from None
+        if self.zeros:      # chapter 3's float0, stored as booleans: NumPy's zeros, as in JAX
+            outs = [np.zeros(x.shape, x.dtype) if x.dtype.names else x for x in outs]
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
 
 
@@ -452,6 +454,7 @@ class Jitted:
         key, _ = self._signature(args, kwargs)
         return Traced(self, key, self._traced(key), flat_arg_names(self, args, kwargs))
 
+    @api_boundary
     def lower(self, *args, **kwargs) -> Lowered:
         """Stage the call down to StableHLO."""
         return self.trace(*args, **kwargs).lower()

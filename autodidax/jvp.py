@@ -58,8 +58,8 @@ def full_like_aval(value, aval: ShapedArray):
 
 def zeros_like_aval(aval: ShapedArray):
     """An array of zeros of type `aval`, made by the current trace."""
-    if aval.dtype == float0:
-        return np.zeros(aval.shape, float0)
+    if aval.dtype == float0 and (isinstance(trace_ctx.trace, EvalTrace) or not aval.shape):
+        return np.zeros(aval.shape, float0)       # no values: eagerly, nothing to compute
     return full_like_aval(0, aval)
 
 

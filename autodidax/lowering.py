@@ -42,7 +42,7 @@ _IR_TYPES = {"bool": lambda: ir.IntegerType.get_signless(1), "bfloat16": ir.BF16
 
 def dtype_to_ir_type(dtype) -> ir.Type:
     """The MLIR element type of a dtype. Needs a current context (`with context:`)."""
-    name = np.dtype(dtype).name
+    name = np.dtype(dtype).name.replace("void", "bool")     # chapter 3's float0 too is i1
     if name in _IR_TYPES:
         return _IR_TYPES[name]()
     if name.startswith("float"):          # float8_e4m3fn is Float8E4M3FNType, and so on
@@ -61,7 +61,7 @@ def ir_constant(value, dtype=None) -> ir.Value:
     """A `stablehlo.constant` holding `value` (an array or a scalar) as `dtype`."""
     value = np.asarray(value)
     dtype = canonicalize_dtype(value.dtype if dtype is None else dtype)
-    value = np.array(value, dtype, order="C")
+    value = np.array(value, dtype, order="C") if not dtype.names else np.zeros(value.shape, bool)
     return hlo.constant(ir.DenseElementsAttr.get(value, type=dtype_to_ir_type(dtype)))
 
 

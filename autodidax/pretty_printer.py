@@ -233,8 +233,8 @@ def suggest_same_names(names, for_vars, like_vars) -> None:
             names[v] = names[like]
 
 
-def _pp_jaxpr(jaxpr, names) -> Doc:
-    if jaxpr in names.shared:
+def _pp_jaxpr(jaxpr, names, by_name=True) -> Doc:
+    if by_name and jaxpr in names.shared:
         return Text(names.shared[jaxpr])
     head = [Text("{ "), keyword(Text("lambda ")),
             pp_vars(jaxpr.constvars, names, print_shapes=True), Text("; "),
@@ -249,7 +249,8 @@ def _pp_jaxpr(jaxpr, names) -> Doc:
 def _subjaxprs(jaxpr):
     """(name, jaxpr) for the jaxprs in the parameters of `jaxpr`'s equations."""
     for eqn in jaxpr.eqns:
-        name = str(eqn.params.get("name", "jaxpr")).strip("<>")
+        name = eqn.params.get("name")
+        name = None if name is None else str(name).strip("<>")
         for value in eqn.params.values():
             for j in (value if type(value) is tuple else (value,)):
                 if _is_jaxpr(j):
@@ -268,19 +269,23 @@ def pp_jaxpr(jaxpr) -> Doc:
             order.append(j)
         counts[j] = counts.get(j, 0) + (2 if j is not jaxpr and len(j.eqns) > 10 else 1)
         for name, sub in _subjaxprs(j):
-            first_names.setdefault(sub, name)
+            if name is not None:            # named by the first equation with a `name`
+                first_names.setdefault(sub, name)
             todo.append(sub)
     shared, used = {}, {}
     for j in order:
         if counts[j] > 1 and j is not jaxpr:
-            base = first_names[j]
-            shared[j] = base if base not in used else f"{base}{used[base]}"
-            used[base] = used.get(base, 0) + 1
+            name = first_names.get(j, "jaxpr")
+            if used.get(name):              # a second `f` is `f1`, and `f1` is taken too
+                used[name] += 1
+                name += str(used[name] - 1)
+            used[name] = used.get(name, 0) + 1
+            shared[j] = name
     names = names_for([jaxpr], taken=shared.values())   # `_` at the top only, as in JAX
+    names.shared.update(shared)     # all known before any is printed: one may use another
     docs = []
     for j, name in shared.items():
-        docs += [Text(f"let {name} = "), _pp_jaxpr(j, names), Text(" in"), Brk()]
-        names.shared[j] = name
+        docs += [Text(f"let {name} = "), _pp_jaxpr(j, names, by_name=False), Text(" in"), Brk()]
     return Concat(docs + [_pp_jaxpr(jaxpr, names)])
 
 

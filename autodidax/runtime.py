@@ -314,6 +314,7 @@ class Executable:
     def _put_copy(self, x, aval):
         """A NumPy array put on the device, copied (by jaxlib, whatever its strides)."""
         sharding, devs = placement_of(self.device)
+        aval = aval.update(dtype=np.dtype(bool)) if aval.dtype.names else aval   # float0: bools
         value = x if x.dtype is aval.dtype else x.astype(aval.dtype)
         return xc.batched_device_put(aval, sharding, [value], devs, True, True, _ZERO_COPY, True)
 
@@ -391,8 +392,7 @@ def compile_or_get_cached(text, device=None, out_avals=None, **options) -> Execu
         cache_stats["memory_hits"] += 1
         return exe
     cls = executable_class(text, options)
-    exe = _executables[key] = cls(load_or_compile(text, device), device, out_avals, text,
-                                  **options)
+    exe = _executables[key] = cls(load_or_compile(text, device), device, out_avals, text, **options)
     return exe
 
 
@@ -497,7 +497,8 @@ class XlaEvalTrace(core.EvalTrace):
         """Every other call: where it runs, its arguments put there, then `run`."""
         if boxes := [x for x in args if type(x) in arg_type_rules]:     # a ref (A30): its rule
             return arg_type_rules[type(boxes[0])](primitive, args, params)
-        if not through_xla(primitive) or any(isinstance(x, Tracer) for x in args):
+        if not through_xla(primitive) or any(isinstance(x, Tracer) or get_aval(x).dtype.names
+                                             for x in args):         # (float0: NumPy's zeros)
             return super().process_primitive(primitive, args, params)   # (or the tracer's error)
         if any(type(x) is Array and x._sharding is not None for x in args):
             rule = multi_device_rules.get("eager", _numpy_eval_trace.process_primitive)

@@ -51,7 +51,7 @@ def _sorted_keys(d: dict) -> tuple:
 
 def _flatten_dict(d):
     keys = _sorted_keys(d)
-    return [d[k] for k in keys], keys
+    return tuple(d[k] for k in keys), keys      # a tuple, as JAX's C++ gives a dict's
 
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, children: children)
@@ -425,8 +425,8 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
     data_fields, meta_fields = _text.dataclass_fields(nodetype, data_fields, meta_fields,
                                                        drop_fields)
 
-    def flatten(x):
-        return (tuple(getattr(x, name) for name in data_fields),
+    def flatten(x):         # the children in a list, the aux data a tuple, as in JAX
+        return ([getattr(x, name) for name in data_fields],
                 tuple(getattr(x, name) for name in meta_fields))
 
     def flatten_with_keys(x):

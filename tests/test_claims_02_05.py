@@ -297,17 +297,22 @@ def batching_tables_in_jax():
     assert {"name", "size", "spmd_name"} <= set(batching.AxisData.__dataclass_fields__)
 
 
-@claim(CH04, "**`broadcast_in_dim` keeps the batch axis in place.** JAX's rule moves it to the "
-             "front; ours saves the `transpose`.")
-def batch_axes_stay_in_place():
-    x = np.ones((2, 3), np.float32)
-    ours, theirs = jaxprs(lambda lib, _, lax_: lib.vmap(
-        lambda a: lax_.broadcast_in_dim(a, (4, 2), (1,)), in_axes=1, out_axes=1), x)
-    assert ours.count("transpose") == 1 and theirs.count("transpose") == 2
-    ours, theirs = jaxprs(lambda lib, _, lax_: lib.vmap(
-        lambda a: lax_.broadcast_in_dim(a, (4, 2), (1,)), in_axes=1), x)
-    assert "transpose" in ours.split("broadcast_in_dim")[1]       # only after, for out_axes
-    assert "transpose" in theirs.split("broadcast_in_dim")[0]     # JAX's moves it first
+@claim(CH04, "As in JAX, `rev` and `slice` keep the batch where it is (`slice` keeps it whole); the "
+             "others put it in front, as their output's axis 0")
+def shape_rules_put_the_batch_in_front():
+    x = np.ones((2, 3, 4), np.float32)
+    kept = [lambda a, np_, lax_: a[::-1], lambda a, np_, lax_: a[1:]]
+    moved = [lambda a, np_, lax_: a.T, lambda a, np_, lax_: a[None],
+             lambda a, np_, lax_: a.reshape(-1), lambda a, np_, lax_: a[:1].squeeze(0),
+             lambda a, np_, lax_: lax_.broadcast_in_dim(a, (2, 5, 4), (0, 2)),
+             lambda a, np_, lax_: np_.concatenate([a, a])]
+    for fn in kept + moved:
+        for out_axes in (0, 1):
+            ours, theirs = jaxprs(lambda lib, np_, lax_: lib.vmap(
+                lambda a: fn(a, np_, lax_), in_axes=1, out_axes=out_axes), x)
+            assert ours == theirs
+            if out_axes == 1:      # a transpose where the batch moves, and only there
+                assert ("transpose" in ours) == (fn in moved)
 
 
 @claim(CH04, "Otherwise, as in JAX's `broadcast_batcher`, every batch axis moves to the front")

@@ -66,14 +66,18 @@ def names_are_sanitized_then_stripped():
         "module @jit__lambda attributes")
 
 
-@claim(CH06, "as in JAX, `int32` is `i32`, `uint32` `ui32`.")
+@claim(CH06, "as in JAX, `int32` is `i32`, `uint32` is `ui32`, and `bool` and chapter 3's "
+             "`float0` are `i1` (a `float0` is `false`).")
 def element_types():
-    names = ["int32", "uint32", "bool"]
+    names = ["int32", "uint32", "bool", jax.dtypes.float0]
     with mlir.make_ir_context():
         theirs = [str(mlir.dtype_to_ir_type(np.dtype(d))) for d in names]
     with lowering.make_ir_context():
         ours = [str(lowering.dtype_to_ir_type(d)) for d in names]
-    assert ours == theirs == ["i32", "ui32", "i1"]
+    assert ours == theirs == ["i32", "ui32", "i1", "i1"]
+    zero = np.zeros((), jax.dtypes.float0)
+    for lib in (autodidax, jax):
+        assert "dense<false> : tensor<i1>" in lib.jit(lambda: zero).lower().as_text()
 
 
 @claim(CH06, "StableHLO does not, so the rule first broadcasts every operand that does not "

@@ -123,14 +123,20 @@ def descending_stable_argsort():
     same_jaxpr(lambda np_: lambda k: np_.argsort(k, stable=True, descending=True), keys)
 
 
-@claim(A1, "they are not staged as a `jit` equation of their own, where JAX's are (`jnp.sort` "
-           "and `jnp.argsort` are, as in JAX).")
-def quantiles_are_not_jitted_but_sorts_are():
+@claim(A1, "Their jaxprs are JAX's but where `quantile` clamps its indices: `lax.clamp` is a "
+           "primitive in JAX, a composition here (appendix A6).")
+def quantiles_are_jitted_as_in_jax():
     x = np.arange(5.0, dtype=np.float32)
-    ours = autodidax.make_jaxpr(lambda v: anp.median(v))(x)
-    theirs = jax.make_jaxpr(lambda v: jnp.median(v))(x)
-    assert len(theirs.eqns) == 1 and theirs.eqns[0].primitive.name == "jit"
-    assert not (len(ours.eqns) == 1 and ours.eqns[0].primitive.name == "jit")
+    ours, theirs = (lib.make_jaxpr(lambda v: np_.median(v, keepdims=True))(x)
+                    for lib, np_ in BOTH)
+    for j in (ours, theirs):      # median's jit holds quantile's, with `q` an input
+        (eqn,) = j.eqns
+        assert (eqn.primitive.name, eqn.params["name"]) == ("jit", "median")
+        (inner,) = eqn.params["jaxpr"].jaxpr.eqns
+        assert inner.params["name"] == "quantile" and inner.invars[1].val == 0.5
+    body = [str(j.eqns[0].params["jaxpr"].jaxpr.eqns[0].params["jaxpr"]) for j in (ours, theirs)]
+    assert "clamp" not in body[0] and body[1].count("clamp") == 2
+    assert str(ours).replace("clamp", "") != str(theirs)
     for name in ("sort", "argsort"):
         same_jaxpr(lambda np_: getattr(np_, name), x)
 
@@ -1017,6 +1023,29 @@ def freeze_ends_a_ref_under_jit_in_jax():
         return lib.jit(f)
     assert _raises(build(jax))[0] is ValueError
     assert [float(v) for v in build(autodidax)()] == [1.0, 1.0]
+
+
+@claim("A19_donation_and_autodiff_rest", "**`float0` values are NumPy arrays.** A gradient of an "
+       "integer input, eager or out of `jit`")
+def float0_values_are_numpy_arrays():
+    from jax._src.literals import TypedNdArray
+    for lib in (autodidax, jax):
+        grad = lib.grad(lambda x: x * 2.0, allow_int=True)
+        for g in (grad(3), lib.jit(grad)(3)):
+            assert isinstance(g, np.ndarray) and g.dtype == jax.dtypes.float0
+            assert (type(g) is TypedNdArray) == (lib is jax)
+    assert repr(jax.grad(lambda x: x * 2.0, allow_int=True)(3)) == (
+        "TypedNdArray((b'',), dtype=void)")
+    assert isinstance(autodidax.vmap(autodidax.grad(lambda x: x * 2.0, allow_int=True))(
+        np.arange(3)), autodidax.Array)
+    for lib, np_ in BOTH:
+        text = str(lib.make_jaxpr(lib.grad(lambda x: np_.sum(x * 2.0), allow_int=True))(
+            np.arange(3)))
+        assert "e:float0[3] = broadcast_in_dim (b'',):float0[]" in text
+        lowered = lib.jit(lib.grad(lambda x: x * 2.0, allow_int=True)).lower(3).as_text()
+        assert "-> (tensor<i1>" in lowered and "dense<false> : tensor<i1>" in lowered
+    compiled = autodidax.jit(autodidax.grad(lambda x: x * 2.0, allow_int=True)).lower(3).compile()
+    assert np.asarray(compiled(3)).dtype != jax.dtypes.float0       # the stored booleans
 
 
 test_claims = claims_test(__name__)

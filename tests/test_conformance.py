@@ -869,6 +869,20 @@ TRANSFORMS = {
         lambda x: jax.jit(jnp.sin)(x) * jax.jit(jnp.cos)(x))(XS[1])),
     "jit(value_and_grad)": C(lambda jax, jnp: jax.jit(jax.value_and_grad(
         lambda w: jnp.sum((F @ w) ** 2)))(V4)),
+    # float0 results: NumPy zeros out of jit, as JAX's are
+    "jit(grad allow_int)": C(lambda jax, jnp: jax.jit(jax.grad(lambda x: x * 2.0,
+                                                               allow_int=True))(3)),
+    "jit(grad allow_int) of an int array": C(lambda jax, jnp: jax.jit(jax.grad(
+        lambda x: jnp.sum(x * 2.0), allow_int=True))(I)),
+    "jit of grad allow_int inside": C(lambda jax, jnp: jax.jit(lambda p: jax.grad(
+        lambda p: p["a"] * p["b"], allow_int=True)(p))({"a": X0, "b": 3})),
+    "jit of a float0 input": C(lambda jax, jnp: jax.jit(lambda t: (t, 2 * t.shape[0]))(
+        np.zeros(3, jax.dtypes.float0))),
+    "jit(jvp) with a float0 tangent": C(lambda jax, jnp: jax.jit(lambda x: jax.jvp(
+        lambda y: y * 2, (x,), (np.zeros((), jax.dtypes.float0),)))(3)),
+    "vmap(grad allow_int)": C(lambda jax, jnp: jax.vmap(jax.grad(lambda x: x * 2.0,
+                                                                 allow_int=True))(I32),
+                              xfail="an eager float0 result batched by vmap is an Array"),
     "vmap(jvp)": C(lambda jax, jnp: jax.vmap(lambda x: jax.jvp(jnp.sin, (x,), (x,)))(XS)),
     # issue 34: the rules' constants take the operand's dtype (lax.const_like)
     "jvp float16 tanh sqrt abs square": C(lambda jax, jnp: [jax.jvp(f, (F16 + 2,), (F16,))[1]
@@ -1153,6 +1167,25 @@ JAXPR = {
     "vjp": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x)[1](x))(F32)),
     "linearize": J(lambda jax, jnp: jax.make_jaxpr(lambda x: jax.linearize(jnp.exp, x)[1](x))(F32)),
     "vmap out_axes 1": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(lambda x: x * 2, out_axes=1))(F)),
+    # the shape primitives' batching rules put the batch in front, as JAX's do
+    "vmap(grad) of dot": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.grad(
+        lambda x: jax.lax.dot(x, x).sum())))(np.ones((3, 2, 2), np.float32))),
+    "vmap(grad) of dot_general batched on both": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        jax.grad(lambda x, y: jax.lax.dot_general(x, y, (((1,), (0,)), ((0,), (2,)))).sum(),
+                 argnums=(0, 1)), in_axes=(1, 0)))(T, np.ones((4, 3, 5, 2), np.float32))),
+    "vmap(grad) of dot_general batched right": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        jax.grad(lambda x, y: jax.lax.dot_general(x, y, (((0,), (1,)), ((), ()))).sum(),
+                 argnums=1), in_axes=(None, 2)))(F, np.ones((5, 3, 4), np.float32))),
+    "vmap(jvp) of dot_general": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, t: jax.jvp(lambda x: jax.lax.dot_general(x, x, (((0,), (0,)), ((), ()))),
+                             (x,), (t,)), in_axes=(1, 2)))(T, np.ones((2, 4, 3), np.float32))),
+    "vmap of transpose": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(lambda x: x.T, in_axes=1))(T)),
+    "vmap of squeeze": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x.squeeze(0), in_axes=1))(B1)),
+    "vmap of broadcast_in_dim": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.broadcast_in_dim(x, (2, 5, 4), (0, 2)), in_axes=1))(T)),
+    "vmap of concatenate": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, y: jnp.concatenate([x, y]), in_axes=(1, None)))(F, V4)),
     "static_argnums": J(lambda jax, jnp: jax.make_jaxpr(lambda x, n: x * n, static_argnums=1)(
         F32, 3)),
     "pytree output": J(lambda jax, jnp: jax.make_jaxpr(lambda x: {"a": x, "b": (x, x + 1)})(F32)),
@@ -1162,9 +1195,34 @@ JAXPR = {
     "numpy scalar input": J(lambda jax, jnp: jax.make_jaxpr(jnp.sin)(X0)),
     "thirty variables": J(lambda jax, jnp: jax.make_jaxpr(lambda x: [x := jnp.sin(x) for _ in range(
         30)][-1])(F32)),
+    "grad allow_int": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(lambda x: x * 2.0,
+                                                                 allow_int=True))(3)),
+    "grad allow_int of an int array": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x: jnp.sum(x * 2.0), allow_int=True))(I)),
+    "grad allow_int two arguments": J(lambda jax, jnp: jax.make_jaxpr(jax.grad(
+        lambda x, i: x * i, allow_int=True, argnums=(0, 1)))(X0, 2)),
+    "vjp of an int function": J(lambda jax, jnp: jax.make_jaxpr(
+        lambda x: jax.vjp(lambda y: y * 2, x)[1](x))(3)),
+    "vmap(grad allow_int)": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(jax.grad(
+        lambda x: x * 2.0, allow_int=True)))(I32)),
+    "repr of a literal": J(lambda jax, jnp: [repr(jax.make_jaxpr(lambda x: x + c)(X0).eqns[0]
+                                                  .invars[1]) for c in (0.1, 1e-8, 2.5, True)]),
+    # shared nested jaxprs: all named before any is printed, so one refers to another by name
+    "jit used twice holding a jit": J(lambda jax, jnp: _twice(jax, jax.jit(
+        lambda y: jax.jit(jnp.sin)(y) * 3))),
+    "jit used twice holding where": J(lambda jax, jnp: _twice(jax, jax.jit(
+        lambda y: jnp.where(y > 0, y, 1.0) * 3))),
+    "two shared jits of one name": J(lambda jax, jnp: (lambda f, g: jax.make_jaxpr(
+        lambda x: f(x) + f(x * 2) + g(x) + g(x + 1.0))(X0))(
+        jax.jit(lambda y: jnp.sin(y) * 3), jax.jit(lambda y: jnp.cos(y) * 3))),
     "shadowing names many vars": J(lambda jax, jnp: jax.make_jaxpr(
         lambda x: jnp.sum(jnp.sin(x) * jnp.cos(x) + jnp.exp(x) - jnp.tanh(x) / x))(F)),
 }
+
+
+def _twice(jax, f):
+    """The jaxpr of a program that calls `f` twice."""
+    return jax.make_jaxpr(lambda x: f(x) + f(x * 2))(X0)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -7,6 +7,14 @@ import pytest
 from test_conformance import F, B, C, E, J, check, _params  # noqa: F401
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def _jits(jaxpr):
+    """The primitives of a jaxpr, a `jit` equation as its name and what it holds (not
+    `quantile`'s: its clamps are a primitive in JAX, a composition here)."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    return [(e.params["name"], [] if e.params["name"] == "quantile" else _jits(e.params["jaxpr"]))
+            if e.primitive.name == "jit" else e.primitive.name for e in jaxpr.eqns]
 IDX = np.array([2, 0, -1, 2], np.int32)
 LABELS = np.array([0, 3, 1], np.int32)
 V = np.array([3.0, -1.0, 2.0, 0.5, 2.0], np.float32)
@@ -94,6 +102,19 @@ INDEXING = {
     "quantile int": C(lambda jax, jnp: jnp.quantile(np.arange(7), 0.4)),
     "percentile": C(lambda jax, jnp: jnp.percentile(X, 75.0, axis=0)),
     "grad median": C(lambda jax, jnp: jax.grad(lambda v: jnp.median(v))(V)),
+    "quantile out": E(lambda jax, jnp: jnp.quantile(V, 0.5, overwrite_input=True)),
+    "quantile of an int q": E(lambda jax, jnp: jnp.quantile(V, 1)),
+    "percentile bits": B(lambda jax, jnp: [jnp.percentile(V, 30), jnp.percentile(X, 30, axis=1)]),
+    # median, percentile and quantile are jit equations, as in JAX: median's holds quantile's
+    "jits of median": C(lambda jax, jnp: _jits(jax.make_jaxpr(jnp.median)(V))),
+    "jits of median keywords": C(lambda jax, jnp: _jits(jax.make_jaxpr(
+        lambda x: jnp.median(x, axis=1, keepdims=True))(X))),
+    "jits of percentile": C(lambda jax, jnp: _jits(jax.make_jaxpr(
+        lambda x: jnp.percentile(x, 30, method="nearest"))(V))),
+    "jits of pad median": C(lambda jax, jnp: _jits(jax.make_jaxpr(
+        lambda x: jnp.pad(x, 2, mode="median"))(V))),
+    "jaxpr median": J(lambda jax, jnp: jax.make_jaxpr(jnp.median)(V),
+                      xfail="lax.clamp is a primitive in JAX, a composition here (A6)"),
     "top_k": C(lambda jax, jnp: jax.lax.top_k(np.array([9.0, 3.0, 9.0, 4.0, 10.0], np.float32), 3)),
     "top_k axis": C(lambda jax, jnp: jax.lax.top_k(X[::-1], 2, axis=0)),
     "top_k int": C(lambda jax, jnp: jax.lax.top_k(np.array([[3, 1, 2], [0, 5, 4]], np.int32), 2)),
@@ -158,6 +179,18 @@ INDEXING = {
     "jit at add": C(lambda jax, jnp: jax.jit(lambda x, i: x.at[i].add(1.0))(X, IDX)),
     "jit embedding": C(lambda jax, jnp: jax.jit(lambda t, i: t[i])(X, np.array([[0, 2], [1, 1]]))),
     # printed jaxprs
+    # vmap's gather and scatter rules: NumPy ints where JAX's np.add makes them
+    "jaxpr vmap dynamic_slice": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.dynamic_slice(x, (1,), (2,)), in_axes=1))(X)),
+    "jaxpr vmap dynamic_slice batched start": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x, i: jax.lax.dynamic_slice(x, (i, 0), (1, 2))))(np.ones((2, 3, 4), np.float32),
+                                                                np.array([0, 1], np.int32))),
+    "jaxpr vmap int array index": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x[jnp.array([0, 2])], in_axes=1))(X)),
+    "jaxpr vmap at set": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: x.at[0].set(1.0), in_axes=1))(X)),
+    "jaxpr vmap dynamic_update_slice": J(lambda jax, jnp: jax.make_jaxpr(jax.vmap(
+        lambda x: jax.lax.dynamic_update_slice(x, jnp.zeros(2), (1,)), in_axes=1))(X)),
     "jaxpr traced index": J(lambda jax, jnp: jax.make_jaxpr(lambda x, i: x[i])(X, 1)),
     "jaxpr int array": J(lambda jax, jnp: jax.make_jaxpr(lambda x, i: x[i])(X, IDX)),
     "jaxpr logp labels": J(lambda jax, jnp: jax.make_jaxpr(

@@ -144,6 +144,11 @@ REST = {
     "tree_util helpers": C(lambda jax, jnp: _tree_helpers(jax)),
     "tree.reduce_associative of nothing": E(lambda jax, jnp: jax.tree.reduce_associative(
         lambda a, b: a + b, [])),
+    "flatten_one_level of each node type": C(lambda jax, jnp: _one_level(jax, False)),
+    "flatten_one_level_with_keys of each node type": C(lambda jax, jnp: _one_level(jax, True)),
+    "flatten_one_level_with_keys of a namedtuple": C(
+        lambda jax, jnp: str(jax.tree_util.flatten_one_level_with_keys(_Pair(1, 2))),
+        xfail="JAX 0.10.2's C++ gives every child of a namedtuple the first field's key"),
     "flatten_one_level of a leaf": E(lambda jax, jnp: jax.tree_util.flatten_one_level(1.0)),
     "tree.static in a dataclass": C(lambda jax, jnp: _static_field(jax, jnp)),
     "linear_transpose is a Partial": C(lambda jax, jnp: jax.jit(lambda t, c: t(c))(
@@ -218,6 +223,35 @@ def _tree_helpers(jax):
             [str(t) for t in tu.treedef_children(tu.tree_structure(tree))],
             [tu.treedef_is_leaf(tu.tree_structure(t)) for t in (1, [1], None, [])],
             str(tu.default_registry.flatten([1, {"a": 2}])[1]))
+
+
+_Pair = collections.namedtuple("_Pair", "x y")
+
+
+def _one_level(jax, with_keys):
+    """For each kind of node: the type of the container its children come in, and the whole."""
+    tu = jax.tree_util
+    f = tu.flatten_one_level_with_keys if with_keys else tu.flatten_one_level
+
+    class Listed:
+        pass
+    tu.register_pytree_node(Listed, lambda c: ([1, 2], None), lambda a, ch: Listed())
+
+    class Tupled:
+        pass
+    tu.register_pytree_node(Tupled, lambda c: ((1, 2), "aux"), lambda a, ch: Tupled())
+
+    @dataclasses.dataclass
+    class Data:
+        a: int
+        b: int
+        s: int
+    tu.register_dataclass(Data, ["a", "b"], ["s"])
+    nodes = [[1, 2], (1, 2), None, {"b": 1, "a": 2}, {}, [], collections.OrderedDict(b=1, a=2),
+             collections.defaultdict(list, b=1, a=2), Listed(), Tupled(), Data(1, 2, 3)]
+    if not with_keys:
+        nodes.append(_Pair(1, 2))
+    return [(type(ch).__name__, str(ch), str(aux)) for ch, aux in map(f, nodes)]
 
 
 def _static_field(jax, jnp):

@@ -456,9 +456,11 @@ def jitted(*static_argnames, name=None, staged=False, static_argnums=()):
                 out = rule(spec, args, kwargs)
                 if out is not NotImplemented:
                     return out
-            if staged and not kwargs:
+            staged_args = (None if not staged else args if not kwargs
+                           else _static_by_position(spec, args, kwargs))
+            if staged_args is not None:
                 for rule in staging_rules:
-                    out = rule(fun, spec.name, spec.static_argnums, args)
+                    out = rule(fun, spec.name, spec.static_argnums, staged_args)
                     if out is not NotImplemented:
                         return out
             return fun(*args, **kwargs)
@@ -469,8 +471,22 @@ def jitted(*static_argnames, name=None, staged=False, static_argnums=()):
     return decorate
 
 
+def _static_by_position(spec, args, kwargs):
+    """`args` with `kwargs` put in their places, the parameters between them at their defaults,
+    if all those places are static (JAX's `static_argnames` for them), else None."""
+    try:
+        bound = inspect.signature(spec.fun).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    if bound.kwargs or not set(range(len(args), len(bound.args))) <= spec.static:
+        return None
+    return bound.args
+
+
 def jit_in_jaxprs(name, static_argnums=()):
-    """A function JAX jits that a jaxpr shows as one `jit` equation named `name`."""
+    """A function JAX jits that a jaxpr shows as one `jit` equation named `name` (called with
+    keywords too, if they are static parameters)."""
     return jitted(name=name, staged=True, static_argnums=static_argnums)
 
 
@@ -2815,6 +2831,7 @@ def _nonzero_sized(a, size, fill_value):
     return tuple(out)
 
 
+@jit_in_jaxprs("quantile", static_argnums=(2, 3, 4, 5, 6))
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
     """The `q`-th quantiles of `a` along `axis`: sort, then interpolate between the two
@@ -2823,7 +2840,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
                          "'nearest'")
     check_arraylike("quantile", a, q)
-    a, q = promote_dtypes(a, q, inexact=True)
+    if overwrite_input or out is not None:
+        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or out != None")
+    (a,), q = promote_dtypes(a, inexact=True), asarray(q)     # `q` keeps its type, as in JAX
     if get_aval(q).ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
     ndim = get_aval(a).ndim
@@ -2834,13 +2853,13 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     a = where(any(isnan(a), axis=axis, keepdims=True), np.nan, a)
     a = indexing_ops["sort"](a, dimension=axis)
     shape, qdtype = get_aval(a).shape, get_aval(q).dtype
-    q = lax.mul(q, np.asarray(shape[axis] - 1, qdtype))
+    n_1 = lambda: lax.sub(np.asarray(shape[axis], qdtype), np.asarray(1, qdtype))  # as JAX's
+    q = lax.mul(q, n_1())
     low, high = lax.floor(q), lax.ceil(q)
     high_weight = lax.sub(q, low)
     low_weight = lax.sub(np.asarray(1, qdtype), high_weight)
-    top = np.asarray(shape[axis] - 1, qdtype)
-    low = lax.convert_element_type(lax.clamp(np.asarray(0, qdtype), low, top), np.int32)
-    high = lax.convert_element_type(lax.clamp(np.asarray(0, qdtype), high, top), np.int32)
+    low, high = [lax.clamp(np.asarray(0, qdtype), i, n_1()) for i in (low, high)]
+    low, high = [lax.convert_element_type(i, np.int32) for i in (low, high)]
     q_ndim = get_aval(q).ndim
     keep = keepdims and keep_shape is None
     sizes = list(shape)
@@ -2853,8 +2872,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if q_ndim == 1:
         low_weight = lax.broadcast_in_dim(low_weight, get_aval(low_value).shape, (0,))
         high_weight = lax.broadcast_in_dim(high_weight, get_aval(high_value).shape, (0,))
-    if method == "linear":
-        result = lax.add(lax.mul(low_value, low_weight), lax.mul(high_value, high_weight))
+    if method == "linear":      # in `q`'s dtype, as JAX's
+        result = lax.add(lax.mul(low_value.astype(qdtype), low_weight),
+                         lax.mul(high_value.astype(qdtype), high_weight))
     elif method == "lower":
         result = low_value
     elif method == "higher":
@@ -2862,24 +2882,28 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     elif method == "nearest":
         result = lax.select_n(lax.le(high_weight, np.asarray(0.5, qdtype)), high_value, low_value)
     else:
-        result = lax.mul(lax.add(low_value, high_value), np.asarray(0.5, qdtype))
+        adtype = get_aval(low_value).dtype
+        result = lax.mul(lax.add(low_value, high_value), np.asarray(0.5, adtype))
     if keepdims and keep_shape is not None:
         result = lax.reshape(result, tuple(get_aval(result).shape[:q_ndim]) + keep_shape)
     return result
 
 
+@jit_in_jaxprs("percentile", static_argnums=(2, 3, 4, 5, 6))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """The `q`-th percentiles: `quantile(a, q / 100)`."""
-    a, q = promote_dtypes(a, q, inexact=True)
-    return quantile(a, lax.div(q, np.asarray(100, get_aval(q).dtype)), axis=axis,
-                    method=method, keepdims=keepdims)
+    check_arraylike("percentile", a, q)
+    q, = promote_dtypes(q, inexact=True)
+    return quantile(a, lax.div(q, np.asarray(100, get_aval(q).dtype)), axis, out,
+                    overwrite_input, method, keepdims)
 
 
+@jit_in_jaxprs("median", static_argnums=(1, 2, 3, 4))
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median: the midpoint of the two middle order statistics."""
     check_arraylike("median", a)
-    return quantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
+    return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
 
 
 def _check_sort_arguments(name, a, kind, order):
