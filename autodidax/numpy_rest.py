@@ -34,15 +34,15 @@ from autodidax.jaxpr import make_jaxpr
 from autodidax.jvp import defjvp2, defjvp_zero, deflinear, float0
 from autodidax.lowering import lowering_rules, nary_lowering
 from autodidax.numpy import (arange, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-                             argmax, argmin, argsort, array, asarray, atleast_1d, atleast_2d,
-                             broadcast_shapes, broadcast_to, canonical_axis, canonicalize_dtype,
-                             ceil, check_arraylike, clip, concatenate, cos, exp2, expand_dims,
-                             finfo, flip, floor, floor_divide, full, full_like, greater, iinfo,
-                             invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted, less, matmul,
-                             maximum, mod, more_functions, moveaxis, nanmean, nonzero, ones, pad,
-                             power, prod, promote_args, promote_dtypes, ravel, result_type,
-                             searchsorted, squeeze, stack, swapaxes, take, tensordot, tile,
-                             transpose, tril, triu, true_divide, vdot, where, zeros)
+                             argmax, argmin, argsort, array, array_ops, asarray, atleast_1d,
+                             atleast_2d, broadcast_shapes, broadcast_to, canonical_axis,
+                             canonicalize_dtype, ceil, check_arraylike, clip, concatenate, cos,
+                             exp2, expand_dims, finfo, flip, floor, floor_divide, full, full_like,
+                             greater, iinfo, invert, isinf, isnan, isposinf, jit_in_jaxprs, jitted,
+                             less, matmul, maximum, mod, more_functions, moveaxis, nanmean, nonzero,
+                             ones, pad, power, prod, promote_args, promote_dtypes, ravel,
+                             result_type, searchsorted, squeeze, stack, swapaxes, take, tensordot,
+                             tile, transpose, tril, triu, true_divide, vdot, where, zeros)
 from autodidax.numpy import all as _all, any as _any, divmod as _divmod, sum as _sum
 from autodidax.numpy import abs as _abs, sort as jnp_sort, where as where_
 from autodidax.numpy import contraction_order, diag, dot, outer, sqrt
@@ -2219,6 +2219,7 @@ lowering_rules[copy_p] = lambda ctx, x: [x]
 deflinear(copy_p)
 transpose_rules[copy_p] = lambda ct, x: [copy_p.bind(ct)]
 batching_rules[copy_p] = vectorized(copy_p)
+array_ops["copy"] = copy_p.bind          # `jnp.array(x)` copies `x` (appendix A1)
 
 
 def cbrt_lax(x, accuracy=None):

@@ -185,6 +185,9 @@ class Array(core.Array):
     def is_deleted(self) -> bool:
         return self._buf.is_deleted()
 
+    def unsafe_buffer_pointer(self) -> int:     # the device buffer's address, as JAX's
+        return self._buf.unsafe_buffer_pointer()
+
     def _check_if_deleted(self) -> None:
         if self._buf.is_deleted():               # JAX's words
             shape = ",".join(map(str, self.shape))

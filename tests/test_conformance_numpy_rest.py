@@ -18,7 +18,24 @@ IDX = np.array([0, 2, 1, 2], np.int32)
 EMPTY_F = np.zeros((0,), np.float32)
 
 ALIASES = ["acos", "asin", "atan", "atanh", "asinh"]
+
+
+def _copied(jax, jnp):
+    """`jnp.array` copies an array (a new buffer, which outlives the original's donation);
+    `copy=False` and `asarray` do not."""
+    x = jax.device_put(np.arange(3.0, dtype=np.float32))
+    y, same = jnp.array(x), jnp.array(x, copy=False)
+    pointers = [a.unsafe_buffer_pointer() for a in (x, y, same, jnp.asarray(x))]
+    return (y is x, same is x, [p == pointers[0] for p in pointers],
+            jnp.array(2.0, ndmin=2), jnp.array(np.ones(2), ndmin=3).shape,
+            jax.jit(lambda a: a * 2, donate_argnums=0)(x), y)
+
+
 REST = {
+    "array copies an array, as JAX's": J(lambda jax, jnp: [jax.make_jaxpr(f)(V3) for f in (
+        jnp.array, lambda x: jnp.array(x, copy=False), lambda x: jnp.array(x, dtype=jnp.int32),
+        lambda x: jnp.array(x, ndmin=3), lambda x: jnp.array([x, x]))]),
+    "array's copy survives the donation of its original": C(lambda jax, jnp: _copied(jax, jnp)),
     **{f"{name}": C(lambda jax, jnp, name=name: getattr(jnp, name)(UNIT)) for name in ALIASES},
     "acosh": C(lambda jax, jnp: jnp.acosh(BIG)),
     "acos int": C(lambda jax, jnp: jnp.acos(np.array([0, 1], np.int32))),

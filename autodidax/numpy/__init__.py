@@ -257,8 +257,18 @@ def _scalar(value, weak_type, python=None):
     return literal
 
 
-def array(a, dtype=None):
-    return asarray(a, _user_dtype(dtype, "array"))
+array_ops: dict = {}     # "copy" -> appendix A24's `copy_p.bind`, which `array` calls
+
+
+def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
+    """`asarray`, but an array is copied (JAX's `copy_p`, once appendix A24 has defined it)
+    unless `copy=False`, and given leading axes of size 1 up to `ndmin` axes, as JAX's."""
+    if order is not None and order != "K":
+        raise NotImplementedError("Only implemented for order='K'")
+    if copy and _is_array(object) and "copy" in array_ops:
+        object = array_ops["copy"](object)
+    out = asarray(object, _user_dtype(dtype, "array"))
+    return lax.expand_dims(out, range(ndmin - out.ndim)) if ndmin > out.ndim else out
 
 
 def promote_dtypes(*args, inexact=False):
