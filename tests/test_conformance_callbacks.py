@@ -97,7 +97,8 @@ CALLBACKS = {
         _np_sin, jax, vmap_method="expand_dims"), in_axes=1)(XS)),
     "pure_callback jit of vmap sequential": C(lambda jax, jnp: jax.jit(jax.vmap(
         functools.partial(_np_sin, jax, vmap_method="sequential")))(XS)),
-    "debug.print returns None": C(lambda jax, jnp: _quiet_print(jax, "", X)),
+    "debug.print returns None": C(lambda jax, jnp: _quiet_print(jax, "")),
+    "debug.print of an unused argument": E(lambda jax, jnp: _quiet_print(jax, "", X)),
     "debug.print under grad": C(lambda jax, jnp: jax.grad(lambda x: _printing(jax, x).sum())(X)),
     # pure_callback: errors
     "pure_callback vmap without method": E(lambda jax, jnp: jax.vmap(

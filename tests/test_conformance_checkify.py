@@ -86,6 +86,8 @@ def _loops(jax, jnp, ck):
 
 def _scan_oob(jax, jnp, ck):
     def f(x, idx):
+        x = jnp.asarray(x)      # (a NumPy array cannot be indexed by a tracer)
+
         def step(c, i):
             return c + x[i], x.at[i].set(c)
         return jax.lax.scan(step, 0.0, idx)

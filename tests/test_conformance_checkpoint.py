@@ -38,7 +38,7 @@ def _mlp(jax, jnp):
         return jnp.tanh(h @ w)
 
     def loss(w, h):
-        return jnp.sum(layer(w, layer(w.T, h) @ w.T) ** 2)
+        return jnp.sum(layer(w, layer(w.T, h)) ** 2)        # h (2, 4) -> (2, 3) -> (2, 4)
     return loss
 
 
@@ -83,7 +83,7 @@ CHECKPOINT = {
     "static_argnums": C(lambda jax, jnp: jax.grad(jax.checkpoint(
         lambda x, n: jnp.sum(x ** n), static_argnums=1), argnums=0)(X, 3)),
     "two arguments": C(lambda jax, jnp: jax.grad(jax.checkpoint(_mlp(jax, jnp)),
-                                                 argnums=(0, 1))(W, H[:, :3])),
+                                                 argnums=(0, 1))(W, H)),
     "integer input": C(lambda jax, jnp: jax.grad(jax.checkpoint(
         lambda x, i: jnp.sum(x * i)))(X, np.arange(3, dtype=np.int32))),
     "unused output": C(lambda jax, jnp: jax.grad(lambda x: jax.checkpoint(
@@ -99,9 +99,9 @@ CHECKPOINT = {
     "policy nothing": C(lambda jax, jnp: jax.grad(jax.checkpoint(
         _f(jax, jnp), policy=_pol(jax, "nothing_saveable")))(X)),
     "policy dots": C(lambda jax, jnp: jax.grad(jax.checkpoint(
-        _mlp(jax, jnp), policy=_pol(jax, "dots_saveable")))(W, H[:, :3])),
+        _mlp(jax, jnp), policy=_pol(jax, "dots_saveable")))(W, H)),
     "policy checkpoint_dots jit": C(lambda jax, jnp: jax.jit(jax.grad(jax.checkpoint(
-        _mlp(jax, jnp), policy=_pol(jax, "checkpoint_dots"))))(W, H[:, :3])),
+        _mlp(jax, jnp), policy=_pol(jax, "checkpoint_dots"))))(W, H)),
     "policy dots no batch": C(lambda jax, jnp: jax.grad(jax.checkpoint(
         lambda a: jnp.sum(jnp.tanh(jnp.einsum("bij,bjk->bik", a, a))),
         policy=_pol(jax, "dots_with_no_batch_dims_saveable")))(WS)),

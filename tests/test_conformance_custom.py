@@ -277,7 +277,7 @@ CUSTOM = {
     "pytree output": C(lambda jax, jnp: jax.grad(
         lambda x: D(jax, jnp).tree_out(x)["b"][1] + D(jax, jnp).tree_out(x)["a"])(X)),
     "integer argument": C(lambda jax, jnp: jax.grad(D(jax, jnp).with_int)(X, 3)),
-    "closure over a tracer": C(lambda jax, jnp: jax.grad(
+    "closure over a tracer": E(lambda jax, jnp: jax.grad(
         lambda x, y: _closure(jax, jnp, x, y), argnums=(0, 1))(X, np.float32(2.0))),
     "keyword arguments and defaults": C(lambda jax, jnp: (
         D(jax, jnp).defaults(X, y=np.float32(4.0)),

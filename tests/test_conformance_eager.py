@@ -102,7 +102,7 @@ EAGER = {
     "committed with a scalar": C(lambda jax, jnp: placed(jax, lambda x: x * 2.0 + 1, 6)),
     "committed, reduced": C(lambda jax, jnp: placed(jax, lambda x: x.sum(0), 1)),
     "committed, indexed": C(lambda jax, jnp: placed(jax, lambda x: x[1:, ::2], 4)),
-    "committed, two on one device": C(lambda jax, jnp: placed(jax, jnp.dot, 2, 2)),
+    "committed, two on one device": C(lambda jax, jnp: placed(jax, lambda a, b: a @ b.T, 2, 2)),
     "committed to two devices": E(lambda jax, jnp: placed(jax, jnp.add, 1, 2)),
     "lax, committed to two devices": E(lambda jax, jnp: placed(jax, jax.lax.add, 3, 0)),
     # `jit` too runs where its committed arguments are, and commits its results iff one was

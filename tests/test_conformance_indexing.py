@@ -291,7 +291,7 @@ INDEXING = {
     "at power int float values": C(lambda jax, jnp: jnp.arange(5).at[1:].power(2.7)),
     "at power drop": C(lambda jax, jnp: jnp.asarray(V).at[9].power(2.0)),
     "at power jit": C(lambda jax, jnp: jax.jit(lambda x, i, v: x.at[i].power(v))(V, 3, 2.0)),
-    "grad at power": C(lambda jax, jnp: jax.grad(
+    "grad at power": E(lambda jax, jnp: jax.grad(       # (scatter_mul: unique indices only)
         lambda x, v: x.at[np.array([0, 2])].power(v).sum(), argnums=(0, 1))(
             np.abs(V), np.float32(2.0))),
     "at get no wrap": C(lambda jax, jnp: [jnp.asarray(V).at[-1].get(

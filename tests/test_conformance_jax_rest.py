@@ -34,7 +34,7 @@ def _clipped(jax, jnp):
 def _two_args(jax, jnp):
     @jax.custom_gradient
     def f(x, y):
-        return x * y, lambda t: (t * y * 3, {"a": t * x})
+        return x * y["a"], lambda t: (t * y["a"] * 3, {"a": t * x})
     return lambda x, y: f(x, {"a": y})
 
 
@@ -332,10 +332,11 @@ def _laid(arr):
     return arr, str(arr.sharding), [(s.device.id, s.index) for s in arr.addressable_shards]
 
 
-def _from_callback(jax, spec, dtype=np.float32, **kwargs):
+def _from_callback(jax, spec, values=np.float32, **kwargs):
+    """An array made from `WHOLE`'s blocks as `values`; `kwargs` to make_array_from_callback."""
     asked = []
     arr = jax.make_array_from_callback((8, 4), jax.NamedSharding(_mesh(jax), jax.P(*spec)),
-                                       lambda i: asked.append(i) or WHOLE[i].astype(dtype),
+                                       lambda i: asked.append(i) or WHOLE[i].astype(values),
                                        **kwargs)
     return _laid(arr), asked
 

@@ -104,7 +104,7 @@ CONV = {
     "conv_transpose SAME": B(lambda jax, jnp: jax.lax.conv_transpose(NHWC, HWIO, (2, 2),
                                                                      "SAME")),
     "conv_transpose VALID kernel": B(lambda jax, jnp: jax.lax.conv_transpose(
-        X, W, (2, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        X, W.transpose(1, 0, 2, 3), (2, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"),
         transpose_kernel=True)),
     "conv_transpose explicit": B(lambda jax, jnp: jax.lax.conv_transpose(
         NHWC, HWIO, (1, 2), ((1, 1), (0, 2)), rhs_dilation=(2, 1))),
@@ -203,9 +203,9 @@ CONV = {
         jax.lax.fft(v, t, n)) ** 2 * 0.5).sum())(x) for x, (_, t, n) in zip(xs, FFTS(jax))])(
             *(x for x, _, _ in FFTS(jax))), rtol=1e-5, atol=1e-4),
     "fft vmap": B(lambda jax, jnp: jax.vmap(lambda v: jax.lax.fft(v, "irfft", (4, 6)))(
-        FZ[..., :4])),
+        FZ[:, :4, :4])),
     "fft jaxpr": J(lambda jax, jnp: jax.make_jaxpr(lambda v: jax.lax.fft(
-        v, jax.lax.FftType.RFFT, (4, 6)))(X[0])),
+        v, jax.lax.FftType.RFFT, (4, 6)))(X[0].transpose(2, 0, 1))),
     "fft bad type": E(lambda jax, jnp: jax.lax.fft(R, "dct", (6,))),
     "fft bad lengths": E(lambda jax, jnp: jax.lax.fft(FZ, "fft", (4,))),
     "rng_bit_generator": B(lambda jax, jnp: [jax.lax.rng_bit_generator(

@@ -91,7 +91,7 @@ SCAN = {
     "scan vmap carry": C(lambda jax, jnp: jax.vmap(lambda h: _rnn(jax, jnp)(h, ROWS))(F[:, :3])),
     "scan vmap xs axis 0": C(lambda jax, jnp: jax.vmap(_cumsum(jax, jnp))(F)),
     "scan vmap xs axis 1": C(lambda jax, jnp: jax.vmap(_cumsum(jax, jnp), in_axes=1)(F)),
-    "scan vmap out_axes 1": C(lambda jax, jnp: jax.vmap(_cumsum(jax, jnp), out_axes=1)(F)),
+    "scan vmap out_axes 1": C(lambda jax, jnp: jax.vmap(_cumsum(jax, jnp), out_axes=(0, 1))(F)),
     "scan vmap carry batched by body": C(lambda jax, jnp: jax.vmap(lambda xs: jax.lax.scan(
         lambda c, x: (c + x, c * 2), 0.0, xs))(F)),
     "jvp of vmap of scan": C(lambda jax, jnp: jax.jvp(jax.vmap(_cumsum(jax, jnp)), (F,), (F,))),
@@ -175,7 +175,7 @@ SCAN = {
     "switch uint index": C(lambda jax, jnp: jax.lax.switch(np.uint8(1), [jnp.sin, jnp.cos], 0.5)),
     "switch operand keyword": C(lambda jax, jnp: jax.lax.switch(1, [jnp.sin, jnp.cos],
                                                                 operand=0.5)),
-    "switch pytree": C(lambda jax, jnp: jax.lax.switch(1, [lambda p: (p[1], p[0]),
+    "switch pytree": C(lambda jax, jnp: jax.lax.switch(1, [lambda p: (p[0] - 1, p[1]),
                                                            lambda p: (p[0] * 2, p[1] + 1)],
                                                        (F32, I5))),
     "cond operand keyword": C(lambda jax, jnp: jax.lax.cond(True, jnp.sin, jnp.cos,
