@@ -26,7 +26,7 @@ from autodidax.jvp import JVPTrace, JVPTracer, Zero, instantiate_zeros, jvp_rule
 from autodidax.lax_core import convert_element_type
 from autodidax.numpy import item_rules
 from autodidax.pretty_printer import Text, join, pp_vars
-from autodidax.runtime import arg_type_rules
+from autodidax.runtime import arg_type_rules, one_equation_jaxpr
 from autodidax.tree_util import tree_unflatten
 
 
@@ -266,10 +266,7 @@ def bind_compiled(primitive, args, params):
     except TypeError:                        # parameters that cannot be hashed: traced each time
         key, closed = None, None
     if closed is None:
-        def one_equation(*xs):
-            out = primitive.bind(*xs, **params)
-            return list(out) if primitive.multiple_results else [out]
-        closed = trace_to_jaxpr(one_equation, avals)
+        closed = one_equation_jaxpr(primitive, params, avals)       # (chapter 7's)
         names = [f"args[{i}]" for i in range(len(args))]
         _traced_by[closed] = (primitive.name, "<eager>", names)
         _check_refs_unpacked(closed)                          # (the checks of `jit`, below)

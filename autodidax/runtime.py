@@ -419,12 +419,17 @@ _scalar_buffers: dict = {}     # (value's key, placement) -> the buffer of a con
 evaluated_by_impl, arg_type_rules = set(), {}  # run by the impl rule: 13-17; A30's refs' rules
 
 
-def xla_primitive_executable(primitive, params, avals, device) -> Executable:
-    """`primitive` with `params`, alone in a program for inputs of types `avals`, compiled."""
+def one_equation_jaxpr(primitive, params, avals):
+    """`primitive` with `params`, alone in a closed jaxpr for inputs of types `avals`."""
     def one_equation(*xs):
         out = primitive.bind(*xs, **params)
         return list(out) if primitive.multiple_results else [out]
-    closed = trace_to_jaxpr(one_equation, avals)
+    return trace_to_jaxpr(one_equation, avals)
+
+
+def xla_primitive_executable(primitive, params, avals, device) -> Executable:
+    """`primitive` with `params`, alone in a program for inputs of types `avals`, compiled."""
+    closed = one_equation_jaxpr(primitive, params, avals)
     return compile_or_get_cached(module_to_text(lower_jaxpr_to_module(closed)), device,
                                  closed.out_avals)
 
